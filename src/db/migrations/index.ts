@@ -1,0 +1,6 @@
+import { Migration20261122000000_foundation } from './Migration20261122000000_foundation.ts';
+
+// Listed explicitly (no directory glob): the order here is the order they run.
+export const migrationsList = [
+  { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
+];

@@ -1,0 +1,32 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../platform/logger.ts';
+import { entities } from './entities.ts';
+import { migrationsList } from './migrations/index.ts';
+
+export type Orm = MikroORM;
+
+export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    pool: { min: 0, max: poolMax },
+    // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
+    forceUtcTimezone: true,
+    debug: false,
+    discovery: { warnWhenNoEntities: false },
+    ...(log ? { logger: (message: string) => log.debug({ orm: message }) } : {}),
+  };
+}
+
+export async function openOrm(databaseUrl: string, poolMax: number, log?: Logger): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, log));
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((m) => m.name);
+}

@@ -1,0 +1,54 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ValidationPlugin from '@pothos/plugin-validation';
+import ComplexityPlugin from '@pothos/plugin-complexity';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import { idKindOf, idPrefixes, type IdKind } from '../platform/ids.ts';
+import type { GraphQLContext } from './context.ts';
+
+// Node ids are the same prefixed ids the REST adapter uses; the prefix names the type.
+export const nodeTypeByKind: Partial<Record<IdKind, string>> = {
+  pass: 'Pass',
+  issuedPass: 'IssuedPass',
+  client: 'Client',
+};
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  AuthScopes: { reseller: boolean };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    Date: { Input: string; Output: string };
+    ID: { Input: string; Output: string };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, ValidationPlugin, RelayPlugin, ComplexityPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({ reseller: ctx.caller.kind === 'reseller' }),
+  },
+  errors: { defaultTypes: [] },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    encodeGlobalID: (_typename, id) => String(id),
+    decodeGlobalID: (globalID) => {
+      const kind = idKindOf(globalID);
+      return { typename: (kind && nodeTypeByKind[kind]) ?? 'Unknown', id: globalID };
+    },
+  },
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    // decisions §14: rejected queries never execute.
+    limit: { complexity: 5000, depth: 12, breadth: 200 },
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+
+export const prefixOf = (kind: IdKind) => idPrefixes[kind];

@@ -1,0 +1,78 @@
+import { DomainError, type ErrorType } from '../platform/errors.ts';
+import { builder } from './builder.ts';
+
+// Domain errors become typed members of a mutation's result union, one GraphQL type per
+// catalogue error type; `code` is the same catalogue code the REST adapter answers with.
+
+export class GraphQLDomainError extends Error {
+  readonly code: string;
+  readonly type: ErrorType;
+  readonly param: string | null;
+  constructor(err: DomainError) {
+    super(err.message);
+    this.code = err.code;
+    this.type = err.type;
+    this.param = err.param === undefined ? null : camelParam(err.param);
+  }
+}
+export class InputError extends GraphQLDomainError {}
+export class NotFoundError extends GraphQLDomainError {}
+export class PermissionError extends GraphQLDomainError {}
+export class IdempotencyError extends GraphQLDomainError {}
+export class ConflictError extends GraphQLDomainError {}
+export class UnprocessableError extends GraphQLDomainError {}
+
+/** V3 field names (snake_case) are shown as the GraphQL input's camelCase names. */
+function camelParam(param: string): string {
+  return param.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function toGraphQLError(err: DomainError): GraphQLDomainError {
+  if (err.code === 'resource_not_found') return new NotFoundError(err);
+  switch (err.type) {
+    case 'permission_error': return new PermissionError(err);
+    case 'idempotency_error': return new IdempotencyError(err);
+    case 'resource_conflict_error': return new ConflictError(err);
+    case 'unprocessable_error': return new UnprocessableError(err);
+    default: return new InputError(err);
+  }
+}
+
+const ErrorInterface = builder.interfaceRef<GraphQLDomainError>('Error').implement({
+  description: 'A failure the caller can act on. `code` is the catalogue code, as in the REST adapter.',
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    message: t.exposeString('message'),
+  }),
+});
+
+const errorTypes = [
+  [InputError, 'InputError', 'The input is invalid (400 in REST); `param` names the field.'],
+  [NotFoundError, 'NotFoundError', 'Nothing of that id exists for this caller (404 in REST).'],
+  [PermissionError, 'PermissionError', 'The caller may not do this (403 in REST).'],
+  [IdempotencyError, 'IdempotencyError', 'The Idempotency-Key cannot be used for this request (409 in REST).'],
+  [ConflictError, 'ConflictError', 'The request conflicts with the current state (409 in REST).'],
+  [UnprocessableError, 'UnprocessableError', 'The request cannot be carried out now (422 in REST).'],
+] as const;
+
+for (const [cls, name, description] of errorTypes) {
+  builder.objectType(cls, {
+    name,
+    description,
+    interfaces: [ErrorInterface],
+    fields: (t) => ({ param: t.exposeString('param', { nullable: true }) }),
+  });
+}
+
+/** Every error class a mutation can answer with; each mutation lists them in its union. */
+export const mutationErrors = [InputError, NotFoundError, PermissionError, IdempotencyError, ConflictError, UnprocessableError];
+
+/** Maps a thrown DomainError to its GraphQL error class so the errors plugin can type it. */
+export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DomainError) throw toGraphQLError(err);
+    throw err;
+  }
+}

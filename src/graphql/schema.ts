@@ -1,0 +1,18 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import './errors.ts';
+// Every module's GraphQL types, registered explicitly.
+import '../modules/clients/clients.graphql.ts';
+import '../modules/passes/passes.graphql.ts';
+
+let schema: GraphQLSchema | undefined;
+
+export function graphqlSchema(): GraphQLSchema {
+  return (schema ??= builder.toSchema({ sortSchema: true }));
+}
+
+/** The text committed as schema.graphql; a test fails when it drifts from the code. */
+export function printedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { loadConfig, ConfigError, type Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrate } from './db/orm.ts';
+import { seedDemo, type DemoSeed } from './db/seed.ts';
+import { systemClock } from './platform/clock.ts';
+import { DomainError } from './platform/errors.ts';
+import { createLogger, type Logger } from './platform/logger.ts';
+import { startOutboxDispatcher } from './platform/outbox.ts';
+import { buildServer } from './server.ts';
+import {
+  createApiKey, createReseller, fundReseller, revokeApiKey, setResellerStatus,
+} from './modules/resellers/resellers.service.ts';
+
+const USAGE = `usage: reseller-gateway <command>
+
+  serve                                start the HTTP server (migrates; seeds demo data on an empty database)
+  migrate                              apply pending migrations
+  seed --demo [--json]                 create demo resellers, keys and passes on an empty database
+  resellers create --name N --currency EUR
+  resellers disable|enable RESELLER_ID
+  resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
+  keys create RESELLER_ID [--label L]  prints the new key once
+  keys revoke KEY_ID
+  print-schema                         write schema.graphql and docs/openapi.json from the code
+
+Without DATABASE_URL an embedded PostgreSQL runs with its data under DATA_DIR (default .data).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  const log = createLogger(config);
+  switch (command) {
+    case 'serve': return serve(config, log);
+    case 'print-schema': return printSchemas();
+    case 'migrate': return withDatabase(config, log, async () => 0);
+    case 'seed': return withDatabase(config, log, async (db) => {
+      if (!rest.includes('--demo')) throw usage('seed takes --demo');
+      const seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
+      if (!seeded) {
+        console.error('the database already holds resellers; demo data is only seeded on an empty database');
+        return 1;
+      }
+      console.log(rest.includes('--json') ? JSON.stringify(seeded, null, 2) : describeSeed(seeded));
+      return 0;
+    });
+    case 'resellers': return withDatabase(config, log, async (db) => {
+      const em = db.orm.em.fork();
+      const [action, id, amount] = rest;
+      const now = systemClock.now();
+      if (action === 'create') {
+        const r = await createReseller(em, { name: flag(rest, '--name') ?? '', currency: flag(rest, '--currency') ?? 'EUR' }, now);
+        console.log(JSON.stringify({ id: r.id, name: r.name, currency: r.currency }));
+      } else if (action === 'disable' || action === 'enable') {
+        const r = await setResellerStatus(em, id ?? '', action === 'disable' ? 'DISABLED' : 'ACTIVE');
+        console.log(JSON.stringify({ id: r.id, status: r.status }));
+      } else if (action === 'fund') {
+        if (!/^\d+$/.test(amount ?? '') || Number(amount) <= 0) throw usage('resellers fund RESELLER_ID AMOUNT (a positive integer of minor units)');
+        const balance = await em.transactional((tx) => fundReseller(tx, id ?? '', Number(amount), now));
+        console.log(JSON.stringify({ id, balance }));
+      } else {
+        throw usage('resellers create|disable|enable|fund');
+      }
+      return 0;
+    });
+    case 'keys': return withDatabase(config, log, async (db) => {
+      const em = db.orm.em.fork();
+      const [action, id] = rest;
+      if (action === 'create') {
+        const key = await createApiKey(em, id ?? '', systemClock.now(), flag(rest, '--label'));
+        console.log(JSON.stringify({ id: key.id, api_key: key.secret, note: 'shown once; store it now' }));
+      } else if (action === 'revoke') {
+        await revokeApiKey(em, id ?? '', systemClock.now());
+        console.log(JSON.stringify({ id, revoked: true }));
+      } else {
+        throw usage('keys create|revoke');
+      }
+      return 0;
+    });
+    default:
+      console.error(USAGE);
+      return 2;
+  }
+}
+
+class UsageError extends Error {}
+const usage = (m: string) => new UsageError(`usage: ${m}`);
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function withDatabase(config: Config, log: Logger, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<number>): Promise<number> {
+  const db = await openDatabase(config, log);
+  try {
+    await migrate(db.orm);
+    return await run(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function serve(config: Config, log: Logger): Promise<number> {
+  const db = await openDatabase(config, log);
+  const applied = await migrate(db.orm);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  const seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
+  const server = buildServer({ orm: db.orm, config, clock: systemClock, log });
+  const dispatcher = config.OUTBOX_IN_PROCESS
+    ? startOutboxDispatcher(db.orm, {}, { clock: systemClock, log, pollMs: config.OUTBOX_POLL_MS })
+    : undefined;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const { port } = server.address() as AddressInfo;
+  const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
+  log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL' }, 'listening');
+  if (seeded) console.log(`\n${describeSeed(seeded)}\n`);
+  console.log(`GraphQL and GraphiQL: ${base}/graphql\nREST V3: ${base}/v3/api/business/reseller (OpenAPI at /v3/api/business/reseller/openapi.json)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.closeIdleConnections();
+    await new Promise((r) => server.close(r));
+    await dispatcher?.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  return new Promise<number>(() => undefined);
+}
+
+function describeSeed(seed: DemoSeed): string {
+  const lines = ['Demo data created. API keys are shown once — store them now:'];
+  for (const r of seed.resellers) {
+    lines.push(`  ${r.name} (${r.id}), balance ${r.balance} ${r.currency} minor units`, `    API key: ${r.api_key}`);
+    for (const p of r.passes) lines.push(`    pass ${p.id}  ${p.name} (${p.payment_model})`);
+  }
+  return lines.join('\n');
+}
+
+async function printSchemas(): Promise<number> {
+  const { printedSchema } = await import('./graphql/schema.ts');
+  const { openApiDocument } = await import('./rest/openapi.ts');
+  const { routes } = await import('./rest/router.ts');
+  writeFileSync('schema.graphql', printedSchema());
+  writeFileSync('docs/openapi.json', `${JSON.stringify(openApiDocument(routes), null, 2)}\n`);
+  console.log('wrote schema.graphql and docs/openapi.json');
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof UsageError) console.error(err.message);
+    else if (err instanceof DomainError) console.error(`${err.code}: ${err.message}${err.param ? ` (${err.param})` : ''}`);
+    else console.error(err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { validationError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { recordEvent } from '../../platform/outbox.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
+import { ClientSchema, type Client } from '../clients/clients.entity.ts';
+import { creditWallet } from '../credits/credits.service.ts';
+import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import { IssuedPassSchema, PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
+import { addDuration, idParam, newPasscode, visitsPeriodOf } from './passes.service.ts';
+import { presentIssuedPass } from './passes.presenter.ts';
+
+export const issuePassInput = z.strictObject({
+  pass_id: idParam,
+  first_name: shortText(100),
+  last_name: shortText(100),
+  email,
+  phone: phone.optional(),
+  external_id: shortText(255).optional(),
+  start_date: localDate.optional(),
+});
+export type IssuePassInput = z.input<typeof issuePassInput>;
+
+export interface IssuedPassResult { issuedPass: IssuedPass; pass: PassPackage; client: Client }
+
+/**
+ * Creates the client and its ACTIVE issued pass. A PREPAID package debits the business account
+ * its price; the SPA category's credit allocation goes to the client's wallet. One transaction.
+ */
+export async function issuePass(ctx: Ctx, raw: IssuePassInput): Promise<IssuedPassResult> {
+  const input = parseInput(issuePassInput, raw);
+  const { resellerId } = resellerOf(ctx);
+  const now = ctx.clock.now();
+  const pass = await ctx.em.findOne(PassPackageSchema, { id: input.pass_id, resellerId });
+  if (!pass) throw validationError('pass_id', `No such pass: '${input.pass_id}'`);
+
+  const today = now.toISOString().slice(0, 10);
+  const startDate = input.start_date ?? today;
+  if (startDate < today) throw validationError('start_date', 'start_date must be today or later');
+  const start = new Date(`${startDate}T00:00:00Z`);
+  if (start.getTime() - now.getTime() > 366 * 86_400_000) throw validationError('start_date', 'start_date must be within a year');
+
+  const client = ctx.em.create(ClientSchema, {
+    id: newId('client', now.getTime()),
+    resellerId,
+    firstName: input.first_name,
+    lastName: input.last_name,
+    email: input.email.toLowerCase(),
+    phone: input.phone ?? null,
+    externalId: input.external_id ?? null,
+    creditBalance: 0,
+    createdAt: now,
+  });
+  await ctx.em.flush(); // the client row first: the issued pass references it
+  const issuedPass = ctx.em.create(IssuedPassSchema, {
+    id: newId('issuedPass', now.getTime()),
+    resellerId,
+    clientId: client.id,
+    passId: pass.id,
+    passcode: await newPasscode(ctx.em),
+    status: 'ACTIVE',
+    paymentModel: pass.paymentModel,
+    startDate,
+    expiresAt: addDuration(start, pass.duration),
+    visitsPeriod: visitsPeriodOf(now),
+    visitsUsed: {},
+    createdAt: now,
+    updatedAt: now,
+  });
+  await ctx.em.flush();
+
+  if (pass.paymentModel === 'PREPAID' && pass.price > 0) {
+    await debitBusinessAccount(ctx.em, {
+      resellerId, amount: pass.price, at: now, referenceId: issuedPass.id,
+      description: `Prepaid pass '${pass.name}' for ${client.id}`,
+    });
+  }
+  await grantPeriodCredits(ctx, pass, client, now, `Credits of pass '${pass.name}'`);
+  await ctx.em.refresh(client);
+  const result = { issuedPass, pass, client };
+  await recordEvent(ctx, 'issued_pass.created', presentIssuedPass(result, now));
+  return result;
+}
+
+/** The SPA category's per-period credit allocation, into the client's wallet. */
+export async function grantPeriodCredits(ctx: Ctx, pass: PassPackage, client: Client, at: Date, description: string): Promise<void> {
+  const credits = pass.categories.find((c) => c.type === 'SPA')?.credit_allocated ?? 0;
+  if (credits > 0) {
+    await creditWallet(ctx.em, { resellerId: client.resellerId, clientId: client.id, amount: credits, description, at });
+  }
+}

@@ -1,0 +1,196 @@
+import { builder } from '../../graphql/builder.ts';
+import { mutationErrors } from '../../graphql/errors.ts';
+import { runMutation, runQuery } from '../../graphql/use-case.ts';
+import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import { ClientRef } from '../clients/clients.graphql.ts';
+import { inRequestedOrder } from '../../graphql/loaders.ts';
+import { issuePass } from './issue-pass.ts';
+import { setIssuedPassExpiry, updateIssuedPass } from './change-issued-pass.ts';
+import { renewIssuedPass } from './renew-issued-pass.ts';
+import { getIssuedPassOfClient, listPasses, effectiveStatus, visitsUsed } from './passes.service.ts';
+import {
+  IssuedPassSchema, PassPackageSchema, durations, issuedPassStatuses, paymentModels,
+  type IssuedPass, type PassCategory, type PassPackage,
+} from './passes.entity.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+
+const Duration = builder.enumType('PassDuration', { values: durations });
+const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });
+const IssuedPassStatus = builder.enumType('IssuedPassStatus', { values: issuedPassStatuses });
+export const CategoryType = builder.enumType('CategoryType', { values: ['GYM', 'SPA'] as const });
+
+/** Batch loads a reseller's rows by id, in the order asked, null for foreign or missing ids. */
+async function loadOwn<T extends { id: string }>(ctx: GraphQLContext, entity: typeof PassPackageSchema | typeof IssuedPassSchema, ids: readonly string[]): Promise<(T | Error)[]> {
+  const { resellerId } = resellerOf(ctx);
+  const rows = (await ctx.em.find(entity as typeof PassPackageSchema, { id: { $in: [...ids] }, resellerId })) as unknown as T[];
+  return inRequestedOrder(ids, rows);
+}
+
+const PassCategoryRef = builder.objectRef<PassCategory>('PassCategory').implement({
+  description: 'What a pass covers in one category.',
+  fields: (t) => ({
+    type: t.field({ type: CategoryType, resolve: (c) => c.type }),
+    tiers: t.stringList({ resolve: (c) => c.tiers }),
+    visitsAllowed: t.int({ nullable: true, description: 'Visits a calendar month; null = unlimited.', resolve: (c) => c.visits_allowed }),
+    creditAllocated: t.int({ description: 'Credits granted to the client each period.', resolve: (c) => c.credit_allocated }),
+  }),
+});
+
+export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass'), {
+  description: 'A pass package the reseller can issue.',
+  id: { resolve: (p) => p.id },
+  load: (ids: string[], ctx: GraphQLContext) => loadOwn<PassPackage>(ctx, PassPackageSchema, ids),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    price: t.int({ description: 'Minor units of `currency`.', resolve: (p) => p.price }),
+    currency: t.exposeString('currency'),
+    duration: t.field({ type: Duration, resolve: (p) => p.duration }),
+    paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
+    categories: t.field({ type: [PassCategoryRef], resolve: (p) => p.categories }),
+    providerCount: t.int({ resolve: () => 0 }),
+    createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
+  }),
+});
+
+interface IssuedPassCategoryShape { category: PassCategory; issuedPass: IssuedPass }
+const IssuedPassCategoryRef = builder.objectRef<IssuedPassCategoryShape>('IssuedPassCategory').implement({
+  fields: (t) => ({
+    type: t.field({ type: CategoryType, resolve: (c) => c.category.type }),
+    tiers: t.stringList({ resolve: (c) => c.category.tiers }),
+    visitsAllowed: t.int({ nullable: true, resolve: (c) => c.category.visits_allowed }),
+    visitsUsed: t.int({ description: 'Visits used this calendar month.', resolve: (c, _, ctx) => visitsUsed(c.issuedPass, c.category.type, ctx.clock.now()) }),
+    creditAllocated: t.int({ resolve: (c) => c.category.credit_allocated }),
+  }),
+});
+
+export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>('IssuedPass'), {
+  description: "A pass issued to a client.",
+  id: { resolve: (p) => p.id },
+  load: (ids: string[], ctx: GraphQLContext) => loadOwn<IssuedPass>(ctx, IssuedPassSchema, ids),
+  fields: (t) => ({
+    client: t.field({ type: ClientRef, resolve: (p, _, ctx) => ClientRef.getDataloader(ctx).load(p.clientId) }),
+    pass: t.field({ type: PassRef, resolve: (p, _, ctx) => PassRef.getDataloader(ctx).load(p.passId) }),
+    passcode: t.exposeString('passcode'),
+    status: t.field({ type: IssuedPassStatus, resolve: (p, _, ctx) => effectiveStatus(p, ctx.clock.now()) }),
+    paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
+    categories: t.field({
+      type: [IssuedPassCategoryRef],
+      description: "The package's categories, each with this pass's visit counters.",
+      resolve: async (p, _, ctx) => {
+        const pass = await PassRef.getDataloader(ctx).load(p.passId);
+        return pass.categories.map((category) => ({ category, issuedPass: p }));
+      },
+    }),
+    startDate: t.field({ type: 'Date', resolve: (p) => p.startDate }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (p) => p.expiresAt }),
+    createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
+  }),
+});
+
+const PassRenewalRef = builder.objectRef<Awaited<ReturnType<typeof renewIssuedPass>>>('PassRenewal').implement({
+  fields: (t) => ({
+    issuedPass: t.field({ type: IssuedPassRef, resolve: (r) => r.issuedPass }),
+    amount: t.int({ description: 'Debited from the business account, minor units.', resolve: (r) => r.amount }),
+    currency: t.string({ resolve: (r) => r.pass.currency }),
+    previousExpiresAt: t.field({ type: 'DateTime', resolve: (r) => r.previousExpiresAt }),
+    newExpiresAt: t.field({ type: 'DateTime', resolve: (r) => r.issuedPass.expiresAt }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  passes: t.connection({
+    type: PassRef,
+    description: 'Pass packages of the reseller, newest first.',
+    authScopes: { reseller: true },
+    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
+    resolve: (_, args, ctx) => runQuery(async () => {
+      const page = pageArgsFromConnection(args);
+      return toConnection(await listPasses(ctx, page), page);
+    }),
+  }),
+  issuedPass: t.field({
+    type: IssuedPassRef,
+    nullable: true,
+    description: "The client's current issued pass; null when the client is unknown to this reseller.",
+    authScopes: { reseller: true },
+    args: { clientId: t.arg.id({ required: true }) },
+    resolve: (_, { clientId }, ctx) => runQuery(async () => (await getIssuedPassOfClient(ctx, clientId)).issuedPass)
+      .catch(nullWhenNotFound),
+  }),
+}));
+
+/** Single-object queries answer null for ids this caller cannot see, as `node` does. */
+export function nullWhenNotFound(err: unknown): null {
+  if ((err as { code?: string }).code === 'resource_not_found') return null;
+  throw err;
+}
+
+const IssuePassInputRef = builder.inputType('IssuePassInput', {
+  fields: (t) => ({
+    passId: t.id({ required: true }),
+    firstName: t.string({ required: true }),
+    lastName: t.string({ required: true }),
+    email: t.string({ required: true }),
+    phone: t.string(),
+    externalId: t.string(),
+    startDate: t.field({ type: 'Date' }),
+  }),
+});
+
+const UpdateIssuedPassInputRef = builder.inputType('UpdateIssuedPassInput', {
+  fields: (t) => ({ clientId: t.id({ required: true }), passId: t.id({ required: true }) }),
+});
+const SetIssuedPassExpiryInputRef = builder.inputType('SetIssuedPassExpiryInput', {
+  fields: (t) => ({ clientId: t.id({ required: true }), expiresAt: t.field({ type: 'DateTime', required: true }) }),
+});
+const RenewIssuedPassInputRef = builder.inputType('RenewIssuedPassInput', {
+  fields: (t) => ({ clientId: t.id({ required: true }) }),
+});
+
+const IssuedPassPayload = builder.objectRef<{ issuedPass: IssuedPass }>('IssuedPassPayload').implement({
+  fields: (t) => ({ issuedPass: t.field({ type: IssuedPassRef, resolve: (r) => r.issuedPass }) }),
+});
+
+const optional = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+
+builder.mutationFields((t) => ({
+  issuePass: t.field({
+    type: IssuedPassPayload,
+    description: 'Creates a client and issues it a pass (PREPAID debits the business account). Idempotency-Key accepted.',
+    authScopes: { reseller: true },
+    args: { input: t.arg({ type: IssuePassInputRef, required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'IssuePassResult' } },
+    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => issuePass(c, {
+      pass_id: input.passId, first_name: input.firstName, last_name: input.lastName, email: input.email,
+      phone: optional(input.phone), external_id: optional(input.externalId), start_date: optional(input.startDate),
+    })),
+  }),
+  updateIssuedPass: t.field({
+    type: IssuedPassPayload,
+    description: "Changes the pass type of the client's issued pass, keeping its expiry.",
+    authScopes: { reseller: true },
+    args: { input: t.arg({ type: UpdateIssuedPassInputRef, required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'UpdateIssuedPassResult' } },
+    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => updateIssuedPass(c, { client_id: input.clientId, pass_id: input.passId })),
+  }),
+  setIssuedPassExpiry: t.field({
+    type: IssuedPassPayload,
+    description: "Sets the expiry of the client's issued pass; an expired pass becomes ACTIVE again.",
+    authScopes: { reseller: true },
+    args: { input: t.arg({ type: SetIssuedPassExpiryInputRef, required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'SetIssuedPassExpiryResult' } },
+    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => setIssuedPassExpiry(c, input.clientId, {
+      expires_at: Math.floor(input.expiresAt.getTime() / 1000),
+    })),
+  }),
+  renewIssuedPass: t.field({
+    type: PassRenewalRef,
+    description: 'Renews a PREPAID pass for one more period. Idempotency-Key accepted.',
+    authScopes: { reseller: true },
+    args: { input: t.arg({ type: RenewIssuedPassInputRef, required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'RenewIssuedPassResult' } },
+    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => renewIssuedPass(c, input.clientId)),
+  }),
+}));

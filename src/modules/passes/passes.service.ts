@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { z } from 'zod';
+import { notFound } from '../../platform/errors.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { randomFrom } from '../../platform/crypto.ts';
+import { ClientSchema, type Client } from '../clients/clients.entity.ts';
+import {
+  IssuedPassSchema, PassPackageSchema,
+  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassPackage,
+} from './passes.entity.ts';
+
+export async function listPasses(ctx: Ctx, page: PageArgs): Promise<Page<PassPackage>> {
+  const { resellerId } = resellerOf(ctx);
+  return keysetPage(ctx.em, PassPackageSchema, { resellerId }, page, 'pass');
+}
+
+export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
+  const { resellerId } = resellerOf(ctx);
+  const pass = await ctx.em.findOne(PassPackageSchema, { id, resellerId });
+  if (!pass) throw notFound('pass', id);
+  return pass;
+}
+
+/** A client of the caller's reseller; another reseller's client is not found (no enumeration). */
+export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): Promise<Client> {
+  const { resellerId } = resellerOf(ctx);
+  const client = await ctx.em.findOne(ClientSchema, { id: clientId, resellerId });
+  if (!client) throw notFound('client', clientId, param);
+  return client;
+}
+
+/** The client's current issued pass (the one that is not cancelled, or else the latest). */
+export async function findCurrentIssuedPass(em: EntityManager, resellerId: string, clientId: string, lock = false): Promise<IssuedPass | null> {
+  return em.findOne(IssuedPassSchema, { resellerId, clientId }, {
+    orderBy: { id: 'desc' },
+    ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
+  });
+}
+
+export async function getIssuedPassOfClient(ctx: Ctx, clientId: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
+  const client = await getOwnClient(ctx, clientId);
+  const issuedPass = await findCurrentIssuedPass(ctx.em, client.resellerId, client.id);
+  if (!issuedPass) throw notFound('issued pass for client', clientId);
+  const pass = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
+  return { issuedPass, pass };
+}
+
+/** ACTIVE with its expiry passed reads as EXPIRED; the stored status is only ever behind, never ahead. */
+export function effectiveStatus(pass: Pick<IssuedPass, 'status' | 'expiresAt'>, now: Date): IssuedPassStatus {
+  if (pass.status === 'ACTIVE' && pass.expiresAt.getTime() <= now.getTime()) return 'EXPIRED';
+  return pass.status;
+}
+
+export const visitsPeriodOf = (at: Date): string => at.toISOString().slice(0, 7);
+
+/** Visits used in the current calendar month; counters of an earlier month read as zero. */
+export function visitsUsed(pass: Pick<IssuedPass, 'visitsPeriod' | 'visitsUsed'>, type: CategoryType, now: Date): number {
+  return pass.visitsPeriod === visitsPeriodOf(now) ? (pass.visitsUsed[type] ?? 0) : 0;
+}
+
+const MONTHS: Record<Duration, number> = { MONTHLY: 1, QUARTERLY: 3, ANNUALLY: 12 };
+
+/** Adds the pass duration in calendar months (UTC), clamping to the month's last day (31 Jan + 1 month = 28/29 Feb). */
+export function addDuration(from: Date, duration: Duration): Date {
+  const months = MONTHS[duration];
+  const y = from.getUTCFullYear();
+  const m = from.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  const d = new Date(from.getTime());
+  d.setUTCDate(1);
+  d.setUTCFullYear(y, m, Math.min(from.getUTCDate(), lastDay));
+  return d;
+}
+
+const PASSCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** 8 upper-case alphanumerics, unique across all issued passes (36^8 ≈ 2.8e12 codes). */
+export async function newPasscode(em: EntityManager): Promise<string> {
+  for (;;) {
+    const code = randomFrom(PASSCODE_ALPHABET, 8);
+    const taken = await em.count(IssuedPassSchema, { passcode: code });
+    if (taken === 0) return code;
+  }
+}
+
+export const idParam = z.string().min(1).max(64);

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { DomainError } from '../../platform/errors.ts';
+import { parseInput } from '../../platform/validation.ts';
+import { recordEvent } from '../../platform/outbox.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
+import { addDuration, findCurrentIssuedPass, getOwnClient, visitsPeriodOf } from './passes.service.ts';
+import { grantPeriodCredits } from './issue-pass.ts';
+import { presentRenewal } from './passes.presenter.ts';
+
+export const renewInput = z.strictObject({});
+export type RenewInput = z.input<typeof renewInput>;
+
+export interface RenewalResult { issuedPass: IssuedPass; pass: PassPackage; amount: number; previousExpiresAt: Date }
+
+/**
+ * PREPAID only: extends by one duration from max(now, expires_at), debits the price, resets the
+ * visit counters and grants the period's credits, all in one transaction.
+ */
+export async function renewIssuedPass(ctx: Ctx, clientId: string, raw: RenewInput = {}): Promise<RenewalResult> {
+  parseInput(renewInput, raw);
+  const { resellerId } = resellerOf(ctx);
+  const client = await getOwnClient(ctx, clientId);
+  const issuedPass = await findCurrentIssuedPass(ctx.em, resellerId, client.id, true);
+  if (!issuedPass) throw new DomainError('resource_not_found', `No issued pass for client '${clientId}'`);
+  if (issuedPass.status === 'CANCELLED') throw new DomainError('pass_cancelled', 'The issued pass is cancelled and cannot be renewed');
+  if (issuedPass.paymentModel !== 'PREPAID') throw new DomainError('not_prepaid', 'Only PREPAID passes can be renewed');
+  const pass = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
+
+  const now = ctx.clock.now();
+  const previousExpiresAt = issuedPass.expiresAt;
+  const from = previousExpiresAt.getTime() > now.getTime() ? previousExpiresAt : now;
+  issuedPass.expiresAt = addDuration(from, pass.duration);
+  issuedPass.status = 'ACTIVE';
+  issuedPass.visitsPeriod = visitsPeriodOf(now);
+  issuedPass.visitsUsed = {};
+  issuedPass.updatedAt = now;
+  await ctx.em.flush();
+  if (pass.price > 0) {
+    await debitBusinessAccount(ctx.em, {
+      resellerId, amount: pass.price, at: now, referenceId: issuedPass.id,
+      description: `Renewal of prepaid pass '${pass.name}' for ${client.id}`,
+    });
+  }
+  await grantPeriodCredits(ctx, pass, client, now, `Credits of renewed pass '${pass.name}'`);
+  const result = { issuedPass, pass, amount: pass.price, previousExpiresAt };
+  await recordEvent(ctx, 'issued_pass.renewed', presentRenewal(result, now));
+  return result;
+}

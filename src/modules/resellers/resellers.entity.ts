@@ -1,0 +1,32 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const ResellerSchema = defineEntity({
+  name: 'Reseller',
+  tableName: 'reseller',
+  properties: {
+    id: p.string().primary(),
+    name: p.string(),
+    currency: p.string(),
+    status: p.enum(['ACTIVE', 'DISABLED'] as const),
+    lookupEnabled: p.boolean(),
+    // The business account balance, in minor units; changed only together with a ledger row.
+    balance: p.bigint('number'),
+    createdAt: p.datetime(),
+  },
+});
+export type Reseller = InferEntity<typeof ResellerSchema>;
+
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_key',
+  properties: {
+    id: p.string().primary(),
+    resellerId: p.string(),
+    secretHash: p.string(),
+    last4: p.string(),
+    label: p.string().nullable(),
+    createdAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type ApiKey = InferEntity<typeof ApiKeySchema>;

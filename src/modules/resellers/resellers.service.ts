@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { newId } from '../../platform/ids.ts';
+import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
+import { notFound } from '../../platform/errors.ts';
+import { parseInput, shortText } from '../../platform/validation.ts';
+import { creditBusinessAccount } from '../ledger/ledger.service.ts';
+import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
+
+// Operator use cases (the CLI): resellers, their API keys and business-account funding.
+
+export const createResellerInput = z.strictObject({
+  name: shortText(200),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'Expected an ISO-4217 currency code such as EUR'),
+});
+
+export async function createReseller(em: EntityManager, raw: z.input<typeof createResellerInput>, at: Date): Promise<Reseller> {
+  const input = parseInput(createResellerInput, raw);
+  const reseller = em.create(ResellerSchema, {
+    id: newId('reseller', at.getTime()),
+    name: input.name,
+    currency: input.currency,
+    status: 'ACTIVE',
+    lookupEnabled: false,
+    balance: 0,
+    createdAt: at,
+  });
+  await em.flush();
+  return reseller;
+}
+
+export async function getReseller(em: EntityManager, id: string): Promise<Reseller> {
+  const reseller = await em.findOne(ResellerSchema, { id });
+  if (!reseller) throw notFound('reseller', id);
+  return reseller;
+}
+
+export async function setResellerStatus(em: EntityManager, id: string, status: 'ACTIVE' | 'DISABLED'): Promise<Reseller> {
+  const reseller = await getReseller(em, id);
+  reseller.status = status;
+  await em.flush();
+  return reseller;
+}
+
+/** Operator funding: a CREDIT ledger row on the business account. */
+export async function fundReseller(em: EntityManager, id: string, amount: number, at: Date, description = 'Funded by operator'): Promise<number> {
+  await getReseller(em, id);
+  const entry = await creditBusinessAccount(em, { resellerId: id, amount, description, at });
+  return entry.balanceAfter;
+}
+
+/** Creates an API key; the secret is returned once and only its SHA-256 is stored. */
+export async function createApiKey(em: EntityManager, resellerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
+  await getReseller(em, resellerId);
+  const secret = `sk_${randomBase62(40)}`;
+  const key = em.create(ApiKeySchema, {
+    id: newId('apiKey', at.getTime()),
+    resellerId,
+    secretHash: sha256Hex(secret),
+    last4: secret.slice(-4),
+    label: label ?? null,
+    createdAt: at,
+    revokedAt: null,
+  });
+  await em.flush();
+  return { id: key.id, secret };
+}
+
+export async function revokeApiKey(em: EntityManager, keyId: string, at: Date): Promise<void> {
+  const key = await em.findOne(ApiKeySchema, { id: keyId });
+  if (!key) throw notFound('API key', keyId);
+  key.revokedAt ??= at;
+  await em.flush();
+}

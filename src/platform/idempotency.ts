@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import type { Clock } from './clock.ts';
+import { DomainError, validationError } from './errors.ts';
+
+// Spec part 8 (rules 1–8) and decisions §6. The record is written in the same transaction as
+// the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
+// same (reseller, key), which is how a second request waits for the first, across processes.
+
+export interface StoredResponse { status: number; body: unknown }
+export interface IdempotentResult extends StoredResponse { replayed: boolean }
+
+/** A response the caller gets but that must not be stored (the transaction is rolled back). */
+export class UnstoredResponse extends Error {
+  readonly response: StoredResponse;
+  constructor(response: StoredResponse) { super("response not stored"); this.response = response; }
+}
+
+const KEY = /^[\x20-\x7E]{1,255}$/;
+
+export function checkIdempotencyKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (!KEY.test(key)) throw validationError('Idempotency-Key', 'Idempotency-Key must be 1–255 printable ASCII characters');
+  return key;
+}
+
+/** Canonical JSON (sorted keys) so the same body always has the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprint(...parts: unknown[]): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+/**
+ * Runs `execute` at most once per (reseller, key) within the retention window.
+ * `execute` gets the transaction's entity manager; a DomainError it throws is answered with
+ * its 4xx and stored, and its effects are rolled back to a savepoint. Any other error rolls
+ * back everything, the record included, so a retry after a 5xx executes again.
+ */
+export async function runIdempotent(
+  deps: { em: EntityManager; clock: Clock; config: Config },
+  scope: { resellerId: string; key: string; fingerprint: string },
+  execute: (em: EntityManager) => Promise<StoredResponse>,
+  errorResponse: (err: DomainError) => StoredResponse,
+): Promise<IdempotentResult> {
+  const { clock, config } = deps;
+  const now = clock.now();
+  const expiredBefore = new Date(now.getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
+  try {
+    return await deps.em.fork().transactional(async (em) => {
+      await em.execute(`set local lock_timeout = ${Math.floor(config.IDEMPOTENCY_WAIT_MS)}`);
+      // An expired record is treated as absent.
+      await em.execute(
+        'delete from idempotency_record where reseller_id = ? and key = ? and created_at < ?',
+        [scope.resellerId, scope.key, expiredBefore],
+      );
+      const inserted = await em.execute<{ key: string }[]>(
+        `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
+         values (?, ?, ?, ?) on conflict do nothing returning key`,
+        [scope.resellerId, scope.key, scope.fingerprint, now],
+      );
+      if (inserted.length === 0) {
+        const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_body: unknown }[]>(
+          'select fingerprint, status_code, response_body from idempotency_record where reseller_id = ? and key = ?',
+          [scope.resellerId, scope.key],
+        );
+        if (!stored || stored.status_code === null) throw new DomainError('idempotency_request_in_progress');
+        if (stored.fingerprint !== scope.fingerprint) {
+          throw new DomainError('idempotency_key_reused',
+            'This Idempotency-Key was already used with a different request; use a new key');
+        }
+        return { status: stored.status_code, body: stored.response_body, replayed: true };
+      }
+      let response: StoredResponse;
+      try {
+        response = await em.transactional((inner) => execute(inner)); // a savepoint
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        em.clear(); // nothing of the rolled-back savepoint may be flushed with the record
+        response = errorResponse(err);
+      }
+      await em.execute(
+        'update idempotency_record set status_code = ?, response_body = ? where reseller_id = ? and key = ?',
+        [response.status, JSON.stringify(response.body), scope.resellerId, scope.key],
+      );
+      return { ...response, replayed: false };
+    });
+  } catch (err) {
+    if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
+    // lock_timeout fired while waiting for the first request with this key.
+    if ((err as { code?: string }).code === '55P03') throw new DomainError('idempotency_request_in_progress');
+    throw err;
+  }
+}
+
+/** Removes records past retention; the worker calls it now and then. */
+export async function sweepIdempotencyRecords(em: EntityManager, clock: Clock, config: Config): Promise<number> {
+  const before = new Date(clock.now().getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
+  const res = await em.execute<{ affectedRows: number }>('delete from idempotency_record where created_at < ?', [before], 'run');
+  return res.affectedRows ?? 0;
+}

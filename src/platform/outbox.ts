@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+import { newId } from './ids.ts';
+import { unixSeconds } from './clock.ts';
+import type { Ctx } from './request-context.ts';
+
+// Side effects leave only through this table. Rows are written with the service's effects in
+// the same transaction; a dispatcher claims them with FOR UPDATE SKIP LOCKED, so any number
+// of processes can deliver without doing a row twice at the same time.
+
+export async function enqueue(em: EntityManager, row: { topic: string; resellerId?: string; payload: unknown; at: Date }): Promise<void> {
+  await em.execute(
+    'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?, ?, ?)',
+    [row.topic, row.resellerId ?? null, JSON.stringify(row.payload), row.at, row.at],
+  );
+}
+
+/** Records a domain event (`evt_…`) for webhook delivery; data.object is the resource as presented. */
+export async function recordEvent(ctx: Ctx, type: string, object: unknown): Promise<void> {
+  const at = ctx.clock.now();
+  const resellerId = ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
+  await enqueue(ctx.em, {
+    topic: 'event',
+    resellerId,
+    at,
+    payload: {
+      id: newId('event', at.getTime()),
+      object: 'event',
+      type,
+      created: unixSeconds(at),
+      data: { object },
+      request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
+    },
+  });
+}
+
+export interface OutboxRow { id: string; topic: string; reseller_id: string | null; payload: unknown; attempts: number }
+export type OutboxHandler = (row: OutboxRow, em: EntityManager) => Promise<void>;
+
+const RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** Claims and handles one batch; returns how many rows it handled. Only topics with a handler are claimed. */
+export async function dispatchOnce(orm: MikroORM, handlers: Record<string, OutboxHandler>, clock: Clock, log: Logger, batch = 20): Promise<number> {
+  const topics = Object.keys(handlers);
+  if (topics.length === 0) return 0;
+  return orm.em.fork().transactional(async (em) => {
+    const rows = await em.execute<OutboxRow[]>(
+      `select id, topic, reseller_id, payload, attempts from outbox
+        where processed_at is null and available_at <= ? and topic = any(?)
+        order by id limit ? for update skip locked`,
+      [clock.now(), topics, batch],
+    );
+    for (const row of rows) {
+      try {
+        await em.transactional((inner) => handlers[row.topic](row, inner));
+        await em.execute('update outbox set processed_at = ?, attempts = attempts + 1 where id = ?', [clock.now(), row.id]);
+      } catch (err) {
+        const delay = RETRY_SECONDS[Math.min(row.attempts, RETRY_SECONDS.length - 1)];
+        log.warn({ err, outboxId: row.id, topic: row.topic }, 'outbox handler failed; will retry');
+        await em.execute('update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?',
+          [String((err as Error).message).slice(0, 500), new Date(clock.now().getTime() + delay * 1000), row.id]);
+      }
+    }
+    return rows.length;
+  });
+}
+
+/** The in-process dispatcher: polls until stopped. Later issues register webhook and mail handlers. */
+export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, OutboxHandler>, opts: { clock: Clock; log: Logger; pollMs: number }) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    running = dispatchOnce(orm, handlers, opts.clock, opts.log)
+      .catch((err) => opts.log.error({ err }, 'outbox dispatch failed'))
+      .finally(() => { if (!stopped) timer = setTimeout(tick, opts.pollMs); });
+  };
+  timer = setTimeout(tick, opts.pollMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityName, FilterQuery } from '@mikro-orm/core';
+import { z } from 'zod';
+import { DomainError, validationError } from './errors.ts';
+import { isId, type IdKind } from './ids.ts';
+import { parseInput } from './validation.ts';
+
+// One keyset paginator for REST lists and Relay connections. Ids are time-ordered, so
+// newest first is `id DESC`; a cursor is an id of the list; one extra row tells `has_more`.
+
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 10;
+
+export interface PageArgs {
+  limit: number;
+  startingAfter?: string;
+  endingBefore?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  /** More items exist beyond this page in the direction of paging. */
+  hasMore: boolean;
+  direction: 'forward' | 'backward';
+}
+
+const limitSchema = z.string().regex(/^\d+$/, 'limit must be an integer between 1 and 100')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_LIMIT, 'limit must be an integer between 1 and 100');
+
+export const pageQuerySchema = z.object({
+  limit: limitSchema.optional(),
+  starting_after: z.string().min(1).max(64).optional(),
+  ending_before: z.string().min(1).max(64).optional(),
+});
+
+/** REST: `limit`, `starting_after`, `ending_before` from the query string. */
+export function pageArgsFromQuery(query: Record<string, string | undefined>): PageArgs {
+  const q = parseInput(pageQuerySchema, {
+    limit: query.limit, starting_after: query.starting_after, ending_before: query.ending_before,
+  });
+  if (q.starting_after !== undefined && q.ending_before !== undefined) {
+    throw validationError('ending_before', 'Send either starting_after or ending_before, not both');
+  }
+  return { limit: q.limit ?? DEFAULT_LIMIT, startingAfter: q.starting_after, endingBefore: q.ending_before };
+}
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** Relay: `first/after` pages forward (like starting_after), `last/before` backward. */
+export function pageArgsFromConnection(args: ConnectionArgs): PageArgs {
+  const { first, after, last, before } = args;
+  if (first != null && last != null) throw validationError('last', 'Send either first or last, not both');
+  if (after != null && before != null) throw validationError('before', 'Send either after or before, not both');
+  const limit = first ?? last ?? DEFAULT_LIMIT;
+  const param = last != null ? 'last' : 'first';
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw validationError(param, `${param} must be an integer between 1 and 100`);
+  }
+  const backward = last != null || (before != null && first == null);
+  if (backward) return { limit, endingBefore: before ?? undefined };
+  return { limit, startingAfter: after ?? undefined };
+}
+
+/**
+ * Pages `entity` rows matching `where` (which must already carry the tenancy scope).
+ * A cursor that is not an id of this very list is 400 `invalid_cursor`.
+ */
+export async function keysetPage<T extends { id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T>,
+  args: PageArgs,
+  kind: IdKind,
+): Promise<Page<T>> {
+  const cursor = args.startingAfter ?? args.endingBefore;
+  const backward = args.endingBefore !== undefined;
+  if (cursor !== undefined) {
+    const param = backward ? 'ending_before' : 'starting_after';
+    const invalid = new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
+    if (!isId(kind, cursor)) throw invalid;
+    const found = await em.count(entity, { $and: [where, { id: cursor }] } as FilterQuery<T>);
+    if (found === 0) throw invalid;
+  }
+  const bound = cursor === undefined ? {} : { id: backward ? { $gt: cursor } : { $lt: cursor } };
+  const rows = await em.find(entity, { $and: [where, bound] } as FilterQuery<T>, {
+    orderBy: { id: backward ? 'asc' : 'desc' } as never,
+    limit: args.limit + 1,
+  });
+  const hasMore = rows.length > args.limit;
+  const data = rows.slice(0, args.limit);
+  if (backward) data.reverse();
+  return { data, hasMore, direction: backward ? 'backward' : 'forward' };
+}
+
+/** The Relay shape of a page; cursors are the same ids the REST list uses. */
+export function toConnection<T extends { id: string }, N = T>(page: Page<T>, args: PageArgs, present: (row: T) => N = (r) => r as unknown as N) {
+  const edges = page.data.map((row) => ({ cursor: row.id, node: present(row) }));
+  const forward = page.direction === 'forward';
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: forward ? page.hasMore : args.endingBefore !== undefined,
+      hasPreviousPage: forward ? args.startingAfter !== undefined : page.hasMore,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+
+/** Reads the body up to `limit` bytes; past it, 413 `body_too_large` without reading the rest. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const tooLarge = (limit: number) =>
+  new DomainError('body_too_large', `The request body is larger than ${limit} bytes`);
+
+/** JSON object bodies only; an empty body reads as {} so body-less POSTs need no Content-Type. */
+export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
+  if (raw.length === 0) return {};
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw validationError('Content-Type', 'Request bodies must be JSON: send Content-Type: application/json');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw validationError('body', 'The request body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw validationError('body', 'The request body must be a JSON object');
+  }
+  return body;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, err: DomainError, requestId: string): void {
+  const headers: Record<string, string> = { ...(err.headers ?? {}) };
+  if (err.status === 413) headers.Connection = 'close';
+  sendJson(res, err.status, errorBody(err, requestId), headers);
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
