@@ -11,7 +11,7 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolMax },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,

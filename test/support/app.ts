@@ -1,0 +1,52 @@
+import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { configWith, type Config } from '../../src/config.ts';
+import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
+import { openOrm, type Orm } from '../../src/db/orm.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { buildServer } from '../../src/server.ts';
+import { withDatabase } from './global-setup.ts';
+
+export interface TestApp {
+  baseUrl: string;
+  orm: Orm;
+  clock: ManualClock;
+  config: Config;
+  databaseUrl: string;
+  /** Runs SQL against this app's database (assertions on rows, ledgers, outbox). */
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server, in-process, on its own freshly cloned database and a free port.
+ * The clock is manual so tests can move time; it starts at the real now.
+ */
+export async function startApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
+  await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
+  const databaseUrl = withDatabase(inject('adminUrl'), database);
+  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides });
+  const log = createLogger(config);
+  const orm = await openOrm(databaseUrl, config.DB_POOL_MAX);
+  const clock = new ManualClock();
+  const server: http.Server = buildServer({ orm, config, clock, log });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    orm,
+    clock,
+    config,
+    databaseUrl,
+    sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await orm.close();
+    },
+  };
+}
