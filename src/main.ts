@@ -9,7 +9,6 @@ import { systemClock } from './platform/clock.ts';
 import { DomainError } from './platform/errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { startOutboxDispatcher } from './platform/outbox.ts';
-import { buildServer } from './server.ts';
 import {
   createApiKey, createReseller, fundReseller, revokeApiKey, setResellerStatus,
 } from './modules/resellers/resellers.service.ts';
@@ -35,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   const config = loadConfig();
-  const log = createLogger(config);
+  const log = createLogger(config, command === 'serve' ? 'stdout' : 'stderr');
   switch (command) {
     case 'serve': return serve(config, log);
     case 'print-schema': return printSchemas();
@@ -61,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
         const r = await setResellerStatus(em, id ?? '', action === 'disable' ? 'DISABLED' : 'ACTIVE');
         console.log(JSON.stringify({ id: r.id, status: r.status }));
       } else if (action === 'fund') {
-        if (!/^\d+$/.test(amount ?? '') || Number(amount) <= 0) throw usage('resellers fund RESELLER_ID AMOUNT (a positive integer of minor units)');
+        if (!/^\d+$/.test(amount ?? '') || Number(amount) <= 0 || !Number.isSafeInteger(Number(amount))) throw usage('resellers fund RESELLER_ID AMOUNT (a positive integer of minor units)');
         const balance = await em.transactional((tx) => fundReseller(tx, id ?? '', Number(amount), now));
         console.log(JSON.stringify({ id, balance }));
       } else {
@@ -112,6 +111,8 @@ async function serve(config: Config, log: Logger): Promise<number> {
   const applied = await migrate(db.orm);
   if (applied.length) log.info({ applied }, 'migrations applied');
   const seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
+  // Loaded here only: the other commands start faster without the GraphQL schema.
+  const { buildServer } = await import('./server.ts');
   const server = buildServer({ orm: db.orm, config, clock: systemClock, log });
   const dispatcher = config.OUTBOX_IN_PROCESS
     ? startOutboxDispatcher(db.orm, {}, { clock: systemClock, log, pollMs: config.OUTBOX_POLL_MS })

@@ -11,7 +11,8 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true },
+    // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.
+    migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true, snapshot: false },
     pool: { min: 0, max: poolMax },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,

@@ -70,8 +70,8 @@ export async function runIdempotent(
         [scope.resellerId, scope.key, scope.fingerprint, now],
       );
       if (inserted.length === 0) {
-        const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_body: unknown }[]>(
-          'select fingerprint, status_code, response_body from idempotency_record where reseller_id = ? and key = ?',
+        const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
+          `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = ? and key = ?`,
           [scope.resellerId, scope.key],
         );
         if (!stored || stored.status_code === null) throw new DomainError('idempotency_request_in_progress');
@@ -79,7 +79,7 @@ export async function runIdempotent(
           throw new DomainError('idempotency_key_reused',
             'This Idempotency-Key was already used with a different request; use a new key');
         }
-        return { status: stored.status_code, body: stored.response_body, replayed: true };
+        return { status: stored.status_code, body: JSON.parse(stored.response_text ?? 'null'), replayed: true };
       }
       let response: StoredResponse;
       try {
@@ -89,8 +89,10 @@ export async function runIdempotent(
         em.clear(); // nothing of the rolled-back savepoint may be flushed with the record
         response = errorResponse(err);
       }
+      // The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
+      // and a replay must return the very same bytes.
       await em.execute(
-        'update idempotency_record set status_code = ?, response_body = ? where reseller_id = ? and key = ?',
+        'update idempotency_record set status_code = ?, response_body = to_jsonb(?::text) where reseller_id = ? and key = ?',
         [response.status, JSON.stringify(response.body), scope.resellerId, scope.key],
       );
       return { ...response, replayed: false };

@@ -14,6 +14,8 @@ const redact = [
   '*.token',
 ];
 
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({ level: config.LOG_LEVEL, redact, base: undefined });
+/** Operator commands print their result on stdout (`seed --demo --json | jq`), so they log to stderr. */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, to: 'stdout' | 'stderr' = 'stdout'): Logger {
+  const options = { level: config.LOG_LEVEL, redact, base: undefined };
+  return to === 'stderr' ? pino(options, pino.destination(2)) : pino(options);
 }

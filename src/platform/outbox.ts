@@ -48,9 +48,9 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
   return orm.em.fork().transactional(async (em) => {
     const rows = await em.execute<OutboxRow[]>(
       `select id, topic, reseller_id, payload, attempts from outbox
-        where processed_at is null and available_at <= ? and topic = any(?)
+        where processed_at is null and available_at <= ? and topic in (select jsonb_array_elements_text(?::jsonb))
         order by id limit ? for update skip locked`,
-      [clock.now(), topics, batch],
+      [clock.now(), JSON.stringify(topics), batch],
     );
     for (const row of rows) {
       try {

@@ -16,8 +16,10 @@ export interface WalletChange {
 /** Moves a client's credit balance and appends its wallet row, under a lock on the client row. */
 async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
+  // NO KEY UPDATE: rows referencing the client (issued passes, wallet rows) take FOR KEY SHARE on it,
+  // which plain FOR UPDATE would conflict with (deadlocks); this still serialises wallet changes.
   const [row] = await em.execute<{ credit_balance: string }[]>(
-    'select credit_balance from client where id = ? and reseller_id = ? for update', [c.clientId, c.resellerId]);
+    'select credit_balance from client where id = ? and reseller_id = ? for no key update', [c.clientId, c.resellerId]);
   if (!row) throw new Error(`no client ${c.clientId}`);
   const balance = Number(row.credit_balance);
   if (type === 'DEBIT' && balance < c.amount) {

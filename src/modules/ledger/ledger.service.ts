@@ -18,7 +18,9 @@ export interface BalanceChange {
  */
 async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
-  const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ? for update', [c.resellerId]);
+  // NO KEY UPDATE, not UPDATE: inserts referencing the reseller (client, idempotency_record) hold FOR KEY SHARE on
+  // its row, which FOR UPDATE conflicts with, so two such transactions deadlocked; this still serialises debits.
+  const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ? for no key update', [c.resellerId]);
   if (!row) throw new Error(`no reseller ${c.resellerId}`);
   const balance = Number(row.balance);
   if (type === 'DEBIT' && balance < c.amount) {
