@@ -8,8 +8,9 @@ import { authenticateReseller } from './platform/auth.ts';
 import { DomainError, errorBody } from './platform/errors.ts';
 import { checkIdempotencyKey, fingerprint, runIdempotent, UnstoredResponse } from './platform/idempotency.ts';
 import { newRequestId, type Ctx } from './platform/request-context.ts';
+import { createHttpMetrics, METRICS_CONTENT_TYPE, type HttpMetrics } from './platform/metrics.ts';
 import { createGraphQL } from './graphql/yoga.ts';
-import { handleRest, V3_BASE } from './rest/router.ts';
+import { handleRest, routes, V3_BASE } from './rest/router.ts';
 import { header, readBody, sendError, sendJson } from './rest/http.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
@@ -20,13 +21,22 @@ export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Log
  */
 export function buildServer(deps: AppDeps): http.Server {
   const yoga = createGraphQL(deps.config);
+  const metrics = createHttpMetrics({
+    base: V3_BASE,
+    routes: [...routes, { method: 'GET', path: '/openapi.json' }],
+    fixedPaths: ['/graphql', '/healthz', '/readyz', '/metrics'],
+  });
   return http.createServer((req, res) => {
     const requestId = newRequestId();
     const log = deps.log.child({ request_id: requestId });
     const started = performance.now();
     res.setHeader('Request-Id', requestId);
-    res.on('finish', () => log.info({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request'));
-    route(deps, yoga, req, res, requestId, log).catch((err: unknown) => {
+    res.on('finish', () => {
+      const ms = performance.now() - started;
+      log.info({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(ms) }, 'request');
+      metrics.observe(req.method, req.url, res.statusCode, ms / 1000);
+    });
+    route(deps, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
       log.error({ err }, 'unhandled error');
       if (res.headersSent) return res.destroy();
       sendError(res, new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
@@ -34,7 +44,7 @@ export function buildServer(deps: AppDeps): http.Server {
   });
 }
 
-async function route(deps: AppDeps, yoga: ReturnType<typeof createGraphQL>, req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger): Promise<void> {
+async function route(deps: AppDeps, yoga: ReturnType<typeof createGraphQL>, req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger, metrics: HttpMetrics): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
   if (path === V3_BASE || path.startsWith(`${V3_BASE}/`)) {
@@ -42,6 +52,11 @@ async function route(deps: AppDeps, yoga: ReturnType<typeof createGraphQL>, req:
   }
   if (path === '/graphql') return handleGraphQL(deps, yoga, req, res, url, requestId, log);
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+  if (path === '/metrics' && req.method === 'GET') {
+    const text = metrics.exposition();
+    res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
+    return void res.end(text);
+  }
   if (path === '/readyz' && req.method === 'GET') {
     try {
       await deps.orm.em.fork().execute('select 1');
@@ -67,8 +82,10 @@ async function handleGraphQL(deps: AppDeps, yoga: ReturnType<typeof createGraphQ
     if (wantsPage) return await forward(yoga, req, res, url, raw, { ...base, caller: { kind: 'anonymous' } });
     const caller = await authenticateReseller(em, header(req, 'authorization'));
     const ctx: Ctx = { ...base, caller };
-    const key = checkIdempotencyKey(header(req, 'idempotency-key'));
-    const op = key !== undefined && req.method === 'POST' ? mutationOf(raw) : undefined;
+    // Only a POSTed mutation takes the key (decisions §6: ignored on GET and on queries), so only then is it validated.
+    const rawKey = header(req, 'idempotency-key');
+    const op = rawKey !== undefined && req.method === 'POST' ? mutationOf(raw) : undefined;
+    const key = op ? checkIdempotencyKey(rawKey) : undefined;
     if (key === undefined || !op) return await forward(yoga, req, res, url, raw, ctx);
 
     const result = await runIdempotent(

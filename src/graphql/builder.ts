@@ -15,6 +15,12 @@ export const nodeTypeByKind: Partial<Record<IdKind, string>> = {
   client: 'Client',
 };
 
+/**
+ * decisions §14. Enforced as a validation rule (complexity.ts), so a rejected query never executes;
+ * the plugin's own check would run inside root resolvers and surface as an internal error.
+ */
+export const queryLimits = { complexity: 5000, depth: 12, breadth: 200 } as const;
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   AuthScopes: { reseller: boolean };
@@ -39,12 +45,15 @@ export const builder = new SchemaBuilder<{
       const kind = idKindOf(globalID);
       return { typename: (kind && nodeTypeByKind[kind]) ?? 'Unknown', id: globalID };
     },
+    // The connection field already multiplies by first/last; counting edges as a list again
+    // would charge every page ten times over.
+    edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
+    // nodes(ids:) costs what it loads: one selection per id asked for.
+    nodesQueryOptions: { complexity: (args) => ({ field: 1, multiplier: args.ids.length }) },
   },
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,
-    // decisions §14: rejected queries never execute.
-    limit: { complexity: 5000, depth: 12, breadth: 200 },
   },
 });
 

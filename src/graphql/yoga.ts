@@ -1,9 +1,14 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+// GraphiQL with its assets bundled: the page works without reaching a CDN.
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
+import { queryCostLimits } from './complexity.ts';
 import { graphqlSchema } from './schema.ts';
+import { operationLimits } from './limits.ts';
+import { GraphQLDomainError } from './errors.ts';
 
 /** The server passes the request's use-case context; yoga uses it as the GraphQL context. */
 export interface ServerContext { ctx: Ctx }
@@ -14,14 +19,19 @@ export function createGraphQL(config: Config): YogaServerInstance<ServerContext,
     graphqlEndpoint: '/graphql',
     context: ({ ctx }) => ctx,
     landingPage: false,
+    renderGraphiQL,
     graphiql: { title: 'Reseller gateway GraphiQL', defaultQuery: GRAPHIQL_QUERY },
     logging: false,
     // Domain errors keep their catalogue code; anything else is masked, with only the request id.
     maskedErrors: {
       maskError(error, message) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
+        // Resolver errors can arrive wrapped twice, by a GraphQLError of another module copy
+        // (CJS/ESM), so `instanceof GraphQLError` misses it: unwrap by name to the cause.
+        let original: unknown = error;
+        while ((original as Error)?.name === 'GraphQLError' && (original as GraphQLError).originalError) original = (original as GraphQLError).originalError;
         const requestId = (error as GraphQLError).extensions?.request_id;
-        if (original instanceof DomainError) {
+        // Queries throw GraphQLDomainError (runQuery); it carries the same catalogue code.
+        if (original instanceof DomainError || original instanceof GraphQLDomainError) {
           return new GraphQLError(original.message, {
             nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path,
             extensions: { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) },
@@ -34,7 +44,10 @@ export function createGraphQL(config: Config): YogaServerInstance<ServerContext,
         });
       },
     },
-    ...(config.GRAPHQL_INTROSPECTION ? {} : { plugins: [disableIntrospection()] }),
+    // queryCostLimits depends on the variables; a document-keyed validation cache would let
+    // `first: 10` vouch for `first: 10000`.
+    parserAndValidationCache: { validationCache: false },
+    plugins: [operationLimits(), queryCostLimits(), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
   });
 }
 
@@ -63,7 +76,7 @@ query Passes {
 # mutation Issue($passId: ID!) {
 #   issuePass(input: { passId: $passId, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" }) {
 #     __typename
-#     ... on IssuePassSuccess { payload { issuedPass { id passcode status expiresAt client { id } } } }
+#     ... on IssuedPassPayload { issuedPass { id passcode status expiresAt client { id } } }
 #     ... on Error { code message }
 #     ... on InputError { param }
 #   }

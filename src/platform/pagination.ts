@@ -15,6 +15,8 @@ export interface PageArgs {
   limit: number;
   startingAfter?: string;
   endingBefore?: string;
+  /** Page backward even without a cursor: Relay `last` alone takes the end of the list. */
+  backward?: boolean;
 }
 
 export interface Page<T> {
@@ -57,13 +59,16 @@ export function pageArgsFromConnection(args: ConnectionArgs): PageArgs {
   const { first, after, last, before } = args;
   if (first != null && last != null) throw validationError('last', 'Send either first or last, not both');
   if (after != null && before != null) throw validationError('before', 'Send either after or before, not both');
+  // Mixed directions have no single keyset meaning: page forward with first/after, backward with last/before.
+  if (first != null && before != null) throw validationError('before', 'Page backward with last and before, forward with first and after');
+  if (last != null && after != null) throw validationError('after', 'Page backward with last and before, forward with first and after');
   const limit = first ?? last ?? DEFAULT_LIMIT;
   const param = last != null ? 'last' : 'first';
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw validationError(param, `${param} must be an integer between 1 and 100`);
   }
   const backward = last != null || (before != null && first == null);
-  if (backward) return { limit, endingBefore: before ?? undefined };
+  if (backward) return { limit, endingBefore: before ?? undefined, backward: true };
   return { limit, startingAfter: after ?? undefined };
 }
 
@@ -79,7 +84,7 @@ export async function keysetPage<T extends { id: string }>(
   kind: IdKind,
 ): Promise<Page<T>> {
   const cursor = args.startingAfter ?? args.endingBefore;
-  const backward = args.endingBefore !== undefined;
+  const backward = args.endingBefore !== undefined || args.backward === true;
   if (cursor !== undefined) {
     const param = backward ? 'ending_before' : 'starting_after';
     const invalid = new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });

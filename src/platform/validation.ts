@@ -6,7 +6,8 @@ import { validationError } from './errors.ts';
  * naming the field (`param`), so every surface reports bad input the same way.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, paramPrefix = ''): z.infer<S> {
-  const result = schema.safeParse(input);
+  // reportInput: without it zod leaves issue.input unset and every wrong type read as "missing".
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   let path = issue.path.map(String);
@@ -36,5 +37,8 @@ export const unixTimestamp = z.number({ error: 'Expected an integer Unix timesta
   .int('Expected an integer Unix timestamp (seconds)').min(0).max(253_402_300_799);
 
 export const email = z.email('Expected an e-mail address').max(254);
-export const shortText = (max: number) => z.string().trim().min(1, 'Must not be empty').max(max);
+// PostgreSQL text cannot hold NUL: refuse it here rather than fail the insert with a 500.
+export const noNul = (s: string) => !s.includes('\u0000');
+export const shortText = (max: number) => z.string().trim().min(1, 'Must not be empty').max(max)
+  .refine(noNul, 'Must not contain NUL characters');
 export const phone = z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'Expected a phone number');

@@ -5,6 +5,8 @@ import { notFound } from '../../platform/errors.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
+import { isId } from '../../platform/ids.ts';
+import { noNul } from '../../platform/validation.ts';
 import { ClientSchema, type Client } from '../clients/clients.entity.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
@@ -18,7 +20,8 @@ export async function listPasses(ctx: Ctx, page: PageArgs): Promise<Page<PassPac
 
 export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
   const { resellerId } = resellerOf(ctx);
-  const pass = await ctx.em.findOne(PassPackageSchema, { id, resellerId });
+  // A malformed id (path parameters are free text, NUL included) names nothing: no query.
+  const pass = isId('pass', id) ? await ctx.em.findOne(PassPackageSchema, { id, resellerId }) : null;
   if (!pass) throw notFound('pass', id);
   return pass;
 }
@@ -26,7 +29,7 @@ export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
 /** A client of the caller's reseller; another reseller's client is not found (no enumeration). */
 export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): Promise<Client> {
   const { resellerId } = resellerOf(ctx);
-  const client = await ctx.em.findOne(ClientSchema, { id: clientId, resellerId });
+  const client = isId('client', clientId) ? await ctx.em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
   if (!client) throw notFound('client', clientId, param);
   return client;
 }
@@ -85,4 +88,4 @@ export async function newPasscode(em: EntityManager): Promise<string> {
   }
 }
 
-export const idParam = z.string().min(1).max(64);
+export const idParam = z.string().min(1).max(64).refine(noNul, 'Must not contain NUL characters');
