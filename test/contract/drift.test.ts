@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogue } from '../../src/platform/errors.ts';
+import { openApiDocument } from '../../src/rest/openapi.ts';
+import { routes } from '../../src/rest/router.ts';
+import { startApp, type TestApp } from '../support/app.ts';
+import { V3, v3 } from '../support/http.ts';
+
+// The committed artifacts are generated from the code; these tests fail when either drifts.
+const FIX = 'run `npm run schema:print` and commit schema.graphql and docs/openapi.json';
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+/**
+ * printedSchema() as `npm run schema:print` runs it: in plain Node. Inside vitest, src files get
+ * graphql's ESM build while Pothos gets its CommonJS one, and printSchema refuses the mix.
+ */
+function printedSchema(): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e',
+    "const { printedSchema } = await import('./src/graphql/schema.ts'); process.stdout.write(printedSchema());"],
+  { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+}
+
+interface Operation { operationId: string; parameters: { name?: string; in?: string }[]; responses: Record<string, unknown> }
+interface OpenApi { openapi: string; paths: Record<string, Record<string, Operation>> }
+
+describe('committed artifacts', () => {
+  it('schema.graphql is the schema the code builds', () => {
+    expect(committed('schema.graphql'), `schema.graphql differs from the Pothos schema: ${FIX}`).toBe(printedSchema());
+  });
+
+  it('docs/openapi.json is the document the route table generates, byte for byte', () => {
+    expect(committed('docs/openapi.json'), `docs/openapi.json differs from the route table: ${FIX}`)
+      .toBe(`${JSON.stringify(openApiDocument(routes), null, 2)}\n`);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  let app: TestApp;
+  beforeAll(async () => { app = await startApp(); });
+  afterAll(async () => { await app?.close(); });
+
+  it('is served at /v3/api/business/reseller/openapi.json without a key, equal to docs/openapi.json', async () => {
+    const res = await v3(app, '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toEqual(JSON.parse(committed('docs/openapi.json')));
+  });
+
+  const doc = openApiDocument(routes) as OpenApi;
+
+  it('is OpenAPI 3.1', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+  });
+
+  it('lists every route of the table with its method, operationId and path parameters, once', () => {
+    const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
+    expect(listed.sort()).toEqual(routes.map((r) => `${r.method} ${V3}${r.path} ${r.operationId}`).sort());
+    expect(new Set(routes.map((r) => r.operationId)).size).toBe(routes.length);
+    for (const route of routes) {
+      const op = doc.paths[`${V3}${route.path}`][route.method.toLowerCase()];
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect(op.parameters.filter((p) => p.in === 'path').map((p) => p.name), route.operationId).toEqual(pathParams);
+    }
+  });
+
+  it('documents, for every route, its success status and the status of each error code it lists', () => {
+    for (const route of routes) {
+      const op = doc.paths[`${V3}${route.path}`][route.method.toLowerCase()];
+      expect(Object.keys(op.responses), route.operationId).toContain(String(route.success.status));
+      for (const code of route.errors) {
+        expect(Object.keys(op.responses), `${route.operationId}: ${code}`).toContain(String(catalogue[code].status));
+        expect(JSON.stringify(op.responses[catalogue[code].status]), `${route.operationId}: ${code}`).toContain(`\`${code}\``);
+      }
+    }
+  });
+
+  it('names only catalogue codes in the route table', () => {
+    for (const route of routes) {
+      for (const code of route.errors) expect(Object.keys(catalogue), `${route.operationId} lists ${code}`).toContain(code);
+    }
+  });
+});
