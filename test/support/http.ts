@@ -23,7 +23,7 @@ export async function call<T = any>(app: TestApp, path: string, opts: Call = {})
     body = JSON.stringify(opts.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(`${app.baseUrl}${path}`, { method: opts.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const res = await fetch(`${app.baseUrl}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = text;
   try {

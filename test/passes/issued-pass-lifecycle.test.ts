@@ -1,0 +1,369 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../support/app.ts';
+import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
+import { v3 } from '../support/http.ts';
+import { dbState, expectError, expectUnchanged, lastOutboxId, outboxSince, unix } from './db-state.ts';
+
+let app: TestApp;
+beforeAll(async () => { app = await startApp(); });
+afterEach(() => { app.clock.set(new Date()); });
+afterAll(async () => { await app?.close(); });
+
+const getIssued = (r: TestReseller, clientId: string) => v3(app, `/issued_passes/${clientId}`, { key: r.key });
+const cancel = (issuedPassId: string) => app.sql("update issued_pass set status = 'CANCELLED' where id = ?", [issuedPassId]);
+
+/** A funded reseller with a PAYG and a PREPAID package, at a fixed "now". */
+async function setup(now = '2027-03-10T12:00:00Z', balance = 1_000_000) {
+  app.clock.set(new Date(now));
+  const reseller = await createReseller(app, { balance });
+  const payg = await createPassPackage(app, reseller, { name: 'Flex', paymentModel: 'PAYG', price: 0 });
+  const prepaid = await createPassPackage(app, reseller, { name: 'Prepaid Monthly', paymentModel: 'PREPAID', price: 3000 });
+  return { reseller, payg, prepaid };
+}
+
+describe('POST /issued_passes/update', () => {
+  it('to another package › changes pass_id, pass_name and payment_model and keeps expires_at', async () => {
+    const { reseller, payg } = await setup();
+    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly Prepaid', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+    const issued = await issuePass(app, reseller, payg.id);
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: quarterly.id } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: quarterly.id, pass_name: 'Quarterly Prepaid',
+      payment_model: 'PREPAID', status: 'ACTIVE', expires_at: issued.expires_at, passcode: issued.passcode,
+    });
+    expect((await getIssued(reseller, issued.client_id)).body).toEqual(res.body);
+    const [row] = await app.sql<{ pass_id: string; payment_model: string }>('select pass_id, payment_model from issued_pass where id = ?', [issued.id]);
+    expect(row).toEqual({ pass_id: quarterly.id, payment_model: 'PREPAID' });
+  });
+
+  it('PAYG to PREPAID › moves no money (the next renewal charges the new price)', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const ledger = await businessLedger(app, reseller.id);
+    const wallet = await walletLedger(app, issued.client_id);
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    expect(res.status).toBe(200);
+    expect(await businessLedger(app, reseller.id)).toEqual(ledger);
+    expect(await walletLedger(app, issued.client_id)).toEqual(wallet);
+  });
+
+  it('success › records issued_pass.updated with the new package', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const since = await lastOutboxId(app);
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    const events = await outboxSince(app, since);
+    expect(events).toHaveLength(1);
+    expect(events[0].topic).toBe('event');
+    expect(events[0].payload).toMatchObject({ type: 'issued_pass.updated', data: { object: res.body } });
+    expect(events[0].payload.data.object.pass_id).toBe(prepaid.id);
+  });
+
+  it('to the package it already has › answers 200 and records no event', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: payg.id } });
+    expect(res.status).toBe(200);
+    expect(res.body.pass_id).toBe(payg.id);
+    await expectUnchanged(app, before);
+  });
+
+  it('an expired pass › can change package and stays EXPIRED with its expiry', async () => {
+    const { reseller, payg, prepaid } = await setup('2027-01-31T10:00:00Z');
+    const issued = await issuePass(app, reseller, payg.id);
+    app.clock.set(new Date('2027-03-01T00:00:00Z'));
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'EXPIRED', expires_at: unix('2027-02-28T00:00:00Z'), pass_id: prepaid.id });
+  });
+
+  it('a CANCELLED pass › answers 409 pass_cancelled and changes nothing', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    await cancel(issued.id);
+    const before = await dbState(app);
+    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    expectError(res, 409, 'pass_cancelled');
+    expect(res.body.error.type).toBe('resource_conflict_error');
+    await expectUnchanged(app, before);
+  });
+});
+
+describe('POST /issued_passes/{client_id}/expiry', () => {
+  it('a future expiry › answers 200 with it, status ACTIVE, and stores it', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const expiresAt = unix('2027-09-01T18:30:00Z');
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: expiresAt } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ object: 'issued_pass', id: issued.id, expires_at: expiresAt, status: 'ACTIVE', pass_id: payg.id });
+    expect((await getIssued(reseller, issued.client_id)).body.expires_at).toBe(expiresAt);
+    const [row] = await app.sql<{ expires_at: Date }>('select expires_at from issued_pass where id = ?', [issued.id]);
+    expect(new Date(row.expires_at).toISOString()).toBe('2027-09-01T18:30:00.000Z');
+  });
+
+  it('an earlier but still future expiry › shortens the pass', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const expiresAt = unix('2027-03-11T00:00:00Z');
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: expiresAt } });
+    expect(res.status).toBe(200);
+    expect(res.body.expires_at).toBe(expiresAt);
+  });
+
+  it('one second from now › is accepted', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-03-10T12:00:01Z') } });
+    expect(res.status).toBe(200);
+  });
+
+  it('in the past › answers 400 on expires_at and changes nothing', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-03-10T11:59:59Z') } });
+    expectError(res, 400, 'validation_error', 'expires_at');
+    await expectUnchanged(app, before);
+  });
+
+  it('future but before the start date › answers 400 on expires_at', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id, { start_date: '2027-04-01' });
+    const before = await dbState(app);
+    for (const at of ['2027-03-20T00:00:00Z', '2027-04-01T00:00:00Z']) {
+      const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix(at) } });
+      expectError(res, 400, 'validation_error', 'expires_at');
+    }
+    await expectUnchanged(app, before);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-04-01T00:00:01Z') } });
+    expect(res.status).toBe(200);
+  });
+
+  it('after the pass expired › reads EXPIRED, and a new future expiry makes it ACTIVE again', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    expect(issued.expires_at).toBe(unix('2027-04-10T00:00:00Z'));
+    app.clock.set(new Date('2027-04-12T09:00:00Z'));
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('EXPIRED');
+    expect((await v3(app, `/clients/${issued.client_id}`, { key: reseller.key })).body.active_pass.status).toBe('EXPIRED');
+
+    const expiresAt = unix('2027-05-12T09:00:00Z');
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: expiresAt } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ACTIVE', expires_at: expiresAt });
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('ACTIVE');
+    expect((await v3(app, `/clients/${issued.client_id}`, { key: reseller.key })).body.active_pass).toMatchObject({ status: 'ACTIVE', expires_at: expiresAt });
+  });
+
+  it('a pass stored as EXPIRED › becomes ACTIVE again', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    await app.sql("update issued_pass set status = 'EXPIRED' where id = ?", [issued.id]);
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('EXPIRED');
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    expect(res.body.status).toBe('ACTIVE');
+    const [row] = await app.sql<{ status: string }>('select status from issued_pass where id = ?', [issued.id]);
+    expect(row.status).toBe('ACTIVE');
+  });
+
+  it('success › records issued_pass.updated; a failure records nothing', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    let since = await lastOutboxId(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    const events = await outboxSince(app, since);
+    expect(events.map((e) => [e.topic, e.payload.type])).toEqual([['event', 'issued_pass.updated']]);
+    expect(events[0].payload.data.object).toEqual(res.body);
+
+    since = await lastOutboxId(app);
+    await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2020-01-01T00:00:00Z') } });
+    expect(await outboxSince(app, since)).toEqual([]);
+  });
+
+  it('a CANCELLED pass › answers 409 pass_cancelled and changes nothing', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    await cancel(issued.id);
+    const before = await dbState(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    expectError(res, 409, 'pass_cancelled');
+    await expectUnchanged(app, before);
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('CANCELLED');
+  });
+});
+
+describe('POST /issued_passes/{client_id}/renew', () => {
+  it('PAYG pass › answers 409 not_prepaid and debits nothing', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expectError(res, 409, 'not_prepaid');
+    expect(res.body.error.type).toBe('resource_conflict_error');
+    await expectUnchanged(app, before);
+  });
+
+  it('CANCELLED pass › answers 409 pass_cancelled and debits nothing', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    await cancel(issued.id);
+    const before = await dbState(app);
+    expectError(await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' }), 409, 'pass_cancelled');
+    await expectUnchanged(app, before);
+  });
+
+  it('PREPAID before expiry › extends from expires_at by one period and answers the pass_renewal', async () => {
+    const { reseller, prepaid } = await setup('2027-01-31T10:00:00Z');
+    const issued = await issuePass(app, reseller, prepaid.id);
+    expect(issued.expires_at).toBe(unix('2027-02-28T00:00:00Z'));
+    app.clock.set(new Date('2027-02-20T08:00:00Z'));
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toEqual({
+      object: 'pass_renewal',
+      issued_pass: expect.objectContaining({
+        object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: prepaid.id, status: 'ACTIVE',
+        payment_model: 'PREPAID', expires_at: unix('2027-03-28T00:00:00Z'), start_date: '2027-01-31', passcode: issued.passcode,
+      }),
+      amount: 3000,
+      currency: 'EUR',
+      previous_expires_at: unix('2027-02-28T00:00:00Z'),
+      new_expires_at: unix('2027-03-28T00:00:00Z'),
+    });
+    expect((await getIssued(reseller, issued.client_id)).body).toEqual(res.body.issued_pass);
+  });
+
+  it('PREPAID after expiry › extends from now by one period and is ACTIVE again', async () => {
+    const { reseller, prepaid } = await setup('2027-01-15T10:00:00Z');
+    const issued = await issuePass(app, reseller, prepaid.id);
+    app.clock.set(new Date('2027-03-31T16:45:00Z'));
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('EXPIRED');
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      previous_expires_at: unix('2027-02-15T00:00:00Z'),
+      new_expires_at: unix('2027-04-30T16:45:00Z'),
+      issued_pass: { status: 'ACTIVE', expires_at: unix('2027-04-30T16:45:00Z') },
+    });
+    expect((await getIssued(reseller, issued.client_id)).body.status).toBe('ACTIVE');
+  });
+
+  it('PREPAID stored as EXPIRED › is renewed and stored ACTIVE', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    await app.sql("update issued_pass set status = 'EXPIRED' where id = ?", [issued.id]);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status).toBe(201);
+    const [row] = await app.sql<{ status: string }>('select status from issued_pass where id = ?', [issued.id]);
+    expect(row.status).toBe('ACTIVE');
+  });
+
+  it('PREPAID › debits the price (DEBIT row with balance_after) and grants the SPA credits again', async () => {
+    const { reseller, prepaid } = await setup('2027-03-10T12:00:00Z', 10_000);
+    const issued = await issuePass(app, reseller, prepaid.id);
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 7000, ledgerSum: 7000, rows: 2 });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status).toBe(201);
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 4000, ledgerSum: 4000, rows: 3 });
+    const debits = await app.sql<{ amount: string; balance_after: string; reference_id: string }>(
+      "select amount::text, balance_after::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT' order by id", [reseller.id]);
+    expect(debits).toEqual([
+      { amount: '3000', balance_after: '7000', reference_id: issued.id },
+      { amount: '3000', balance_after: '4000', reference_id: issued.id },
+    ]);
+    expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 100, ledgerSum: 100 });
+    const credits = await app.sql<{ type: string; amount: string; balance_after: string }>(
+      'select type, amount::text, balance_after::text from credit_transaction where client_id = ? order by id', [issued.client_id]);
+    expect(credits).toEqual([
+      { type: 'CREDIT', amount: '50', balance_after: '50' },
+      { type: 'CREDIT', amount: '50', balance_after: '100' },
+    ]);
+  });
+
+  it('PREPAID › resets the visit counters', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    await app.sql(`update issued_pass set visits_used = '{"GYM": 5}', visits_period = '2027-03' where id = ?`, [issued.id]);
+    expect((await getIssued(reseller, issued.client_id)).body.categories[0]).toMatchObject({ type: 'GYM', visits_used: 5 });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status).toBe(201);
+    expect(res.body.issued_pass.categories.map((c: { visits_used: number }) => c.visits_used)).toEqual([0, 0]);
+    expect((await getIssued(reseller, issued.client_id)).body.categories[0]).toMatchObject({ type: 'GYM', visits_used: 0 });
+    const [row] = await app.sql<{ visits_used: unknown }>('select visits_used from issued_pass where id = ?', [issued.id]);
+    expect(row.visits_used).toEqual({});
+  });
+
+  it('twice › stacks the periods on the previous expiry', async () => {
+    const { reseller, prepaid } = await setup('2027-03-10T12:00:00Z');
+    const issued = await issuePass(app, reseller, prepaid.id);
+    const first = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    const second = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(first.body.new_expires_at).toBe(unix('2027-05-10T00:00:00Z'));
+    expect(second.body).toMatchObject({ previous_expires_at: unix('2027-05-10T00:00:00Z'), new_expires_at: unix('2027-06-10T00:00:00Z') });
+    expect(await businessLedger(app, reseller.id)).toMatchObject({ balance: 1_000_000 - 3 * 3000, ledgerSum: 1_000_000 - 3 * 3000 });
+  });
+
+  it('after moving to another PREPAID package › charges its price and adds its duration', async () => {
+    const { reseller, payg } = await setup('2027-03-10T12:00:00Z', 100_000);
+    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+    const issued = await issuePass(app, reseller, payg.id);
+    await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: quarterly.id } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ amount: 8000, previous_expires_at: unix('2027-04-10T00:00:00Z'), new_expires_at: unix('2027-07-10T00:00:00Z') });
+    expect(await businessLedger(app, reseller.id)).toMatchObject({ balance: 92_000, ledgerSum: 92_000 });
+  });
+
+  it('with an empty JSON object body › renews like a body-less request', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, body: {} });
+    expect(res.status).toBe(201);
+  });
+
+  it('PREPAID with too little balance › answers 422 insufficient_balance and changes nothing, expiry included', async () => {
+    const { reseller, prepaid } = await setup('2027-03-10T12:00:00Z', 3000);
+    const issued = await issuePass(app, reseller, prepaid.id);
+    await app.sql(`update issued_pass set visits_used = '{"GYM": 2}', visits_period = '2027-03' where id = ?`, [issued.id]);
+    const before = await dbState(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expectError(res, 422, 'insufficient_balance');
+    await expectUnchanged(app, before);
+    expect((await getIssued(reseller, issued.client_id)).body).toMatchObject({ expires_at: issued.expires_at, categories: [{ visits_used: 2 }, { visits_used: 0 }] });
+  });
+
+  it('PREPAID with too little balance and an Idempotency-Key › changes nothing, and the replay answers the same 422', async () => {
+    const { reseller, prepaid } = await setup('2027-03-10T12:00:00Z', 3000);
+    const issued = await issuePass(app, reseller, prepaid.id);
+    const before = await dbState(app);
+    const first = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-poor' });
+    expectError(first, 422, 'insufficient_balance');
+    await expectUnchanged(app, before);
+    const replay = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-poor' });
+    expect(replay.status).toBe(422);
+    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+    await expectUnchanged(app, before);
+  });
+
+  it('success › records issued_pass.renewed with the renewal; failures record nothing', async () => {
+    const { reseller, prepaid, payg } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    let since = await lastOutboxId(app);
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-evt-1' });
+    expect(res.status).toBe(201);
+    const events = await outboxSince(app, since);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ topic: 'event', reseller_id: reseller.id });
+    expect(events[0].payload).toMatchObject({ object: 'event', type: 'issued_pass.renewed', data: { object: res.body }, request: { idempotency_key: 'renew-evt-1' } });
+
+    const paygClient = await issuePass(app, reseller, payg.id);
+    since = await lastOutboxId(app);
+    expectError(await v3(app, `/issued_passes/${paygClient.client_id}/renew`, { key: reseller.key, method: 'POST' }), 409, 'not_prepaid');
+    await cancel(issued.id);
+    expectError(await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' }), 409, 'pass_cancelled');
+    expect(await outboxSince(app, since)).toEqual([]);
+  });
+});

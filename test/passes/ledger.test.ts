@@ -1,0 +1,205 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import type { PassCategory } from '../../src/modules/passes/passes.entity.ts';
+import { startApp, type TestApp } from '../support/app.ts';
+import { businessLedger, clientBody, createPassPackage, createReseller, walletLedger, type TestReseller } from '../support/factories.ts';
+import { gql, v3 } from '../support/http.ts';
+import { dbState, expectUnchanged } from './db-state.ts';
+
+let app: TestApp;
+beforeAll(async () => { app = await startApp(); });
+afterEach(() => { app.clock.set(new Date()); });
+afterAll(async () => { await app?.close(); });
+
+/** mulberry32: a small seeded PRNG, so the sequence is the same on every run. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+  };
+}
+
+interface ModelPackage { id: string; price: number; paymentModel: 'PAYG' | 'PREPAID'; credits: number }
+interface ModelClient { id: string; pkg: ModelPackage; wallet: number }
+interface ModelReseller { r: TestReseller; balance: number; packages: ModelPackage[]; clients: ModelClient[] }
+
+const categories = (credits: number): PassCategory[] => [
+  { type: 'GYM', tiers: ['BRONZE'], visits_allowed: 8, credit_allocated: 0 },
+  ...(credits > 0 ? [{ type: 'SPA' as const, tiers: ['SILVER'], visits_allowed: null, credit_allocated: credits }] : []),
+];
+
+/** Every balance_after continues the previous one: the ledger is a chain, not just a sum. */
+async function expectChained(table: 'business_transaction' | 'credit_transaction', column: 'reseller_id' | 'client_id', ownerId: string) {
+  const rows = await app.sql<{ type: string; amount: string; balance_after: string }>(
+    `select type, amount::text, balance_after::text from ${table} where ${column} = ? order by id`, [ownerId]);
+  let running = 0;
+  for (const row of rows) {
+    running += row.type === 'CREDIT' ? Number(row.amount) : -Number(row.amount);
+    expect(Number(row.balance_after)).toBe(running);
+  }
+}
+
+describe('business account and wallet ledgers', () => {
+  it('a seeded random sequence of issues, renewals, changes and fundings › every ledger sums to its balance and matches the model', async () => {
+    const rand = prng(20261122);
+    app.clock.set(new Date('2027-01-01T09:00:00Z'));
+    const resellers: ModelReseller[] = [];
+    for (let i = 0; i < 3; i++) {
+      const balance = rand.int(0, 4) * 2500;
+      const r = await createReseller(app, { name: `Ledger ${i}`, balance });
+      const packages: ModelPackage[] = [];
+      for (const [paymentModel, price, credits] of [['PAYG', 4000, 30], ['PREPAID', rand.int(10, 60) * 100, 50], ['PREPAID', rand.int(10, 60) * 100, 0]] as const) {
+        const pkg = await createPassPackage(app, r, { paymentModel, price, categories: categories(credits), duration: rand.pick(['MONTHLY', 'QUARTERLY', 'ANNUALLY'] as const) });
+        packages.push({ id: pkg.id, price, paymentModel, credits });
+      }
+      resellers.push({ r, balance, packages, clients: [] });
+    }
+
+    const outcomes: Record<string, number> = {};
+    const count = (what: string) => { outcomes[what] = (outcomes[what] ?? 0) + 1; };
+
+    for (let step = 0; step < 36; step++) {
+      const m = rand.pick(resellers);
+      const op = rand.pick(['issue', 'issue', 'issue', 'renew', 'renew', 'update', 'fund', 'time'] as const);
+      const label = `step ${step} ${op} on ${m.r.id}`;
+      if (op === 'issue') {
+        const pkg = rand.pick(m.packages);
+        const viaGraphQL = rand.int(0, 1) === 1;
+        const affordable = pkg.paymentModel === 'PAYG' || m.balance >= pkg.price;
+        const before = affordable ? undefined : await dbState(app);
+        let clientId: string | undefined;
+        if (viaGraphQL) {
+          const res = await gql(app, m.r.key, `mutation($i: IssuePassInput!) { issuePass(input: $i) {
+            __typename ... on IssuedPassPayload { issuedPass { client { id } } } ... on Error { code } } }`,
+          { i: { passId: pkg.id, firstName: 'Step', lastName: String(step), email: `step${step}@example.com` } });
+          const result = res.body.data?.issuePass;
+          if (affordable) {
+            expect(result?.__typename, label).toBe('IssuedPassPayload');
+            clientId = result.issuedPass.client.id;
+          } else {
+            expect(result, label).toMatchObject({ __typename: 'UnprocessableError', code: 'insufficient_balance' });
+          }
+        } else {
+          const res = await v3(app, '/issued_passes', { key: m.r.key, body: clientBody(pkg.id, { email: `step${step}@example.com` }) });
+          if (affordable) {
+            expect(res.status, `${label}: ${res.text}`).toBe(201);
+            clientId = res.body.client_id;
+          } else {
+            expect(res.status, label).toBe(422);
+            expect(res.body.error.code).toBe('insufficient_balance');
+          }
+        }
+        if (clientId) {
+          if (pkg.paymentModel === 'PREPAID') m.balance -= pkg.price;
+          m.clients.push({ id: clientId, pkg, wallet: pkg.credits });
+          count(`issue ${pkg.paymentModel}`);
+        } else {
+          await expectUnchanged(app, before!);
+          count('issue refused');
+        }
+      } else if (op === 'renew' && m.clients.length > 0) {
+        const c = rand.pick(m.clients);
+        const refused = c.pkg.paymentModel === 'PAYG' || m.balance < c.pkg.price;
+        const before = refused ? await dbState(app) : undefined;
+        const res = await v3(app, `/issued_passes/${c.id}/renew`, { key: m.r.key, method: 'POST' });
+        if (before) await expectUnchanged(app, before);
+        if (c.pkg.paymentModel === 'PAYG') {
+          expect(res.status, label).toBe(409);
+          expect(res.body.error.code).toBe('not_prepaid');
+          count('renew PAYG refused');
+        } else if (m.balance >= c.pkg.price) {
+          expect(res.status, `${label}: ${res.text}`).toBe(201);
+          expect(res.body.amount).toBe(c.pkg.price);
+          m.balance -= c.pkg.price;
+          c.wallet += c.pkg.credits;
+          count('renew');
+        } else {
+          expect(res.status, label).toBe(422);
+          expect(res.body.error.code).toBe('insufficient_balance');
+          count('renew refused');
+        }
+      } else if (op === 'update' && m.clients.length > 0) {
+        const c = rand.pick(m.clients);
+        const pkg = rand.pick(m.packages);
+        const res = await v3(app, '/issued_passes/update', { key: m.r.key, body: { client_id: c.id, pass_id: pkg.id } });
+        expect(res.status, label).toBe(200);
+        c.pkg = pkg;
+        count('update');
+      } else if (op === 'fund') {
+        const amount = rand.int(1, 8) * 1000;
+        await app.orm.em.fork().transactional((tx) => fundReseller(tx, m.r.id, amount, app.clock.now()));
+        m.balance += amount;
+        count('fund');
+      } else {
+        app.clock.advance(rand.int(1, 45) * 86_400_000);
+        count('time');
+      }
+    }
+
+    // The sequence exercised what it is meant to (the seed is fixed, so this is stable).
+    expect(outcomes['issue PREPAID']).toBeGreaterThan(0);
+    expect(outcomes['issue refused']).toBeGreaterThan(0);
+    expect(outcomes.renew).toBeGreaterThan(0);
+    expect(outcomes.fund).toBeGreaterThan(0);
+
+    for (const m of resellers) {
+      const ledger = await businessLedger(app, m.r.id);
+      expect(ledger.ledgerSum, `reseller ${m.r.id}`).toBe(ledger.balance);
+      expect(ledger.balance, `reseller ${m.r.id}`).toBe(m.balance);
+      await expectChained('business_transaction', 'reseller_id', m.r.id);
+      for (const c of m.clients) {
+        const wallet = await walletLedger(app, c.id);
+        expect(wallet.ledgerSum, `client ${c.id}`).toBe(wallet.balance);
+        expect(wallet.balance, `client ${c.id}`).toBe(c.wallet);
+        await expectChained('credit_transaction', 'client_id', c.id);
+      }
+    }
+    const [orphans] = await app.sql<{ n: string }>(
+      `select count(*)::text as n from client c where not exists (select 1 from issued_pass p where p.client_id = c.id)`);
+    expect(orphans.n).toBe('0');
+  });
+
+  it('parallel PREPAID issues on a balance that pays for three › exactly three succeed and the ledger sums', async () => {
+    const reseller = await createReseller(app, { balance: 9000 });
+    const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 3000 });
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id, { email: `p${i}@example.com` }) })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 422, 422, 422]);
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 0, ledgerSum: 0, rows: 4 });
+    const [clients] = await app.sql<{ n: string }>('select count(*)::text as n from client where reseller_id = ?', [reseller.id]);
+    expect(clients.n).toBe('3');
+    await expectChained('business_transaction', 'reseller_id', reseller.id);
+  });
+
+  it('parallel PREPAID issues, each with its own Idempotency-Key › exactly three succeed, none fails with 5xx', async () => {
+    const reseller = await createReseller(app, { balance: 9000 });
+    const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 3000 });
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id, { email: `k${i}@example.com` }), idempotencyKey: `parallel-${i}` })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 422, 422, 422]);
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 0, ledgerSum: 0, rows: 4 });
+  });
+
+  it('parallel renewals of one PREPAID pass › each debit is recorded once and the periods stack', async () => {
+    app.clock.set(new Date('2027-01-10T00:00:00Z'));
+    const reseller = await createReseller(app, { balance: 10_000 });
+    const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 1000 });
+    const issued = await v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id) });
+    const results = await Promise.all(Array.from({ length: 4 }, () =>
+      v3(app, `/issued_passes/${issued.body.client_id}/renew`, { key: reseller.key, method: 'POST' })));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(results.map((r) => r.body.new_expires_at).sort()).toEqual(
+      ['2027-03-10', '2027-04-10', '2027-05-10', '2027-06-10'].map((d) => Date.parse(`${d}T00:00:00Z`) / 1000));
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 5000, ledgerSum: 5000, rows: 6 });
+    expect(await walletLedger(app, issued.body.client_id)).toEqual({ balance: 250, ledgerSum: 250 });
+    await expectChained('credit_transaction', 'client_id', issued.body.client_id);
+  });
+});
