@@ -1,4 +1,4 @@
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { brandWithType } from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
@@ -9,17 +9,36 @@ import { idKindOf, idPrefixes, type IdKind } from '../platform/ids.ts';
 import type { GraphQLContext } from './context.ts';
 
 // Node ids are the same prefixed ids the REST adapter uses; the prefix names the type.
-export const nodeTypeByKind: Partial<Record<IdKind, string>> = {
-  pass: 'Pass',
-  issuedPass: 'IssuedPass',
-  client: 'Client',
-};
+// Each module registers its node types with the loader that enforces the caller's tenancy.
+const nodeTypeByKind: Partial<Record<IdKind, string>> = {};
+const nodeLoaders = new Map<string, (ctx: GraphQLContext, id: string) => Promise<unknown>>();
+
+export function registerNodeType(kind: IdKind, typename: string, load: (ctx: GraphQLContext, id: string) => Promise<unknown>): void {
+  nodeTypeByKind[kind] = typename;
+  nodeLoaders.set(typename, load);
+}
+
+async function loadNode(ctx: GraphQLContext, { typename, id }: { typename: string; id: string }): Promise<unknown> {
+  const load = nodeLoaders.get(typename);
+  if (!load) return null;
+  const node = await load(ctx, id).then(visible, notFoundAsNull);
+  // Branded so the Node interface resolves its concrete type; the name is a registered object type.
+  if (node) brandWithType(node, typename as Parameters<typeof brandWithType>[1]);
+  return node;
+}
 
 /**
  * decisions §14. Enforced as a validation rule (complexity.ts), so a rejected query never executes;
  * the plugin's own check would run inside root resolvers and surface as an internal error.
  */
 export const queryLimits = { complexity: 5000, depth: 12, breadth: 200 } as const;
+
+const UNKNOWN = 'Unknown';
+const visible = (node: unknown) => (node instanceof Error || node == null ? null : node);
+function notFoundAsNull(err: unknown): null {
+  if ((err as { code?: string }).code === 'resource_not_found') return null;
+  throw err;
+}
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -43,13 +62,19 @@ export const builder = new SchemaBuilder<{
     encodeGlobalID: (_typename, id) => String(id),
     decodeGlobalID: (globalID) => {
       const kind = idKindOf(globalID);
-      return { typename: (kind && nodeTypeByKind[kind]) ?? 'Unknown', id: globalID };
+      return { typename: (kind && nodeTypeByKind[kind]) ?? UNKNOWN, id: globalID };
     },
     // The connection field already multiplies by first/last; counting edges as a list again
     // would charge every page ten times over.
     edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
-    // nodes(ids:) costs what it loads: one selection per id asked for.
-    nodesQueryOptions: { complexity: (args) => ({ field: 1, multiplier: args.ids.length }) },
+    // node/nodes answer null for an id this caller cannot see, or that names no node type,
+    // like client(id:) does: no error, nothing to tell foreign from missing.
+    nodeQueryOptions: { resolve: (_root, { id }, ctx) => loadNode(ctx, id) },
+    // nodes(ids:) costs what it loads: one selection per id asked for. The loaders batch per type.
+    nodesQueryOptions: {
+      complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
+      resolve: (_root, { ids }, ctx) => ids.map((id) => loadNode(ctx, id)),
+    },
   },
   complexity: {
     defaultComplexity: 1,

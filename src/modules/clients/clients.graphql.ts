@@ -1,4 +1,4 @@
-import { builder } from '../../graphql/builder.ts';
+import { builder, registerNodeType } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { runQuery } from '../../graphql/use-case.ts';
 import { resellerOf } from '../../platform/request-context.ts';
@@ -25,6 +25,8 @@ export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.createdAt }),
   }),
 });
+
+registerNodeType('client', 'Client', (ctx, id) => ClientRef.getDataloader(ctx).load(id));
 
 builder.queryFields((t) => ({
   client: t.field({

@@ -1,4 +1,4 @@
-import { builder } from '../../graphql/builder.ts';
+import { builder, registerNodeType } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
@@ -48,7 +48,8 @@ export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass
     currency: t.exposeString('currency'),
     duration: t.field({ type: Duration, resolve: (p) => p.duration }),
     paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
-    categories: t.field({ type: [PassCategoryRef], resolve: (p) => p.categories }),
+    // At most one category per type (GYM, SPA): cost it as the 2-item list it is.
+    categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 }, resolve: (p) => p.categories }),
     providerCount: t.int({ resolve: () => 0 }),
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
   }),
@@ -77,6 +78,7 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
     paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
     categories: t.field({
       type: [IssuedPassCategoryRef],
+      complexity: { field: 1, multiplier: 2 },
       description: "The package's categories, each with this pass's visit counters.",
       resolve: async (p, _, ctx) => {
         const pass = await PassRef.getDataloader(ctx).load(p.passId);
@@ -88,6 +90,9 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
   }),
 });
+
+registerNodeType('pass', 'Pass', (ctx, id) => PassRef.getDataloader(ctx).load(id));
+registerNodeType('issuedPass', 'IssuedPass', (ctx, id) => IssuedPassRef.getDataloader(ctx).load(id));
 
 const PassRenewalRef = builder.objectRef<Awaited<ReturnType<typeof renewIssuedPass>>>('PassRenewal').implement({
   fields: (t) => ({
