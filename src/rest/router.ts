@@ -51,6 +51,10 @@ export async function handleRest(deps: RestDeps, req: IncomingMessage, res: Serv
     const { route, params } = match;
     const raw = await readBody(req, deps.config.BODY_LIMIT_BYTES);
     const caller = await authenticateReseller(em, header(req, 'authorization'));
+    // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
+    if (Object.values(params).some((v) => v.includes('\u0000'))) {
+      throw new DomainError('resource_not_found', `No such resource: ${path}`);
+    }
     const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
     const queryObject = Object.fromEntries(query.entries());
     if (!route.paginated && !route.query) rejectUnknownQuery(queryObject, []);
