@@ -2,7 +2,7 @@ import { GraphQLError, parse, type ASTVisitor, type ValidationContext } from 'gr
 import type { Plugin } from 'graphql-yoga';
 
 // decisions §14: documents past these limits are rejected at parse/validation time, before any
-// resolver runs. Depth and cost are enforced by the Pothos complexity plugin (builder.ts).
+// resolver runs. Depth, breadth and cost are enforced in complexity.ts.
 export const MAX_TOKENS = 5000;
 export const MAX_ALIASES = 30;
 export const MAX_DIRECTIVES = 50;

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useErrorHandler, type YogaServerInstance } from 'graphql-yoga';
 // GraphiQL with its assets bundled: the page works without reaching a CDN.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
@@ -47,7 +47,7 @@ export function createGraphQL(config: Config): YogaServerInstance<ServerContext,
     // queryCostLimits depends on the variables; a document-keyed validation cache would let
     // `first: 10` vouch for `first: 10000`.
     parserAndValidationCache: { validationCache: false },
-    plugins: [operationLimits(), queryCostLimits(), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
+    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
   });
 }
 
@@ -82,3 +82,16 @@ query Passes {
 #   }
 # }
 `;
+
+/** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
+function logUnexpectedErrors() {
+  return useErrorHandler(({ errors, context }) => {
+    const ctx = context as Partial<Ctx>;
+    for (const error of errors) {
+      const original = (error as GraphQLError).originalError ?? error;
+      if (original instanceof DomainError || original instanceof GraphQLDomainError) continue;
+      if (error instanceof GraphQLError && !error.originalError) continue; // a validation error, not a failure
+      ctx.log?.error({ err: original, path: (error as GraphQLError).path }, 'graphql resolver failed');
+    }
+  });
+}
