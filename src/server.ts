@@ -74,7 +74,8 @@ async function route(deps: AppDeps, yoga: ReturnType<typeof createGraphQL>, req:
  * idempotency record; its resolvers open savepoints inside it.
  */
 async function handleGraphQL(deps: AppDeps, yoga: ReturnType<typeof createGraphQL>, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, log: Logger): Promise<void> {
-  const wantsPage = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !url.searchParams.has('query');
+  // A browser (Accept: text/html) gets GraphiQL, also with ?query= prefilled; API clients ask for JSON.
+  const wantsPage = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
   const em = deps.orm.em.fork();
   try {
     const raw = req.method === 'POST' ? await readBody(req, deps.config.BODY_LIMIT_BYTES) : Buffer.alloc(0);

@@ -18,6 +18,14 @@ describe('GET /graphql from a browser', () => {
     expect(res.text).toMatch(/graphiql/i);
   });
 
+  it('a shared link with ?query= prefilled › still the GraphiQL page, and the page needs no CDN', async () => {
+    const res = await call(app, `/graphql?query=${encodeURIComponent('{ passes { edges { node { id } } } }')}`, { headers: { Accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).not.toMatch(/<script[^>]+src=["']?https?:/);
+    expect(res.text).not.toMatch(/<link[^>]+href=["']?https?:/);
+  });
+
   it('a GET query is still an API call › 401 without a key', async () => {
     const res = await call(app, `/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { Accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(401);
