@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../platform/logger.ts';
 
@@ -28,13 +28,10 @@ export async function startEmbeddedPostgres(opts: {
   const { log } = opts;
   const binDir = await binaries(log);
   const runAs = postgresUser();
-  const root = path.resolve(opts.dataDir);
+  const root = reachableDataDir(path.resolve(opts.dataDir), runAs, log);
   const pgdata = path.join(root, 'pg');
   fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-  if (runAs) {
-    assertTraversable(root, runAs);
-    fs.chownSync(root, runAs.uid, runAs.gid);
-  }
+  if (runAs) fs.chownSync(root, runAs.uid, runAs.gid);
 
   const passwordFile = path.join(root, 'pg-password');
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
@@ -124,11 +121,20 @@ function traversable(dir: string, runAs: RunAs): boolean {
   }
 }
 
-function assertTraversable(dataDir: string, runAs: RunAs): void {
-  if (!traversable(path.dirname(dataDir), runAs)) {
-    throw new Error(`the postgres user cannot reach ${dataDir}: a parent folder is private. ` +
-      'Set DATA_DIR to a folder under a world-traversable path (e.g. /var/tmp/gateway) or use DATABASE_URL.');
-  }
+/**
+ * As root, postgres runs as `postgres` and must traverse every parent of its data folder. A checkout
+ * under a private folder (a home, a mktemp dir) does not allow that: rather than refuse to start or
+ * loosen the user's folders, keep this checkout's data under /var/lib, named after its path.
+ */
+function reachableDataDir(dataDir: string, runAs: RunAs | undefined, log: Logger): string {
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
+  if (!runAs || traversable(path.dirname(dataDir), runAs)) return dataDir;
+  const hash = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+  const fallback = path.join('/var/lib/reseller-gateway', `${path.basename(path.dirname(dataDir))}-${hash}`);
+  fs.mkdirSync(path.dirname(fallback), { recursive: true, mode: 0o755 });
+  fs.chmodSync(path.dirname(fallback), 0o755);
+  log.warn({ dataDir, using: fallback }, 'the postgres user cannot reach DATA_DIR (a parent folder is private); keeping the data here instead');
+  return fallback;
 }
 
 /**
