@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // One copy of graphql, as in production: otherwise src gets its ESM build while Pothos and yoga
@@ -10,6 +10,8 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/**/*.test.ts'],
+    // The browser test needs Chromium; it runs through `npm run test:e2e` (test/e2e/vitest.config.ts).
+    exclude: [...configDefaults.exclude, 'test/e2e/**'],
     globalSetup: ['test/support/global-setup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     pool: 'forks',

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { startApp, type TestApp } from '../support/app.ts';
+import { createPassPackage, createReseller } from '../support/factories.ts';
+
+// A real browser on the real GraphiQL page: Debian's Chromium (`apt-get install chromium`),
+// never a browser downloaded by Playwright. Run with `npm run test:e2e`; CI runs it too.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let app: TestApp;
+let userDataDir: string;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  app = await startApp();
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-e2e-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  try {
+    await context?.close();
+  } finally {
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await app?.close();
+  }
+});
+
+describe('GraphiQL in Chromium', () => {
+  it('issues a pass with the Authorization header typed into its Headers tab', { timeout: 90_000 }, async () => {
+    const reseller = await createReseller(app);
+    const payg = await createPassPackage(app, reseller, { name: 'Flex', paymentModel: 'PAYG' });
+    const mutation = `mutation {
+  issuePass(input: { passId: "${payg.id}", firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" }) {
+    __typename
+    ... on IssuedPassPayload { issuedPass { id passcode status client { id email } } }
+    ... on Error { code message }
+  }
+}`;
+
+    const page = await context!.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => { requested.push(request.url()); });
+
+    await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent(mutation)}`);
+    const execute = page.locator('.graphiql-execute-button');
+    await execute.waitFor({ state: 'visible', timeout: 30_000 });
+
+    await page.getByText('Headers', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool').last().click();
+    await page.keyboard.insertText(`{"Authorization": "Bearer ${reseller.key}"}`);
+
+    // GraphiQL also POSTs its introspection query (again once the headers change): wait for the mutation.
+    const response = page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql'
+      && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('issuePass'), { timeout: 30_000 });
+    await execute.click();
+    expect((await response).status()).toBe(200);
+
+    const result = page.locator('.graphiql-response');
+    await expect.poll(() => result.innerText(), { timeout: 30_000 }).toMatch(/ipass_[0-9A-Za-z]+/);
+    // The editor renders indentation as non-breaking spaces.
+    const shown = JSON.parse((await result.innerText()).replace(/\u00a0/g, ' '));
+    expect(shown).toEqual({ data: { issuePass: {
+      __typename: 'IssuedPassPayload',
+      issuedPass: { id: expect.stringMatching(/^ipass_/), passcode: expect.stringMatching(/^[A-Z0-9]{8}$/), status: 'ACTIVE', client: { id: expect.stringMatching(/^client_/), email: 'ada@example.com' } },
+    } } });
+    const issuedPassId: string = shown.data.issuePass.issuedPass.id;
+
+    const passes = await app.sql<{ id: string; client_id: string }>('select id, client_id from issued_pass where reseller_id = ?', [reseller.id]);
+    expect(passes).toEqual([{ id: issuedPassId, client_id: shown.data.issuePass.issuedPass.client.id }]);
+    const clients = await app.sql<{ id: string; email: string }>('select id, email from client where reseller_id = ?', [reseller.id]);
+    expect(clients).toEqual([{ id: passes[0].client_id, email: 'ada@example.com' }]);
+
+    // The page works offline: everything it loads comes from the gateway itself.
+    const elsewhere = requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== '127.0.0.1');
+    expect(elsewhere).toEqual([]);
+    expect(requested.length).toBeGreaterThan(0);
+  });
+});
