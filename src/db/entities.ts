@@ -3,6 +3,9 @@ import { BusinessTransactionSchema } from '../modules/ledger/ledger.entity.ts';
 import { CreditTransactionSchema } from '../modules/credits/credits.entity.ts';
 import { ClientSchema } from '../modules/clients/clients.entity.ts';
 import { PassPackageSchema, IssuedPassSchema } from '../modules/passes/passes.entity.ts';
+import { ProviderSchema, CopayOptionSchema } from '../modules/providers/providers.entity.ts';
+import { SpaServiceSchema } from '../modules/spa/spa.entity.ts';
+import { ClassCategorySchema, ClassSchema, ClassInstanceSchema } from '../modules/classes/classes.entity.ts';
 
 // Every module's entities, registered explicitly.
 export const entities = [
@@ -13,4 +16,10 @@ export const entities = [
   ClientSchema,
   PassPackageSchema,
   IssuedPassSchema,
+  ProviderSchema,
+  CopayOptionSchema,
+  SpaServiceSchema,
+  ClassCategorySchema,
+  ClassSchema,
+  ClassInstanceSchema,
 ];

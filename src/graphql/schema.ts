@@ -5,6 +5,9 @@ import './errors.ts';
 // Every module's GraphQL types, registered explicitly.
 import '../modules/clients/clients.graphql.ts';
 import '../modules/passes/passes.graphql.ts';
+import '../modules/providers/providers.graphql.ts';
+import '../modules/spa/spa.graphql.ts';
+import '../modules/classes/classes.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 

@@ -9,6 +9,9 @@ import type { Logger } from '../platform/logger.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import { passesRoutes } from '../modules/passes/passes.rest.ts';
 import { clientsRoutes } from '../modules/clients/clients.rest.ts';
+import { providersRoutes } from '../modules/providers/providers.rest.ts';
+import { spaRoutes } from '../modules/spa/spa.rest.ts';
+import { classesRoutes } from '../modules/classes/classes.rest.ts';
 import { openApiDocument } from './openapi.ts';
 import { header, parseJsonBody, readBody, sendJson } from './http.ts';
 import type { Route, RouteResponse } from './route.ts';
@@ -19,6 +22,9 @@ export const V3_BASE = '/v3/api/business/reseller';
 export const routes: Route[] = [
   ...passesRoutes,
   ...clientsRoutes,
+  ...providersRoutes,
+  ...spaRoutes,
+  ...classesRoutes,
 ];
 
 interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }

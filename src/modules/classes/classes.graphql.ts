@@ -1,0 +1,2 @@
+// The classes module's GraphQL types, queries and connections (filled in by the catalogue work).
+export {};

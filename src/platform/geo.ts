@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { DomainError, validationError } from './errors.ts';
+import { parseInput } from './validation.ts';
+import type { Page, PageArgs } from './pagination.ts';
+
+// Proximity search on earthdistance's cube points: a GiST index on ll_to_earth(lat, lon) serves
+// both the radius box and nearest-first order. Ordering uses the chord distance (`<->`), which
+// is monotonic in the great-circle distance, so (chord, id) is an exact keyset: paging stays
+// keyset on (distance, id), never OFFSET, and ties are broken by id.
+
+export const DEFAULT_RADIUS_KM = 50;
+export const MAX_RADIUS_KM = 500;
+
+export interface Near { lat: number; lon: number; radiusKm: number }
+
+const coordinate = (min: number, max: number, name: string) => z.string()
+  .regex(/^-?\d{1,3}(\.\d+)?$/, `${name} must be a decimal number`)
+  .transform(Number)
+  .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
+
+export const nearQuerySchema = z.object({
+  lat: coordinate(-90, 90, 'lat').optional(),
+  lon: coordinate(-180, 180, 'lon').optional(),
+  radius_km: z.string().regex(/^\d+(\.\d+)?$/, 'radius_km must be a positive number')
+    .transform(Number)
+    .refine((n) => n > 0 && n <= MAX_RADIUS_KM, `radius_km must be greater than 0 and at most ${MAX_RADIUS_KM}`)
+    .optional(),
+});
+
+/** `lat`+`lon` (both or neither) and `radius_km` (only with them; default 50) from a query string. */
+export function nearFromQuery(query: Record<string, string | undefined>): Near | undefined {
+  const q = parseInput(nearQuerySchema, { lat: query.lat, lon: query.lon, radius_km: query.radius_km });
+  return checkNear(q.lat, q.lon, q.radius_km);
+}
+
+/** The same rules for typed input (GraphQL). */
+export function checkNear(lat: number | undefined, lon: number | undefined, radiusKm: number | undefined, names = { lat: 'lat', lon: 'lon', radius: 'radius_km' }): Near | undefined {
+  if (lat === undefined && lon === undefined) {
+    if (radiusKm !== undefined) throw validationError(names.radius, `${names.radius} needs ${names.lat} and ${names.lon}`);
+    return undefined;
+  }
+  if (lat === undefined) throw validationError(names.lat, `${names.lon} needs ${names.lat}`);
+  if (lon === undefined) throw validationError(names.lon, `${names.lat} needs ${names.lon}`);
+  if (!(lat >= -90 && lat <= 90)) throw validationError(names.lat, `${names.lat} must be between -90 and 90`);
+  if (!(lon >= -180 && lon <= 180)) throw validationError(names.lon, `${names.lon} must be between -180 and 180`);
+  const radius = radiusKm ?? DEFAULT_RADIUS_KM;
+  if (!(radius > 0 && radius <= MAX_RADIUS_KM)) throw validationError(names.radius, `${names.radius} must be greater than 0 and at most ${MAX_RADIUS_KM}`);
+  return { lat, lon, radiusKm: radius };
+}
+
+export interface ProximityQuery {
+  /** FROM clause; `pointAlias` names the table whose lat/lon locate a row. */
+  from: string;
+  pointAlias: string;
+  /** The row id column (the cursor), e.g. `p.id` or `c.id`. */
+  idColumn: string;
+  select: string;
+  /** Extra conditions (already scoped), joined with AND, and their `?` parameters in order. */
+  where: string[];
+  params: unknown[];
+}
+
+/**
+ * One page of rows nearest first within the radius, each with `distance_m`. A cursor must be a
+ * row of this very list (same filters, inside the radius), else 400 `invalid_cursor`.
+ */
+export async function proximityPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
+  const point = `ll_to_earth(${q.pointAlias}.lat, ${q.pointAlias}.lon)`;
+  const origin = 'll_to_earth(?::float8, ?::float8)';
+  const radiusM = near.radiusKm * 1000;
+  const conditions = [
+    // The box is the index-friendly bound; the exact distance then trims its corners.
+    `earth_box(${origin}, ?::float8) @> ${point}`,
+    `earth_distance(${point}, ${origin}) <= ?::float8`,
+    ...q.where,
+  ];
+  const baseParams = [near.lat, near.lon, radiusM, near.lat, near.lon, radiusM, ...q.params];
+  const chord = `(${point} <-> ${origin})`;
+
+  const cursor = page.startingAfter ?? page.endingBefore;
+  const backward = page.endingBefore !== undefined || page.backward === true;
+  let keyset = '';
+  let keysetParams: unknown[] = [];
+  if (cursor !== undefined) {
+    const param = page.endingBefore !== undefined ? 'ending_before' : 'starting_after';
+    const [row] = await em.execute<{ chord: number }[]>(
+      `select ${chord} as chord from ${q.from} where ${conditions.join(' and ')} and ${q.idColumn} = ?`,
+      [near.lat, near.lon, ...baseParams, cursor],
+    );
+    if (!row) throw new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
+    keyset = ` and (${chord}, ${q.idColumn}) ${backward ? '<' : '>'} (?::float8, ?)`;
+    keysetParams = [near.lat, near.lon, row.chord, cursor];
+  }
+  const rows = await em.execute<(T & { distance_m: number })[]>(
+    `select ${q.select}, earth_distance(${point}, ${origin}) as distance_m
+       from ${q.from}
+      where ${conditions.join(' and ')}${keyset}
+      order by ${chord} ${backward ? 'desc' : 'asc'}, ${q.idColumn} ${backward ? 'desc' : 'asc'}
+      limit ?`,
+    [near.lat, near.lon, ...baseParams, ...keysetParams, near.lat, near.lon, page.limit + 1],
+  );
+  const hasMore = rows.length > page.limit;
+  const data = rows.slice(0, page.limit);
+  if (backward) data.reverse();
+  return { data, hasMore, direction: backward ? 'backward' : 'forward' };
+}
+
+/** Kilometres rounded to metres, as shown in `distance_km`. */
+export const kilometres = (metres: number): number => Math.round(metres) / 1000;
