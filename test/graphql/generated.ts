@@ -80,4 +80,5 @@ export type NodeQuery = { node:
     | { __typename: 'Client', email: string, id: string }
     | { __typename: 'IssuedPass', passcode: string, status: IssuedPassStatus, id: string }
     | { __typename: 'Pass', name: string, paymentModel: PaymentModel, id: string }
+    | { __typename: 'Provider', id: string }
    | null };
