@@ -14,6 +14,7 @@ import {
   type IssuedPass, type PassCategory, type PassPackage,
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
+import { countCoveredProviders } from '../providers/pass-coverage.ts';
 
 const Duration = builder.enumType('PassDuration', { values: durations });
 const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });
@@ -50,7 +51,16 @@ export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass
     paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
     // At most one category per type (GYM, SPA): cost it as the 2-item list it is.
     categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 }, resolve: (p) => p.categories }),
-    providerCount: t.int({ resolve: () => 0 }),
+    providerCount: t.loadable({
+      type: 'Int',
+      description: "Providers the pass covers (one of its categories has the provider's category and tier).",
+      // One statement for every pass of the request, not one per pass.
+      load: async (ids: string[], ctx: GraphQLContext) => {
+        const counts = await countCoveredProviders(ctx.em, ids);
+        return ids.map((id) => counts.get(id) ?? 0);
+      },
+      resolve: (p) => p.id,
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
   }),
 });

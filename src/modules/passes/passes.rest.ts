@@ -10,6 +10,7 @@ import {
 import { renewInput, renewIssuedPass, type RenewInput } from './renew-issued-pass.ts';
 import { getIssuedPassOfClient, getPass, listPasses } from './passes.service.ts';
 import { presentIssuedPass, presentPass, presentRenewal } from './passes.presenter.ts';
+import { countCoveredProviders } from '../providers/pass-coverage.ts';
 
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
@@ -23,7 +24,8 @@ export const passesRoutes = defineRoutes([
     async handler(ctx, { query }) {
       rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
       const page = await listPasses(ctx, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p)) };
+      const counts = await countCoveredProviders(ctx.em, page.data.map((p) => p.id));
+      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p, counts.get(p.id) ?? 0)) };
     },
   },
   {
@@ -32,7 +34,9 @@ export const passesRoutes = defineRoutes([
     success: { status: 200, description: 'A `pass` object' },
     errors: [...passErrors, 'resource_not_found'],
     async handler(ctx, { params }) {
-      return { status: 200, body: presentPass(await getPass(ctx, params.id)) };
+      const pass = await getPass(ctx, params.id);
+      const counts = await countCoveredProviders(ctx.em, [pass.id]);
+      return { status: 200, body: presentPass(pass, counts.get(pass.id) ?? 0) };
     },
   },
   {

@@ -1,0 +1,46 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PassPackage } from '../passes/passes.entity.ts';
+import type { ProviderCategory } from './providers.entity.ts';
+
+// A pass covers a provider when one of its categories has the provider's category as `type` and
+// the provider's tier among its `tiers`. Tier labels are upper case like every V3 enum value
+// (decisions §2), so a pass's labels are upper-cased and the provider's tier compared exactly,
+// which keeps the (category, tier, id) index usable.
+
+export interface CoveredTiers { category: ProviderCategory; tiers: string[] }
+
+export function coveredTiers(pass: Pick<PassPackage, 'categories'>): CoveredTiers[] {
+  return pass.categories
+    .map((c) => ({ category: c.type, tiers: [...new Set(c.tiers.map((t) => t.toUpperCase()))] }))
+    .filter((c) => c.tiers.length > 0);
+}
+
+/**
+ * How many providers each pass covers, for a whole page of passes in one statement. A provider
+ * has one category and one tier, so a pass's count is the sum of the counts of the distinct
+ * (category, tier) pairs it covers: each pair is counted once over the (category, tier) index
+ * however many passes share it, instead of joining every pass with every provider it covers.
+ */
+export async function countCoveredProviders(em: EntityManager, passIds: readonly string[]): Promise<Map<string, number>> {
+  if (passIds.length === 0) return new Map();
+  const rows = await em.execute<{ pass_id: string; providers: string }[]>(
+    `with pairs as (
+       select distinct pp.id as pass_id, c->>'type' as category, upper(t) as tier
+         from pass_package pp
+         cross join lateral jsonb_array_elements(pp.categories) c
+         cross join lateral jsonb_array_elements_text(c->'tiers') t
+        where pp.id in (${passIds.map(() => '?').join(', ')})
+     ), counts as (
+       select p.category, p.tier, count(*) as n
+         from provider p
+        where (p.category, p.tier) in (select category, tier from pairs)
+        group by p.category, p.tier
+     )
+     select pairs.pass_id, sum(counts.n) as providers
+       from pairs
+       join counts using (category, tier)
+      group by pairs.pass_id`,
+    [...passIds],
+  );
+  return new Map(rows.map((r) => [r.pass_id, Number(r.providers)]));
+}
