@@ -5,6 +5,8 @@ import type { Ctx } from '../platform/request-context.ts';
 export interface RouteRequest {
   params: Record<string, string>;
   query: Record<string, string | undefined>;
+  /** The raw query string: `query` keeps only the last value of a repeated parameter. */
+  search: URLSearchParams;
   body: unknown;
 }
 

@@ -66,7 +66,7 @@ export async function handleRest(deps: RestDeps, req: IncomingMessage, res: Serv
     if (!route.paginated && !route.query) rejectUnknownQuery(queryObject, []);
     const key = route.idempotent ? checkIdempotencyKey(header(req, 'idempotency-key')) : undefined;
     const ctx: Ctx = { em, caller, clock: deps.clock, config: deps.config, log, requestId, idempotencyKey: key };
-    const request = { params, query: queryObject, body };
+    const request = { params, query: queryObject, search: query, body };
 
     if (key !== undefined) {
       const result = await runIdempotent(

@@ -1,4 +1,62 @@
+import { z } from 'zod';
+import { listEnvelope } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
+import { rejectUnknownQuery } from '../../rest/router.ts';
+import { validationError } from '../../platform/errors.ts';
+import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { localDate } from '../../platform/validation.ts';
+import { AVAILABILITY_DATES, checkLocalDate, getSpaAvailability, listSpaServices, MAX_SERVICES_PER_APPOINTMENT } from './spa.service.ts';
+import { presentAvailability, presentSpaService } from './spa.presenter.ts';
 
-// The spa module's V3 operations (filled in by the catalogue work).
-export const spaRoutes = defineRoutes([]);
+const catalogueErrors = ['validation_error', 'invalid_api_key', 'account_disabled', 'resource_not_found'] as const;
+
+// Documents the query for OpenAPI; the handler reads service_ids from the raw query string,
+// because a repeated parameter keeps only its last value in `query`.
+const availabilityQuery = z.object({
+  date: localDate.describe(`The local date at the spa (its \`timezone\`), YYYY-MM-DD, from ${AVAILABILITY_DATES.from} to ${AVAILABILITY_DATES.to}`),
+  service_ids: z.string().describe(
+    `Ids of the services of one appointment (1–${MAX_SERVICES_PER_APPOINTMENT}, distinct, all of this spa), ` +
+    'comma-separated (service_ids=svc_a,svc_b), or the parameter repeated (service_ids=svc_a&service_ids=svc_b), or both',
+  ),
+});
+
+/** Every id of every `service_ids` value, split on commas; an empty piece is malformed. */
+function serviceIdsOf(search: URLSearchParams): string[] {
+  const values = search.getAll('service_ids');
+  if (values.length === 0) throw validationError('service_ids', "Missing required parameter 'service_ids'");
+  const ids = values.flatMap((v) => v.split(','));
+  if (ids.some((id) => id.trim() === '')) throw validationError('service_ids', 'Expected service ids separated by commas, with none empty');
+  return ids;
+}
+
+export const spaRoutes = defineRoutes([
+  {
+    method: 'GET', path: '/spas/{spa_id}/services', operationId: 'listSpaServices', tag: 'Spas', paginated: true,
+    summary: "The spa's services, newest first (a provider that is not a spa is not found)",
+    query: pageQuerySchema,
+    success: { status: 200, description: 'A list of `service` objects' },
+    errors: [...catalogueErrors, 'invalid_cursor'],
+    async handler(ctx, { params, query }) {
+      rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
+      const page = await listSpaServices(ctx, params.spa_id, pageArgsFromQuery(query));
+      const url = `/v3/api/business/reseller/spas/${encodeURIComponent(params.spa_id)}/services`;
+      return { status: 200, body: listEnvelope(page, url, 'Services retrieved successfully', presentSpaService) };
+    },
+  },
+  {
+    method: 'GET', path: '/spas/{spa_id}/availability', operationId: 'getSpaAvailability', tag: 'Spas',
+    summary: 'Appointment slots of a spa on a local date for a set of services: every 15 minutes inside opening hours; ' +
+      'unavailable when past or when the room capacity is in use. A local time skipped by a DST change is not listed; ' +
+      'a repeated one (autumn) is listed once, at its first occurrence.',
+    query: availabilityQuery,
+    success: { status: 200, description: 'An `availability` object' },
+    errors: [...catalogueErrors],
+    async handler(ctx, { params, query, search }) {
+      rejectUnknownQuery(query, Object.keys(availabilityQuery.shape));
+      if (search.getAll('date').length > 1) throw validationError('date', "Send 'date' once");
+      const date = checkLocalDate(query.date);
+      const availability = await getSpaAvailability(ctx, params.spa_id, { date, serviceIds: serviceIdsOf(search) });
+      return { status: 200, body: presentAvailability(availability) };
+    },
+  },
+]);

@@ -1,0 +1,91 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
+import { isId } from '../../platform/ids.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { localDate, parseInput } from '../../platform/validation.ts';
+import { getProvider } from '../providers/providers.service.ts';
+import type { Provider } from '../providers/providers.entity.ts';
+import { spaDaySlots, type Slot } from './availability.ts';
+import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
+
+/** At most this many services in one appointment (one availability question, one booking). */
+export const MAX_SERVICES_PER_APPOINTMENT = 10;
+
+/** A provider of category SPA; a gym or an unknown id is not found. */
+export async function getSpa(ctx: Ctx, spaId: string, param?: string): Promise<Provider> {
+  const provider = await getProvider(ctx, spaId, param).catch((err: unknown) => {
+    if (err instanceof DomainError && err.code === 'resource_not_found') throw notFound('spa', spaId, param);
+    throw err;
+  });
+  if (provider.category !== 'SPA') throw notFound('spa', spaId, param);
+  return provider;
+}
+
+/** The spa's services, newest first. */
+export async function listSpaServices(ctx: Ctx, spaId: string, page: PageArgs): Promise<Page<SpaService>> {
+  const spa = await getSpa(ctx, spaId);
+  return keysetPage(ctx.em, SpaServiceSchema, { providerId: spa.id }, page, 'service');
+}
+
+/** The shape of a service list before anything is read: 1–10 distinct well-formed ids. */
+export function checkServiceIds(ids: readonly string[], param = 'service_ids'): void {
+  if (ids.length === 0) throw validationError(param, 'Name at least one service');
+  if (ids.length > MAX_SERVICES_PER_APPOINTMENT) throw validationError(param, `Name at most ${MAX_SERVICES_PER_APPOINTMENT} services`);
+  const malformed = ids.find((id) => !isId('service', id));
+  if (malformed !== undefined) throw validationError(param, `'${malformed}' is not a service id`);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate !== undefined) throw validationError(param, `'${duplicate}' is named more than once`);
+}
+
+/**
+ * The services an appointment asks for, in the order asked, each a service of this spa. An id of
+ * another spa or an unknown one is a 400 on `param` (a query or body value, not a path: no 404).
+ */
+export async function servicesOfSpa(em: EntityManager, spa: Provider, ids: readonly string[], param = 'service_ids'): Promise<SpaService[]> {
+  checkServiceIds(ids, param);
+  const rows = await em.find(SpaServiceSchema, { id: { $in: [...ids] }, providerId: spa.id });
+  const byId = new Map(rows.map((s) => [s.id, s]));
+  const missing = ids.find((id) => !byId.has(id));
+  if (missing !== undefined) throw validationError(param, `No service '${missing}' at spa '${spa.id}'`);
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** Dates availability answers for: wide, but inside what Date and Intl resolve in every zone. */
+export const AVAILABILITY_DATES = { from: '1970-01-01', to: '2999-12-31' } as const;
+
+/** A calendar date, YYYY-MM-DD, within AVAILABILITY_DATES. */
+export function checkLocalDate(value: string | undefined, param = 'date'): string {
+  if (value === undefined) throw validationError(param, `Missing required parameter '${param}'`);
+  const date = parseInput(localDate, value, param);
+  if (date < AVAILABILITY_DATES.from || date > AVAILABILITY_DATES.to) {
+    throw validationError(param, `${param} must be between ${AVAILABILITY_DATES.from} and ${AVAILABILITY_DATES.to}`);
+  }
+  return date;
+}
+
+export interface AvailabilityQuery { date: string | undefined; serviceIds: readonly string[] }
+/** Names of the inputs in error `param`s: V3 query names; GraphQL shows them in camelCase. */
+export interface AvailabilityParams { spaId?: string; date: string; serviceIds: string }
+
+export interface SpaAvailability {
+  spa: Provider;
+  date: string;
+  services: SpaService[];
+  durationMinutes: number;
+  slots: Slot[];
+}
+
+export async function getSpaAvailability(
+  ctx: Ctx, spaId: string, query: AvailabilityQuery,
+  params: AvailabilityParams = { date: 'date', serviceIds: 'service_ids' },
+): Promise<SpaAvailability> {
+  resellerOf(ctx);
+  const date = checkLocalDate(query.date, params.date);
+  checkServiceIds(query.serviceIds, params.serviceIds);
+  const spa = await getSpa(ctx, spaId, params.spaId);
+  const services = await servicesOfSpa(ctx.em, spa, query.serviceIds, params.serviceIds);
+  const durationMinutes = services.reduce((sum, s) => sum + s.durationMinutes, 0);
+  const slots = await spaDaySlots(ctx.em, spa, date, durationMinutes, ctx.clock.now());
+  return { spa, date, services, durationMinutes, slots };
+}
