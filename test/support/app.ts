@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { configWith, type Config } from '../../src/config.ts';
 import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
-import { openOrm, type Orm } from '../../src/db/orm.ts';
+import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormOptions, type Orm } from '../../src/db/orm.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { buildServer } from '../../src/server.ts';
@@ -18,6 +20,8 @@ export interface TestApp {
   databaseUrl: string;
   /** Runs SQL against this app's database (assertions on rows, ledgers, outbox). */
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  /** SQL statements the app's ORM has sent (app.sql's included) since the last reset; set by startApp. */
+  queries?: { readonly count: number; readonly statements: readonly string[]; reset(): void };
   close(): Promise<void>;
 }
 
@@ -31,7 +35,8 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
   const databaseUrl = withDatabase(inject('adminUrl'), database);
   const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides });
   const log = createLogger(config);
-  const orm = await openOrm(databaseUrl, config.DB_POOL_MAX);
+  const counter = new StatementCounter({ writer: () => {} });
+  const orm = await MikroORM.init({ ...ormOptions(databaseUrl, config.DB_POOL_MAX), loggerFactory: () => counter });
   const clock = new ManualClock();
   const server: http.Server = buildServer({ orm, config, clock, log });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,10 +48,25 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
     config,
     databaseUrl,
     sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
+    queries: counter,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await orm.close();
     },
   };
+}
+
+/**
+ * The ORM reports every statement it executes to its logger (whatever the debug setting, which
+ * only decides what gets written): counting there sees each statement, BEGIN and COMMIT included.
+ */
+class StatementCounter extends DefaultLogger {
+  statements: string[] = [];
+  constructor(options: LoggerOptions) { super(options); }
+  get count(): number { return this.statements.length; }
+  override logQuery(context: LogContext): void {
+    if ((context.namespace ?? 'query') === 'query') this.statements.push(context.query ?? '');
+  }
+  reset(): void { this.statements = []; }
 }

@@ -1,2 +1,199 @@
-// The classes module's GraphQL types, queries and connections (filled in by the catalogue work).
-export {};
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
+import { builder, registerNodeType } from '../../graphql/builder.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+import { inRequestedOrder } from '../../graphql/loaders.ts';
+import { runQuery } from '../../graphql/use-case.ts';
+import { checkNear } from '../../platform/geo.ts';
+import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import { localTimeOf } from '../../platform/time.ts';
+import { parseInput } from '../../platform/validation.ts';
+import { nullWhenNotFound } from '../passes/passes.graphql.ts';
+import { NearInput, ProviderRef } from '../providers/providers.graphql.ts';
+import {
+  ClassCategorySchema, ClassInstanceSchema, ClassSchema, classInstanceStatuses,
+  type Class, type ClassCategory, type ClassInstance,
+} from './classes.entity.ts';
+import { classesOfProviders, getClass, listClassCategories, spotsRemaining, upcomingInstancesOf } from './classes.service.ts';
+import { classFilterSchema, listClasses, type ClassShape } from './list-classes.ts';
+
+// Class categories, classes and their instances as Relay nodes. A page of providers with their
+// classes and next instances costs a constant number of statements: every per-parent connection
+// and every parent reference goes through a request-scoped DataLoader.
+
+const ClassInstanceStatusEnum = builder.enumType('ClassInstanceStatus', { values: classInstanceStatuses });
+
+export const ClassCategoryRef = builder.loadableNode(builder.objectRef<ClassCategory>('ClassCategory'), {
+  description: 'A kind of class (Yoga, Spinning …); its `name` is the `category` filter of `classes`.',
+  id: { resolve: (c) => c.id },
+  load: async (ids: string[], ctx: GraphQLContext) => {
+    resellerOf(ctx);
+    return inRequestedOrder(ids, await ctx.em.find(ClassCategorySchema, { id: { $in: ids } }));
+  },
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+  }),
+});
+
+export const ClassRef = builder.loadableNode(builder.objectRef<ClassShape>('Class'), {
+  description: 'A group fitness class at a provider; it is held at its instances.',
+  id: { resolve: (c) => c.id },
+  load: async (ids: string[], ctx: GraphQLContext) => {
+    resellerOf(ctx);
+    return inRequestedOrder(ids, await ctx.em.find(ClassSchema, { id: { $in: ids } }));
+  },
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    durationMinutes: t.exposeInt('durationMinutes'),
+    category: t.field({ type: ClassCategoryRef, resolve: (c, _, ctx) => ClassCategoryRef.getDataloader(ctx).load(c.categoryId) }),
+    provider: t.field({ type: ProviderRef, resolve: (c, _, ctx) => ProviderRef.getDataloader(ctx).load(c.providerId) }),
+    distanceKm: t.float({
+      nullable: true,
+      description: "Kilometres from the point searched for to the class's provider; null when the query had none.",
+      resolve: (c) => {
+        const metres = (c as ClassShape).distanceM;
+        return metres === undefined ? null : Math.round(metres) / 1000;
+      },
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (c) => c.createdAt }),
+  }),
+});
+
+export const ClassInstanceRef = builder.loadableNode(builder.objectRef<ClassInstance>('ClassInstance'), {
+  description: 'One scheduled occurrence of a class.',
+  id: { resolve: (i) => i.id },
+  load: async (ids: string[], ctx: GraphQLContext) => {
+    resellerOf(ctx);
+    return inRequestedOrder(ids, await ctx.em.find(ClassInstanceSchema, { id: { $in: ids } }));
+  },
+  fields: (t) => ({
+    class: t.field({ type: ClassRef, resolve: (i, _, ctx) => ClassRef.getDataloader(ctx).load(i.classId) }),
+    startsAt: t.field({ type: 'DateTime', resolve: (i) => i.startsAt }),
+    date: t.field({ type: 'Date', description: "The start's calendar date at the provider.", resolve: (i) => i.localDate }),
+    time: t.string({
+      description: "The start's wall-clock time at the provider, HH:MM.",
+      resolve: async (i, _, ctx) => {
+        const cls = await ClassRef.getDataloader(ctx).load(i.classId);
+        const provider = await ProviderRef.getDataloader(ctx).load(cls.providerId);
+        return localTimeOf(i.startsAt, provider.timezone);
+      },
+    }),
+    capacity: t.exposeInt('capacity'),
+    spotsRemaining: t.int({ resolve: (i) => spotsRemaining(i) }),
+    status: t.field({ type: ClassInstanceStatusEnum, resolve: (i) => i.status }),
+  }),
+});
+
+registerNodeType('classCategory', 'ClassCategory', (ctx, id) => ClassCategoryRef.getDataloader(ctx).load(id));
+registerNodeType('class', 'Class', (ctx, id) => ClassRef.getDataloader(ctx).load(id));
+registerNodeType('classInstance', 'ClassInstance', (ctx, id) => ClassInstanceRef.getDataloader(ctx).load(id));
+
+const ClassConnection = builder.connectionObject({ type: ClassRef, name: 'ClassConnection' });
+const ClassInstanceConnection = builder.connectionObject({ type: ClassInstanceRef, name: 'ClassInstanceConnection' });
+
+type PagesOf<T> = (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs) => Promise<Map<string, Page<T> | Error>>;
+
+/**
+ * A per-parent connection batched across all parents of the request: one DataLoader for each
+ * set of connection arguments, so parents asked the same way share one statement.
+ */
+function perParentPages<T extends { id: string }>(pagesOf: PagesOf<T>) {
+  const loaders = createContextCache(() => new Map<string, DataLoader<string, Page<T>>>());
+  return (ctx: GraphQLContext, parentId: string, args: ConnectionArgs) => runQuery(async () => {
+    const page = pageArgsFromConnection(args);
+    const key = JSON.stringify(page);
+    const byArgs = loaders(ctx);
+    let loader = byArgs.get(key);
+    if (!loader) {
+      loader = new DataLoader(async (ids: readonly string[]) => {
+        const pages = await pagesOf(ctx, ids, page);
+        return ids.map((id) => pages.get(id)!);
+      });
+      byArgs.set(key, loader);
+    }
+    return toConnection(await loader.load(parentId), page);
+  });
+}
+
+/** Classes read by a list are primed into the Class loader, so ClassInstance.class/time reads none again. */
+function primed<T extends ClassShape>(ctx: GraphQLContext, classes: T[]): T[] {
+  const loader = ClassRef.getDataloader(ctx);
+  for (const cls of classes) loader.prime(cls.id, cls);
+  return classes;
+}
+
+const classesPage = perParentPages<Class>(async (ctx, providerIds, page) => {
+  const pages = await classesOfProviders(ctx, providerIds, page);
+  for (const p of pages.values()) if (!(p instanceof Error)) primed(ctx, p.data);
+  return pages;
+});
+const instancesPage = perParentPages(upcomingInstancesOf);
+const connectionCost = (args: ConnectionArgs) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 });
+
+builder.objectFields(ClassRef, (t) => ({
+  instances: t.field({
+    type: ClassInstanceConnection,
+    description: 'Upcoming scheduled instances (starting after now), soonest first.',
+    args: t.arg.connectionArgs(),
+    complexity: connectionCost,
+    resolve: (c, args, ctx) => instancesPage(ctx, c.id, args),
+  }),
+}));
+
+builder.objectFields(ProviderRef, (t) => ({
+  classes: t.field({
+    type: ClassConnection,
+    description: "The provider's classes, newest first.",
+    args: t.arg.connectionArgs(),
+    complexity: connectionCost,
+    resolve: (p, args, ctx) => classesPage(ctx, p.id, args),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  classCategories: t.connection({
+    type: ClassCategoryRef,
+    description: 'Active class categories, newest first.',
+    authScopes: { reseller: true },
+    complexity: connectionCost,
+    resolve: (_, args, ctx) => runQuery(async () => {
+      const page = pageArgsFromConnection(args);
+      return toConnection(await listClassCategories(ctx, page), page);
+    }),
+  }),
+  classes: t.field({
+    type: ClassConnection,
+    description: 'Classes: newest first, or nearest first within `near.radiusKm` when `near` is given. '
+      + '`date` keeps classes with a scheduled instance on that calendar day at their provider.',
+    authScopes: { reseller: true },
+    args: {
+      ...t.arg.connectionArgs(),
+      category: t.arg.string({ description: 'A category name, any case.' }),
+      date: t.arg({ type: 'Date' }),
+      near: t.arg({ type: NearInput }),
+      providerId: t.arg.id(),
+    },
+    complexity: connectionCost,
+    resolve: (_, args, ctx) => runQuery(async () => {
+      const filters = parseInput(classFilterSchema, {
+        category: args.category ?? undefined, date: args.date ?? undefined, provider_id: args.providerId ?? undefined,
+      });
+      const near = args.near == null ? undefined
+        : checkNear(args.near.lat, args.near.lon, args.near.radiusKm ?? undefined, { lat: 'near.lat', lon: 'near.lon', radius: 'near.radiusKm' });
+      const page = pageArgsFromConnection(args);
+      const result = await listClasses(ctx, { category: filters.category, date: filters.date, providerId: filters.provider_id, near }, page);
+      return toConnection({ ...result, data: primed(ctx, result.data) }, page);
+    }),
+  }),
+  class: t.field({
+    type: ClassRef,
+    nullable: true,
+    description: 'A class; null for an unknown id.',
+    authScopes: { reseller: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => runQuery(() => getClass(ctx, id)).catch(nullWhenNotFound),
+  }),
+}));

@@ -1,0 +1,81 @@
+import { notFound } from '../../platform/errors.ts';
+import { isId } from '../../platform/ids.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { ProviderSchema, type Provider } from '../providers/providers.entity.ts';
+import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
+import { pagesPerParent } from '../../platform/pages-per-parent.ts';
+
+// Reads of the class catalogue (shared by all resellers; every read still needs a reseller caller).
+
+/** How many upcoming instances GET /classes/{id} shows: two weeks of a class held several times a day. */
+export const UPCOMING_INSTANCES_SHOWN = 50;
+
+/** Active categories, newest first. */
+export async function listClassCategories(ctx: Ctx, page: PageArgs): Promise<Page<ClassCategory>> {
+  resellerOf(ctx);
+  return keysetPage(ctx.em, ClassCategorySchema, { active: true }, page, 'classCategory');
+}
+
+export async function getClass(ctx: Ctx, id: string): Promise<Class> {
+  resellerOf(ctx);
+  // A malformed id (path parameters are free text) names nothing: no query.
+  const cls = isId('class', id) ? await ctx.em.findOne(ClassSchema, { id }) : null;
+  if (!cls) throw notFound('class', id);
+  return cls;
+}
+
+/** A class as GET /classes shows it: with its provider, its category and, for a proximity search, the distance. */
+export interface ClassListing { cls: Class; provider: Provider; category: ClassCategory; distanceM?: number }
+
+/** Providers and categories of a page of classes: two queries, however long the page. */
+export async function listingsOf(ctx: Ctx, classes: (Class & { distanceM?: number })[]): Promise<ClassListing[]> {
+  if (classes.length === 0) return [];
+  const [providers, categories] = await Promise.all([
+    ctx.em.find(ProviderSchema, { id: { $in: [...new Set(classes.map((c) => c.providerId))] } }),
+    ctx.em.find(ClassCategorySchema, { id: { $in: [...new Set(classes.map((c) => c.categoryId))] } }),
+  ]);
+  const providerById = new Map(providers.map((p) => [p.id, p]));
+  const categoryById = new Map(categories.map((c) => [c.id, c]));
+  return classes.map((cls) => ({
+    cls, provider: providerById.get(cls.providerId)!, category: categoryById.get(cls.categoryId)!,
+    ...(cls.distanceM !== undefined ? { distanceM: cls.distanceM } : {}),
+  }));
+}
+
+/** A class with its provider, category and next scheduled instances (GET /classes/{id}). */
+export async function getClassWithInstances(ctx: Ctx, id: string): Promise<ClassListing & { instances: ClassInstance[] }> {
+  const cls = await getClass(ctx, id);
+  const [[listing], pages] = await Promise.all([
+    listingsOf(ctx, [cls]),
+    upcomingInstancesOf(ctx, [cls.id], { limit: UPCOMING_INSTANCES_SHOWN }),
+  ]);
+  const page = pages.get(cls.id)!;
+  if (page instanceof Error) throw page;
+  return { ...listing, instances: page.data };
+}
+
+export const spotsRemaining = (instance: ClassInstance): number => Math.max(0, instance.capacity - instance.spotsTaken);
+
+/** Upcoming (start after now) SCHEDULED instances of each class, soonest first; one statement for all classes. */
+export async function upcomingInstancesOf(ctx: Ctx, classIds: readonly string[], page: PageArgs): Promise<Map<string, Page<ClassInstance> | Error>> {
+  resellerOf(ctx);
+  const pages = await pagesPerParent(ctx.em, {
+    table: 'class_instance ci', alias: 'ci', parentColumn: 'class_id', sortColumn: 'starts_at', descending: false,
+    where: ["ci.status = 'SCHEDULED'", 'ci.starts_at > ?'], params: [ctx.clock.now()],
+  }, classIds, page);
+  return mapPages(pages, (row) => ctx.em.map(ClassInstanceSchema, row));
+}
+
+/** Each provider's classes, newest first; one statement for all providers. */
+export async function classesOfProviders(ctx: Ctx, providerIds: readonly string[], page: PageArgs): Promise<Map<string, Page<Class> | Error>> {
+  resellerOf(ctx);
+  const pages = await pagesPerParent(ctx.em, {
+    table: 'class c', alias: 'c', parentColumn: 'provider_id', descending: true, where: [], params: [],
+  }, providerIds, page);
+  return mapPages(pages, (row) => ctx.em.map(ClassSchema, row));
+}
+
+function mapPages<R, T>(pages: Map<string, Page<R> | Error>, map: (row: R) => T): Map<string, Page<T> | Error> {
+  return new Map([...pages].map(([id, p]) => [id, p instanceof Error ? p : { ...p, data: p.data.map(map) }]));
+}
