@@ -30,8 +30,10 @@ async function loadNode(ctx: GraphQLContext, { typename, id }: { typename: strin
 /**
  * decisions §14. Enforced as a validation rule (complexity.ts), so a rejected query never executes;
  * the plugin's own check would run inside root resolvers and surface as an internal error.
+ * The cost limit admits what a partner's "near me" screen needs in one request — 100 providers ×
+ * 5 classes × 3 next instances costs about 11,400 — and refuses a few times more than that.
  */
-export const queryLimits = { complexity: 5000, depth: 12, breadth: 200 } as const;
+export const queryLimits = { complexity: 25_000, depth: 12, breadth: 200 } as const;
 
 const UNKNOWN = 'Unknown';
 const visible = (node: unknown) => (node instanceof Error || node == null ? null : node);

@@ -77,8 +77,13 @@ export type NodeQueryVariables = Exact<{
 
 
 export type NodeQuery = { node:
+    | { __typename: 'Class', id: string }
+    | { __typename: 'ClassCategory', id: string }
+    | { __typename: 'ClassInstance', id: string }
     | { __typename: 'Client', email: string, id: string }
+    | { __typename: 'CopayOption', id: string }
     | { __typename: 'IssuedPass', passcode: string, status: IssuedPassStatus, id: string }
     | { __typename: 'Pass', name: string, paymentModel: PaymentModel, id: string }
     | { __typename: 'Provider', id: string }
+    | { __typename: 'SpaService', id: string }
    | null };

@@ -13,13 +13,12 @@ let app: TestApp;
 beforeAll(async () => { app = await startApp(); });
 afterAll(async () => { await app?.close(); });
 
-// Three aliased full pages: about 2,100 each at first: 100 (a single full page stays well under
-// the limit, as partner frontends need), so the document costs ~6,300 at 100 and ~630 at 10.
 const PAGE_FIELDS = 'edges { node { id name description price currency duration paymentModel providerCount createdAt categories { type tiers visitsAllowed creditAllocated } } }';
+// Nested connections multiply: providers × classes × instances at n = 10 costs ~3,000; at n = 100
+// it would be millions of selections, refused before anything runs.
 const PAGE = `query Page($n: Int) {
-  a: passes(first: $n) { ${PAGE_FIELDS} }
-  b: passes(first: $n) { ${PAGE_FIELDS} }
-  c: passes(first: $n) { ${PAGE_FIELDS} }
+  passes(first: $n) { edges { node { id } } }
+  providers(first: $n) { edges { node { id classes(first: $n) { edges { node { id instances(first: $n) { edges { node { id startsAt } } } } } } } } }
 }`;
 
 describe('cost', () => {
@@ -37,7 +36,7 @@ describe('cost', () => {
     await createPassPackage(app, reseller);
     const small = await gql(app, reseller.key, PAGE, { n: 10 });
     expect(small.status).toBe(200);
-    expect(small.body.data.a.edges).toHaveLength(1);
+    expect(small.body.data.passes.edges).toHaveLength(1);
 
     // Validation results depend on the variables: a cached pass for n = 10 must not let n = 100 through.
     const large = await gql(app, reseller.key, PAGE, { n: 100 });
@@ -57,13 +56,15 @@ describe('cost', () => {
     expect(res.body).toEqual({ data: { passes: { edges: [], pageInfo: { hasNextPage: false } } } });
   });
 
-  it('nodes(ids:) costs one selection per id › 3 ids run, 6000 are refused', async () => {
+  it('nodes(ids:) costs one selection per id › 3 ids run, 15000 are refused', async () => {
     const reseller = await createReseller(app);
     const pass = await createPassPackage(app, reseller);
-    const query = 'query Nodes($ids: [ID!]!) { nodes(ids: $ids) { id } }';
+    // Four selections per id: 15,000 ids (a ~0.5 MB body) cost ~60,000, over the limit.
+    const query = 'query Nodes($ids: [ID!]!) { nodes(ids: $ids) { id a: id b: id c: id } }';
     const few = await gql(app, reseller.key, query, { ids: [pass.id, pass.id, pass.id] });
-    expect(few.body).toEqual({ data: { nodes: [{ id: pass.id }, { id: pass.id }, { id: pass.id }] } });
-    const many = await gql(app, reseller.key, query, { ids: Array.from({ length: 6000 }, () => pass.id) });
+    const node = { id: pass.id, a: pass.id, b: pass.id, c: pass.id };
+    expect(few.body).toEqual({ data: { nodes: [node, node, node] } });
+    const many = await gql(app, reseller.key, query, { ids: Array.from({ length: 15_000 }, () => pass.id) });
     expect(many.status).toBe(400);
     expect(many.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', limit: 'complexity' });
   });
