@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/orm.ts';
@@ -9,6 +9,9 @@ import { systemClock } from './platform/clock.ts';
 import { DomainError } from './platform/errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { startOutboxDispatcher } from './platform/outbox.ts';
+import { importCatalog } from './modules/catalog/catalog.import.ts';
+import { progressReporter } from './modules/catalog/catalog.progress.ts';
+import { CatalogRejected } from './modules/catalog/catalog.validate.ts';
 import {
   createApiKey, createReseller, fundReseller, revokeApiKey, setResellerStatus,
 } from './modules/resellers/resellers.service.ts';
@@ -17,12 +20,14 @@ const USAGE = `usage: reseller-gateway <command>
 
   serve                                start the HTTP server (migrates; seeds demo data on an empty database)
   migrate                              apply pending migrations
-  seed --demo [--json]                 create demo resellers, keys and passes on an empty database
+  seed --demo [--json]                 create demo resellers, keys, passes and a catalogue (3 cities) on an empty database
   resellers create --name N --currency EUR
   resellers disable|enable RESELLER_ID
   resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
   keys create RESELLER_ID [--label L]  prints the new key once
   keys revoke KEY_ID
+  catalog import FILE                  load providers, services, classes, instances, co-pay options and
+                                       pass packages from a JSON file (docs/catalog-format.md); all or nothing
   print-schema                         write schema.graphql and docs/openapi.json from the code
 
 Without DATABASE_URL an embedded PostgreSQL runs with its data under DATA_DIR (default .data).`;
@@ -46,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
         console.error('the database already holds resellers; demo data is only seeded on an empty database');
         return 1;
       }
-      console.log(rest.includes('--json') ? JSON.stringify(seeded, null, 2) : describeSeed(seeded));
+      console.log(rest.includes('--json') ? JSON.stringify(seeded, null, 2) : describeSeed(seeded, config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`));
       return 0;
     });
     case 'resellers': return withDatabase(config, log, async (db) => {
@@ -82,9 +87,47 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     });
+    case 'catalog': {
+      const [action, file] = rest;
+      if (action !== 'import' || !file || rest.length !== 2) throw usage('catalog import FILE');
+      // Read and parse before starting a database: a wrong path fails at once.
+      const input = readCatalogFile(file);
+      return withDatabase(config, log, (db) => runCatalogImport(db.orm.em.fork(), input));
+    }
     default:
       console.error(USAGE);
       return 2;
+  }
+}
+
+function readCatalogFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`catalog import: cannot read ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`catalog import: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function runCatalogImport(em: Parameters<typeof importCatalog>[0], input: unknown): Promise<number> {
+  const progress = progressReporter(process.stderr);
+  try {
+    const counts = await importCatalog(em, input, { at: systemClock.now(), onProgress: progress });
+    progress.finish();
+    console.log(JSON.stringify({ imported: counts }));
+    return 0;
+  } catch (err) {
+    progress.finish();
+    if (!(err instanceof CatalogRejected)) throw err;
+    const lines = [`catalog import: ${err.message}:`, ...err.problems.map((p) => `  ${p.at}: ${p.message}`)];
+    if (err.total > err.problems.length) lines.push(`  … and ${err.total - err.problems.length} more`);
+    console.error(lines.join('\n'));
+    return 1;
   }
 }
 
@@ -121,7 +164,7 @@ async function serve(config: Config, log: Logger): Promise<number> {
   const { port } = server.address() as AddressInfo;
   const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
   log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL' }, 'listening');
-  if (seeded) console.log(`\n${describeSeed(seeded)}\n`);
+  if (seeded) console.log(`\n${describeSeed(seeded, base)}\n`);
   console.log(`GraphQL and GraphiQL: ${base}/graphql\nREST V3: ${base}/v3/api/business/reseller (OpenAPI at /v3/api/business/reseller/openapi.json)`);
 
   let stopping = false;
@@ -140,11 +183,21 @@ async function serve(config: Config, log: Logger): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
-function describeSeed(seed: DemoSeed): string {
+function describeSeed(seed: DemoSeed, base: string): string {
   const lines = ['Demo data created. API keys are shown once — store them now:'];
   for (const r of seed.resellers) {
     lines.push(`  ${r.name} (${r.id}), balance ${r.balance} ${r.currency} minor units`, `    API key: ${r.api_key}`);
     for (const p of r.passes) lines.push(`    pass ${p.id}  ${p.name} (${p.payment_model})`);
+  }
+  const c = seed.catalog;
+  if (c) {
+    lines.push(
+      `Catalogue: ${c.providers} providers (${c.gyms} gyms, ${c.spas} spas) in ${c.cities.map((city) => `${city.name} (${city.timezone})`).join(', ')};`,
+      `  ${c.spa_services} spa services, ${c.copay_options} gym co-pay options, ${c.class_categories} class categories, ${c.classes} classes with ${c.class_instances} instances over the next 14 days`,
+    );
+    const [city] = c.cities;
+    // The key is not repeated here: it is printed once, above.
+    lines.push(`What is near me in ${city.name} (API_KEY = one of the keys above):`, `  curl -H "Authorization: Bearer $API_KEY" '${base}/v3/api/business/reseller/providers?lat=${city.lat}&lon=${city.lon}&radius_km=3'`);
   }
   return lines.join('\n');
 }

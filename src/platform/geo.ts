@@ -65,7 +65,26 @@ export interface ProximityQuery {
  * One page of rows nearest first within the radius, each with `distance_m`. A cursor must be a
  * row of this very list (same filters, inside the radius), else 400 `invalid_cursor`.
  */
-export async function proximityPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
+export function proximityPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
+  // The cube GiST guesses a radius box holds a few dozen rows, so for anything past the first
+  // rows (a second page, limit=100) PostgreSQL bitmap-scans the whole box (tens of thousands of
+  // rows in a city) and sorts it: ~0.6 s instead of ~8 ms at 100k providers (bench/README.md).
+  // The KNN index scan reads only what the page needs, so bitmap scans are off for these statements.
+  return em.transactional(async (tx) => {
+    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    try {
+      return await nearestPage<T>(tx, q, near, page);
+    } finally {
+      // For the rest of a caller's transaction; after an SQL error the transaction is gone anyway.
+      await tx.execute('set local enable_bitmapscan = on').catch(() => undefined);
+    }
+  });
+}
+
+/** Planner settings the proximity statements run under; bench/proximity.ts replays them too. */
+export const proximityPlannerSettings = ['set local enable_bitmapscan = off'];
+
+async function nearestPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
   const point = `ll_to_earth(${q.pointAlias}.lat, ${q.pointAlias}.lon)`;
   const origin = 'll_to_earth(?::float8, ?::float8)';
   const radiusM = near.radiusKm * 1000;
@@ -84,22 +103,40 @@ export async function proximityPage<T extends { id: string }>(em: EntityManager,
   let keysetParams: unknown[] = [];
   if (cursor !== undefined) {
     const param = page.endingBefore !== undefined ? 'ending_before' : 'starting_after';
-    const [row] = await em.execute<{ chord: number }[]>(
-      `select ${chord} as chord from ${q.from} where ${conditions.join(' and ')} and ${q.idColumn} = ?`,
-      [near.lat, near.lon, ...baseParams, cursor],
+    const [row] = await em.execute<{ chord: number; distance_m: number }[]>(
+      `select ${chord} as chord, earth_distance(${point}, ${origin}) as distance_m from ${q.from} where ${conditions.join(' and ')} and ${q.idColumn} = ?`,
+      [near.lat, near.lon, near.lat, near.lon, ...baseParams, cursor],
     );
     if (!row) throw new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
     keyset = ` and (${chord}, ${q.idColumn}) ${backward ? '<' : '>'} (?::float8, ?)`;
     keysetParams = [near.lat, near.lon, row.chord, cursor];
+    if (backward) {
+      // No KNN scan runs farthest first: bound the rows before the cursor by a box of its distance (+1 m for rounding).
+      keyset += ` and earth_box(${origin}, ?::float8) @> ${point}`;
+      keysetParams.push(near.lat, near.lon, row.distance_m + 1);
+    }
   }
-  const rows = await em.execute<(T & { distance_m: number })[]>(
-    `select ${q.select}, earth_distance(${point}, ${origin}) as distance_m
-       from ${q.from}
-      where ${conditions.join(' and ')}${keyset}
-      order by ${chord} ${backward ? 'desc' : 'asc'}, ${q.idColumn} ${backward ? 'desc' : 'asc'}
-      limit ?`,
-    [near.lat, near.lon, ...baseParams, ...keysetParams, near.lat, near.lon, page.limit + 1],
+  const dir = backward ? 'desc' : 'asc';
+  // Ordered by the chord alone, the inner query can be a GiST KNN scan ("Order By: <->") that the
+  // outer LIMIT stops after the first rows; its never-reached LIMIT keeps PostgreSQL from planning
+  // it as a sort of everything in the radius (bench/README.md). The outer sort breaks chord ties
+  // by id (an Incremental Sort over the KNN order), so the keyset stays exact.
+  const rows = await em.execute<(T & { distance_m: number; proximity_chord?: number; proximity_id?: string })[]>(
+    `select * from (
+       select ${q.select}, earth_distance(${point}, ${origin}) as distance_m, ${chord} as proximity_chord, ${q.idColumn} as proximity_id
+         from ${q.from}
+        where ${conditions.join(' and ')}${keyset}
+        order by ${chord} ${dir}
+        limit 2147483647
+     ) nearest
+     order by proximity_chord ${dir}, proximity_id ${dir}
+     limit ?`,
+    [near.lat, near.lon, near.lat, near.lon, ...baseParams, ...keysetParams, near.lat, near.lon, page.limit + 1],
   );
+  for (const row of rows) {
+    delete row.proximity_chord;
+    delete row.proximity_id;
+  }
   const hasMore = rows.length > page.limit;
   const data = rows.slice(0, page.limit);
   if (backward) data.reverse();
