@@ -11,3 +11,9 @@ export function runMutation<T>(ctx: Ctx, useCase: (ctx: Ctx) => Promise<T>): Pro
 
 /** Queries: domain errors (not found, bad cursor) become top-level errors with their code. */
 export { asGraphQLErrors as runQuery };
+
+/** Single-object queries answer null for ids this caller cannot see, as node(id:) does. */
+export function nullWhenNotFound(err: unknown): null {
+  if ((err as { code?: string }).code === 'resource_not_found') return null;
+  throw err;
+}

@@ -3,14 +3,12 @@ import DataLoader from 'dataloader';
 import { builder, registerNodeType } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { inRequestedOrder } from '../../graphql/loaders.ts';
-import { runQuery } from '../../graphql/use-case.ts';
-import { checkNear } from '../../platform/geo.ts';
+import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { nullWhenNotFound } from '../passes/passes.graphql.ts';
-import { NearInput, ProviderRef } from '../providers/providers.graphql.ts';
+import { NearInput, nearOf, ProviderRef } from '../providers/providers.graphql.ts';
 import {
   ClassCategorySchema, ClassInstanceSchema, ClassSchema, classInstanceStatuses,
   type Class, type ClassCategory, type ClassInstance,
@@ -181,8 +179,7 @@ builder.queryFields((t) => ({
       const filters = parseInput(classFilterSchema, {
         category: args.category ?? undefined, date: args.date ?? undefined, provider_id: args.providerId ?? undefined,
       });
-      const near = args.near == null ? undefined
-        : checkNear(args.near.lat, args.near.lon, args.near.radiusKm ?? undefined, { lat: 'near.lat', lon: 'near.lon', radius: 'near.radiusKm' });
+      const near = nearOf(args.near);
       const page = pageArgsFromConnection(args);
       const result = await listClasses(ctx, { category: filters.category, date: filters.date, providerId: filters.provider_id, near }, page);
       return toConnection({ ...result, data: primed(ctx, result.data) }, page);

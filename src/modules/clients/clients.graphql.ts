@@ -1,6 +1,6 @@
 import { builder, registerNodeType } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { inRequestedOrder } from '../../graphql/loaders.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
@@ -36,6 +36,6 @@ builder.queryFields((t) => ({
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => runQuery(async () => (await getClient(ctx, id)).client)
-      .catch((err) => { if ((err as { code?: string }).code === 'resource_not_found') return null; throw err; }),
+      .catch(nullWhenNotFound),
   }),
 }));

@@ -1,6 +1,6 @@
 import { builder, registerNodeType } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { runMutation, runQuery } from '../../graphql/use-case.ts';
+import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
@@ -136,11 +136,6 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** Single-object queries answer null for ids this caller cannot see, as `node` does. */
-export function nullWhenNotFound(err: unknown): null {
-  if ((err as { code?: string }).code === 'resource_not_found') return null;
-  throw err;
-}
 
 const IssuePassInputRef = builder.inputType('IssuePassInput', {
   fields: (t) => ({

@@ -3,12 +3,12 @@ import DataLoader from 'dataloader';
 import { builder, registerNodeType } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { inRequestedOrder } from '../../graphql/loaders.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
 import { checkNear, type Near } from '../../platform/geo.ts';
 import { keysetPage, pageArgsFromConnection, toConnection, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { nullWhenNotFound, PassRef } from '../passes/passes.graphql.ts';
+import { PassRef } from '../passes/passes.graphql.ts';
 import { firstCopayOptionPages } from './copay-options.ts';
 import { firstCoveredProviderPages } from './covered-provider-pages.ts';
 import { listCoveredProviders, listProviders, providerFilterSchema } from './list-providers.ts';
@@ -132,7 +132,8 @@ export const NearInput = builder.inputType('NearInput', {
 });
 
 type NearArg = { lat: number; lon: number; radiusKm?: number | null } | null | undefined;
-const nearOf = (near: NearArg): Near | undefined => near == null ? undefined
+/** The GraphQL `near` argument under the same rules as REST's lat/lon/radius_km. */
+export const nearOf = (near: NearArg): Near | undefined => near == null ? undefined
   : checkNear(near.lat, near.lon, near.radiusKm ?? undefined, { lat: 'near.lat', lon: 'near.lon', radius: 'near.radiusKm' });
 
 builder.queryFields((t) => ({
