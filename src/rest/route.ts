@@ -24,6 +24,8 @@ export interface Route {
   summary: string;
   tag: string;
   query?: z.ZodObject;
+  /** Query parameters that may be sent more than once (read from `search`); any other repeated one is a 400. */
+  repeatableQuery?: string[];
   body?: z.ZodType;
   paginated?: boolean;
   /** Accepts Idempotency-Key (spec part 8 rule 1). */

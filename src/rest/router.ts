@@ -62,6 +62,7 @@ export async function handleRest(deps: RestDeps, req: IncomingMessage, res: Serv
       throw new DomainError('resource_not_found', `No such resource: ${path}`);
     }
     const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
+    rejectRepeatedQuery(query, route.repeatableQuery ?? []);
     const queryObject = Object.fromEntries(query.entries());
     if (!route.paginated && !route.query) rejectUnknownQuery(queryObject, []);
     const key = route.idempotent ? checkIdempotencyKey(header(req, 'idempotency-key')) : undefined;
@@ -106,6 +107,15 @@ function safeDecode(s: string): string {
     return decodeURIComponent(s);
   } catch {
     return s;
+  }
+}
+
+/** `?limit=5&limit=500` is ambiguous: a parameter sent twice is a 400 unless the operation takes a list. */
+function rejectRepeatedQuery(query: URLSearchParams, repeatable: string[]): void {
+  const seen = new Set<string>();
+  for (const name of query.keys()) {
+    if (seen.has(name) && !repeatable.includes(name)) throw validationError(name, `Send '${name}' once`);
+    seen.add(name);
   }
 }
 

@@ -49,11 +49,11 @@ export const spaRoutes = defineRoutes([
       'unavailable when past or when the room capacity is in use. A local time skipped by a DST change is not listed; ' +
       'a repeated one (autumn) is listed once, at its first occurrence.',
     query: availabilityQuery,
+    repeatableQuery: ['service_ids'],
     success: { status: 200, description: 'An `availability` object' },
     errors: [...catalogueErrors],
     async handler(ctx, { params, query, search }) {
       rejectUnknownQuery(query, Object.keys(availabilityQuery.shape));
-      if (search.getAll('date').length > 1) throw validationError('date', "Send 'date' once");
       const date = checkLocalDate(query.date);
       const availability = await getSpaAvailability(ctx, params.spa_id, { date, serviceIds: serviceIdsOf(search) });
       return { status: 200, body: presentAvailability(availability) };
