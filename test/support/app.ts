@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { configWith, type Config } from '../../src/config.ts';
 import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
 import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
@@ -69,4 +69,22 @@ class StatementCounter extends DefaultLogger {
     if ((context.namespace ?? 'query') === 'query') this.statements.push(context.query ?? '');
   }
   reset(): void { this.statements = []; }
+}
+
+/**
+ * One line at the top of a test file: the app starts before the file's tests, its clock is set
+ * back to the real now after each test, and it closes after the file. Read `app` inside tests.
+ */
+export function useApp(overrides: Record<string, string> = {}): TestApp {
+  let started: TestApp | undefined;
+  beforeAll(async () => { started = await startApp(overrides); });
+  afterEach(() => { started?.clock.set(new Date()); });
+  afterAll(async () => { await started?.close(); });
+  return new Proxy({} as TestApp, {
+    get(_, prop) {
+      if (!started) throw new Error('useApp(): the app is used before beforeAll started it');
+      const value = Reflect.get(started, prop, started);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
 }
