@@ -2,25 +2,44 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
+import { removeInstanceFile, runningInstance, writeInstanceFile } from './instance.ts';
 import { openOrm, type Orm } from './orm.ts';
 
 export interface Database { orm: Orm; url: string; embedded: boolean; close(): Promise<void> }
 
-/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. */
-export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+/**
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. `serve` (role 'instance')
+ * starts it and leaves its URL in DATA_DIR; operator commands ('client') use a running instance's
+ * database when there is one, and start their own otherwise.
+ */
+export async function openDatabase(config: Config, log: Logger, role: 'instance' | 'client' = 'client'): Promise<Database> {
   if (config.DATABASE_URL) {
     const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log);
     return { orm, url: config.DATABASE_URL, embedded: false, close: () => orm.close() };
   }
-  const pg = await startEmbeddedPostgres({ dataDir: path.resolve(config.dataDir), log });
-  const orm = await openOrm(pg.url, config.DB_POOL_MAX, log);
-  return {
-    orm,
-    url: pg.url,
-    embedded: true,
-    async close() {
-      await orm.close();
-      await pg.stop();
-    },
-  };
+  const dataDir = path.resolve(config.dataDir);
+  const running = role === 'client' ? runningInstance(dataDir) : undefined;
+  if (running) {
+    log.debug({ pid: running.pid }, 'using the database of the running instance');
+    const orm = await openOrm(running.url, config.DB_POOL_MAX, log);
+    return { orm, url: running.url, embedded: true, close: () => orm.close() };
+  }
+  const pg = await startEmbeddedPostgres({ dataDir, log });
+  try {
+    const orm = await openOrm(pg.url, config.DB_POOL_MAX, log);
+    if (role === 'instance') writeInstanceFile(dataDir, pg.url);
+    return {
+      orm,
+      url: pg.url,
+      embedded: true,
+      async close() {
+        if (role === 'instance') removeInstanceFile(dataDir);
+        await orm.close();
+        await pg.stop();
+      },
+    };
+  } catch (err) {
+    await pg.stop();
+    throw err;
+  }
 }

@@ -72,3 +72,25 @@ export async function revokeApiKey(em: EntityManager, keyId: string, at: Date): 
   key.revokedAt ??= at;
   await em.flush();
 }
+
+export interface ResellerListing { id: string; name: string; currency: string; status: string; balance: number; created_at: string }
+
+/** Every reseller, oldest first (the operator's `resellers list`). */
+export async function listResellers(em: EntityManager): Promise<ResellerListing[]> {
+  const rows = await em.find(ResellerSchema, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return rows.map((r) => ({ id: r.id, name: r.name, currency: r.currency, status: r.status, balance: r.balance, created_at: r.createdAt.toISOString() }));
+}
+
+export interface ApiKeyListing { id: string; label: string | null; last4: string; created_at: string; revoked_at: string | null }
+
+/**
+ * A reseller's keys, oldest first, without their secrets (only a SHA-256 is stored anyway). When a
+ * key was last used is not tracked: that would be a write on every request.
+ */
+export async function listApiKeys(em: EntityManager, resellerId: string): Promise<ApiKeyListing[]> {
+  await getReseller(em, resellerId);
+  const rows = await em.find(ApiKeySchema, { resellerId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return rows.map((k) => ({
+    id: k.id, label: k.label ?? null, last4: k.last4, created_at: k.createdAt.toISOString(), revoked_at: k.revokedAt?.toISOString() ?? null,
+  }));
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { migrate } from '../db/orm.ts';
+import { seedDemo } from '../db/seed.ts';
+import { systemClock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import { importCatalog } from '../modules/catalog/catalog.import.ts';
+import { progressReporter } from '../modules/catalog/catalog.progress.ts';
+import { CatalogRejected } from '../modules/catalog/catalog.validate.ts';
+import {
+  createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerStatus,
+} from '../modules/resellers/resellers.service.ts';
+import { describeSeed } from './banner.ts';
+import type { Command } from './usage.ts';
+
+// Operator commands: each prints its result as one JSON document on stdout (logs go to stderr).
+
+/** A failure the operator can act on, reported as its message alone (exit 1). */
+export class CommandFailed extends Error {}
+
+type OperatorCommand = Exclude<Command, { name: 'help' | 'serve' | 'worker' | 'print-schema' }>;
+
+export async function runOperatorCommand(command: OperatorCommand, config: Config, log: Logger): Promise<number> {
+  // Read and parse before starting a database: a wrong path fails at once.
+  const catalog = command.name === 'catalog import' ? readCatalogFile(command.file) : undefined;
+  return withDatabase(config, log, async (db) => {
+    const em = db.orm.em.fork();
+    const now = systemClock.now();
+    switch (command.name) {
+      case 'migrate': return 0;
+      case 'seed': {
+        const seeded = await seedDemo(em, now);
+        if (!seeded) throw new CommandFailed('the database already holds resellers; demo data is only seeded on an empty database');
+        print(command.json ? seeded : describeSeed(seeded, config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`), command.json);
+        return 0;
+      }
+      case 'resellers list': return print(await listResellers(em));
+      case 'resellers create': {
+        const r = await createReseller(em, { name: command.resellerName, currency: command.currency }, now);
+        return print({ id: r.id, name: r.name, currency: r.currency });
+      }
+      case 'resellers status': {
+        const r = await setResellerStatus(em, command.resellerId, command.status);
+        return print({ id: r.id, status: r.status });
+      }
+      case 'resellers fund': {
+        const balance = await em.transactional((tx) => fundReseller(tx, command.resellerId, command.amount, now));
+        return print({ id: command.resellerId, balance });
+      }
+      case 'keys list': return print(await listApiKeys(em, command.resellerId));
+      case 'keys create': {
+        const key = await createApiKey(em, command.resellerId, now, command.label);
+        return print({ id: key.id, api_key: key.secret, note: 'shown once; store it now' });
+      }
+      case 'keys revoke': {
+        await revokeApiKey(em, command.keyId, now);
+        return print({ id: command.keyId, revoked: true });
+      }
+      case 'catalog import': return runCatalogImport(em, catalog);
+    }
+  });
+}
+
+function print(result: unknown, pretty = false): 0 {
+  console.log(typeof result === 'string' ? result : JSON.stringify(result, null, pretty ? 2 : undefined));
+  return 0;
+}
+
+async function withDatabase(config: Config, log: Logger, run: (db: Database) => Promise<number>): Promise<number> {
+  const db = await openDatabase(config, log, 'client');
+  try {
+    await migrate(db.orm);
+    return await run(db);
+  } finally {
+    await db.close();
+  }
+}
+
+function readCatalogFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CommandFailed(`catalog import: cannot read ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CommandFailed(`catalog import: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function runCatalogImport(em: EntityManager, input: unknown): Promise<number> {
+  const progress = progressReporter(process.stderr);
+  try {
+    const counts = await importCatalog(em, input, { at: systemClock.now(), onProgress: progress });
+    progress.finish();
+    return print({ imported: counts });
+  } catch (err) {
+    progress.finish();
+    if (!(err instanceof CatalogRejected)) throw err;
+    const lines = [`catalog import: ${err.message}:`, ...err.problems.map((p) => `  ${p.at}: ${p.message}`)];
+    if (err.total > err.problems.length) lines.push(`  … and ${err.total - err.problems.length} more`);
+    console.error(lines.join('\n'));
+    return 1;
+  }
+}

@@ -1,0 +1,189 @@
+import cluster, { type Worker } from 'node:cluster';
+import type http from 'node:http';
+import net from 'node:net';
+import type { Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { migrate, openOrm } from '../db/orm.ts';
+import { seedDemo, type DemoSeed } from '../db/seed.ts';
+import { startBackgroundJobs, type BackgroundJobs } from '../platform/background.ts';
+import { systemClock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import { describeEndpoints, describeSeed } from './banner.ts';
+
+// `serve`, `serve --workers N` and `worker`. With N > 1 the primary owns the database (embedded or
+// DATABASE_URL: migrate, seed) and the background jobs, and N forked HTTP workers share the port,
+// each with its own connection pool; PostgreSQL coordinates them (idempotency waits, row locks).
+
+/** A start-up failure reported as its one line (exit 1), after stopping what was started. */
+export class StartupFailed extends Error {}
+
+export async function serve(config: Config, log: Logger, workers: number): Promise<number> {
+  if (cluster.isWorker) return httpWorker(config, log.child({ pid: process.pid }));
+  await checkPortFree(config);
+  const db = await openDatabase(config, log, 'instance');
+  let stopHttp: () => Promise<void>;
+  let jobs: BackgroundJobs | undefined;
+  let seeded: DemoSeed | null;
+  let port: number;
+  try {
+    const applied = await migrate(db.orm);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
+    if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
+    else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
+    if (config.OUTBOX_IN_PROCESS) jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
+  log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL', workers }, 'listening');
+  if (seeded) console.error(`\n${describeSeed(seeded, base)}\n`);
+  console.error(describeEndpoints(base));
+  onStopSignal(log, async () => {
+    await stopHttp();
+    await jobs?.stop();
+    await db.close();
+  });
+  return new Promise<number>(() => undefined);
+}
+
+/** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */
+export async function worker(config: Config, log: Logger): Promise<number> {
+  const db = await openDatabase(config, log, 'client');
+  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log });
+  log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
+  onStopSignal(log, async () => {
+    await jobs.stop();
+    await db.close();
+  });
+  return new Promise<number>(() => undefined);
+}
+
+function onStopSignal(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    stop().then(() => process.exit(0), (err: unknown) => {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}
+
+/** Checked before the database starts, so a busy port costs nothing and leaves nothing running. */
+async function checkPortFree(config: Config): Promise<void> {
+  if (config.PORT === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err) => reject(listenFailure(err, config)));
+    probe.listen({ port: config.PORT, host: config.HOST, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+function listenFailure(err: NodeJS.ErrnoException, config: Config): Error {
+  if (err.code === 'EADDRINUSE') return new StartupFailed(`port ${config.PORT} is in use; set PORT`);
+  if (err.code === 'EACCES') return new StartupFailed(`port ${config.PORT} needs privileges this process lacks; set PORT`);
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new StartupFailed(`cannot listen on ${config.HOST}; set HOST`);
+  return err;
+}
+
+function listen(server: http.Server, config: Config): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err) => reject(listenFailure(err, config)));
+    server.listen(config.PORT, config.HOST, () => resolve((server.address() as net.AddressInfo).port));
+  });
+}
+
+async function listenInProcess(db: Database, config: Config, log: Logger) {
+  // Loaded here only: the other commands start faster without the GraphQL schema.
+  const { buildServer } = await import('../server.ts');
+  const server = buildServer({ orm: db.orm, config, clock: systemClock, log });
+  const port = await listen(server, config);
+  return {
+    port,
+    async stop() {
+      server.closeIdleConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+type WorkerMessage = { type: 'ready'; port: number } | { type: 'failed'; message: string };
+
+/** One HTTP worker process (forked by the primary); the database URL comes in its environment. */
+async function httpWorker(config: Config, log: Logger): Promise<number> {
+  const send = (m: WorkerMessage) => process.send?.(m);
+  let port: number;
+  let stop: () => Promise<void>;
+  try {
+    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log);
+    const { buildServer } = await import('../server.ts');
+    const server = buildServer({ orm, config, clock: systemClock, log });
+    port = await listen(server, config);
+    let stopped: Promise<void> | undefined;
+    stop = () => (stopped ??= (async () => {
+      server.closeIdleConnections();
+      await new Promise((r) => server.close(r));
+      await orm.close();
+    })());
+  } catch (err) {
+    send({ type: 'failed', message: (err as Error).message });
+    process.exit(1);
+  }
+  send({ type: 'ready', port });
+  // Ctrl-C reaches every process of the group; the primary also sends SIGTERM when it stops.
+  onStopSignal(log, stop);
+  process.on('disconnect', () => void stop().finally(() => process.exit(0)));
+  return new Promise<number>(() => undefined);
+}
+
+/**
+ * Forks `count` HTTP workers and waits until each listens; a worker that fails to start fails the
+ * start-up. Later a worker that dies is logged and replaced; stop() ends them all.
+ */
+async function forkHttpWorkers(db: Database, log: Logger, count: number) {
+  let stopping = false;
+  const fork = () => cluster.fork({ DATABASE_URL: db.url });
+  const ready = (w: Worker) => new Promise<number>((resolve, reject) => {
+    w.on('message', (m: WorkerMessage) => {
+      if (m.type === 'ready') resolve(m.port);
+      else reject(new StartupFailed(m.message));
+    });
+    w.once('exit', (code, signal) => reject(new StartupFailed(`an HTTP worker exited during start-up (${signal ?? `code ${code}`})`)));
+  });
+  const stop = async () => {
+    stopping = true;
+    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    await Promise.all(live.map((w) => new Promise<void>((resolve) => {
+      const kill = setTimeout(() => w.process.kill('SIGKILL'), 10_000);
+      w.once('exit', () => { clearTimeout(kill); resolve(); });
+      w.process.kill('SIGTERM');
+    })));
+  };
+  let port: number;
+  try {
+    [port] = await Promise.all(Array.from({ length: count }, () => ready(fork())));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  cluster.on('exit', (w, code, signal) => {
+    if (stopping || code === 0) return;
+    log.warn({ worker_pid: w.process.pid, code, signal }, 'an HTTP worker died; starting another');
+    // After a pause, so a worker that cannot start does not become a busy loop of forks.
+    setTimeout(() => {
+      if (stopping) return;
+      const next = fork();
+      ready(next).then(
+        () => log.info({ worker_pid: next.process.pid }, 'replacement HTTP worker listening'),
+        (err: unknown) => log.error({ err }, 'a replacement HTTP worker failed to start'),
+      );
+    }, 500);
+  });
+  return { port, stop };
+}

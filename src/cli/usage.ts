@@ -1,0 +1,136 @@
+// The command line, parsed and checked in full before anything starts: a usage error is reported
+// at once, never after a database has been started.
+
+export const USAGE = `usage: reseller-gateway <command>
+
+  serve [--workers N]                  start the HTTP server (migrates; seeds demo data on an empty database);
+                                       --workers N: N HTTP processes sharing the port (node:cluster)
+  worker                               outbox delivery and idempotency expiry sweeps, without HTTP
+                                       (for OUTBOX_IN_PROCESS=false deployments)
+  migrate                              apply pending migrations
+  seed --demo [--json]                 create demo resellers, keys, passes and a catalogue (3 cities) on an empty database
+  resellers list                       every reseller: id, name, currency, status, balance, created
+  resellers create --name N --currency CUR
+                                       CUR is required: an ISO 4217 code in any case (eur = EUR)
+  resellers disable|enable RESELLER_ID
+  resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
+  keys list RESELLER_ID                a reseller's API keys: id, label, last 4 characters, created, revoked (never the secret)
+  keys create RESELLER_ID [--label L]  prints the new key once
+  keys revoke KEY_ID
+  catalog import FILE                  load providers, services, classes, instances, co-pay options and
+                                       pass packages from a JSON file (docs/catalog-format.md); all or nothing
+  print-schema                         write schema.graphql and docs/openapi.json from the code
+
+Without DATABASE_URL an embedded PostgreSQL runs with its data under DATA_DIR (default .data);
+while \`serve\` runs there, the other commands use its database.`;
+
+export type Command =
+  | { name: 'help'; exitCode: 0 | 2 }
+  | { name: 'serve'; workers: number }
+  | { name: 'worker' }
+  | { name: 'migrate' }
+  | { name: 'seed'; json: boolean }
+  | { name: 'resellers list' }
+  | { name: 'resellers create'; resellerName: string; currency: string }
+  | { name: 'resellers status'; resellerId: string; status: 'ACTIVE' | 'DISABLED' }
+  | { name: 'resellers fund'; resellerId: string; amount: number }
+  | { name: 'keys list'; resellerId: string }
+  | { name: 'keys create'; resellerId: string; label?: string }
+  | { name: 'keys revoke'; keyId: string }
+  | { name: 'catalog import'; file: string }
+  | { name: 'print-schema' };
+
+/** Exit code 2, with the usage line for the command. */
+export class UsageError extends Error {}
+const usage = (m: string) => new UsageError(`usage: ${m}`);
+
+export function parseCommand(argv: string[]): Command {
+  const [command, ...rest] = argv;
+  if (!command) return { name: 'help', exitCode: 2 };
+  if (command === 'help' || command === '--help' || command === '-h') return { name: 'help', exitCode: 0 };
+  switch (command) {
+    case 'serve': {
+      const { flags } = parseArgs(rest, { '--workers': true }, 0, 'serve [--workers N]');
+      const workers = flags['--workers'] ?? '1';
+      if (!/^\d+$/.test(workers) || Number(workers) < 1 || Number(workers) > 256) throw usage('serve [--workers N] (N from 1 to 256)');
+      return { name: 'serve', workers: Number(workers) };
+    }
+    case 'worker': parseArgs(rest, {}, 0, 'worker'); return { name: 'worker' };
+    case 'migrate': parseArgs(rest, {}, 0, 'migrate'); return { name: 'migrate' };
+    case 'print-schema': parseArgs(rest, {}, 0, 'print-schema'); return { name: 'print-schema' };
+    case 'seed': {
+      const { flags } = parseArgs(rest, { '--demo': false, '--json': false }, 0, 'seed --demo [--json]');
+      if (flags['--demo'] === undefined) throw usage('seed --demo [--json]');
+      return { name: 'seed', json: flags['--json'] !== undefined };
+    }
+    case 'resellers': return parseResellers(rest);
+    case 'keys': return parseKeys(rest);
+    case 'catalog': {
+      const [action, ...args] = rest;
+      if (action !== 'import') throw usage('catalog import FILE');
+      const { positional } = parseArgs(args, {}, 1, 'catalog import FILE');
+      return { name: 'catalog import', file: positional[0] };
+    }
+    default: throw new UsageError(USAGE);
+  }
+}
+
+function parseResellers([action, ...args]: string[]): Command {
+  switch (action) {
+    case 'list': parseArgs(args, {}, 0, 'resellers list'); return { name: 'resellers list' };
+    case 'create': {
+      const line = 'resellers create --name N --currency CUR (an ISO 4217 code such as EUR)';
+      const { flags } = parseArgs(args, { '--name': true, '--currency': true }, 0, line);
+      const name = flags['--name']?.trim();
+      const currency = flags['--currency']?.trim().toUpperCase();
+      if (!name || !currency || !/^[A-Z]{3}$/.test(currency)) throw usage(line);
+      return { name: 'resellers create', resellerName: name, currency };
+    }
+    case 'disable':
+    case 'enable': {
+      const { positional } = parseArgs(args, {}, 1, `resellers ${action} RESELLER_ID`);
+      return { name: 'resellers status', resellerId: positional[0], status: action === 'disable' ? 'DISABLED' : 'ACTIVE' };
+    }
+    case 'fund': {
+      const line = 'resellers fund RESELLER_ID AMOUNT (a positive integer of minor units)';
+      const { positional: [resellerId, amount] } = parseArgs(args, {}, 2, line);
+      if (!/^\d+$/.test(amount) || Number(amount) <= 0 || !Number.isSafeInteger(Number(amount))) throw usage(line);
+      return { name: 'resellers fund', resellerId, amount: Number(amount) };
+    }
+    default: throw usage('resellers list|create|disable|enable|fund');
+  }
+}
+
+function parseKeys([action, ...args]: string[]): Command {
+  switch (action) {
+    case 'list': return { name: 'keys list', resellerId: parseArgs(args, {}, 1, 'keys list RESELLER_ID').positional[0] };
+    case 'create': {
+      const { positional, flags } = parseArgs(args, { '--label': true }, 1, 'keys create RESELLER_ID [--label L]');
+      return { name: 'keys create', resellerId: positional[0], label: flags['--label'] };
+    }
+    case 'revoke': return { name: 'keys revoke', keyId: parseArgs(args, {}, 1, 'keys revoke KEY_ID').positional[0] };
+    default: throw usage('keys list|create|revoke');
+  }
+}
+
+/**
+ * Exactly `count` positional arguments and only the listed flags (true: takes a value), each at
+ * most once; anything else is a usage error naming `line`.
+ */
+function parseArgs(args: string[], known: Record<string, boolean>, count: number, line: string) {
+  const positional: string[] = [];
+  const flags: Record<string, string | undefined> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg.startsWith('--')) {
+      if (!(arg in known) || arg in flags) throw usage(line);
+      const value = known[arg] ? args[++i] : '';
+      if (value === undefined) throw usage(line);
+      flags[arg] = value;
+    } else {
+      positional.push(arg);
+    }
+  }
+  if (positional.length !== count || positional.some((p) => p === '')) throw usage(line);
+  return { positional, flags };
+}
