@@ -50,7 +50,7 @@ function dateTimeOf(value: unknown): Date {
 }
 
 function dateOf(value: unknown): string {
-  if (typeof value !== 'string' || !isCalendarDate(value)) throw new GraphQLError('Date must be a calendar date, YYYY-MM-DD');
+  if (typeof value !== 'string' || !isCalendarDate(value)) throw new GraphQLError('Date must be YYYY-MM-DD naming a real calendar day');
   return value;
 }
 

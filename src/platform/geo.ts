@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { DomainError, validationError } from './errors.ts';
+import { validationError } from './errors.ts';
 import { parseInput } from './validation.ts';
-import type { Page, PageArgs } from './pagination.ts';
+import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
 
 // Proximity search on earthdistance's cube points: a GiST index on ll_to_earth(lat, lon) serves
 // both the radius box and nearest-first order. Ordering uses the chord distance (`<->`), which
@@ -17,7 +17,9 @@ export interface Near { lat: number; lon: number; radiusKm: number }
 const coordinate = (min: number, max: number, name: string) => z.string()
   .regex(/^-?\d{1,3}(\.\d+)?$/, `${name} must be a decimal number`)
   .transform(Number)
-  .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
+  .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
+  // The form OpenAPI documents (src/rest/openapi.ts): a client sends a number, parsed here from its string.
+  .meta({ openapi: { type: 'number', minimum: min, maximum: max, description: `${name === 'lat' ? 'Latitude' : 'Longitude'} of the point to search around; with ${name === 'lat' ? 'lon' : 'lat'}` } });
 
 export const nearQuerySchema = z.object({
   lat: coordinate(-90, 90, 'lat').optional(),
@@ -25,6 +27,10 @@ export const nearQuerySchema = z.object({
   radius_km: z.string().regex(/^\d+(\.\d+)?$/, 'radius_km must be a positive number')
     .transform(Number)
     .refine((n) => n > 0 && n <= MAX_RADIUS_KM, `radius_km must be greater than 0 and at most ${MAX_RADIUS_KM}`)
+    .meta({ openapi: {
+      type: 'number', exclusiveMinimum: 0, maximum: MAX_RADIUS_KM, default: DEFAULT_RADIUS_KM,
+      description: 'Only results within this many kilometres of lat+lon',
+    } })
     .optional(),
 });
 
@@ -102,12 +108,11 @@ async function nearestPage<T extends { id: string }>(em: EntityManager, q: Proxi
   let keyset = '';
   let keysetParams: unknown[] = [];
   if (cursor !== undefined) {
-    const param = page.endingBefore !== undefined ? 'ending_before' : 'starting_after';
     const [row] = await em.execute<{ chord: number; distance_m: number }[]>(
       `select ${chord} as chord, earth_distance(${point}, ${origin}) as distance_m from ${q.from} where ${conditions.join(' and ')} and ${q.idColumn} = ?`,
       [near.lat, near.lon, near.lat, near.lon, ...baseParams, cursor],
     );
-    if (!row) throw new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
+    if (!row) throw invalidCursor(page, cursor);
     keyset = ` and (${chord}, ${q.idColumn}) ${backward ? '<' : '>'} (?::float8, ?)`;
     keysetParams = [near.lat, near.lon, row.chord, cursor];
     if (backward) {

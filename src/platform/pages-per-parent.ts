@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from './errors.ts';
-import type { Page, PageArgs } from './pagination.ts';
+import type { DomainError } from './errors.ts';
+import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
 
 // One page of children for each of many parents in ONE statement (Provider.classes, .services and
 // .copayOptions for a page of providers, Class.instances for a page of classes): row_number() over
@@ -52,10 +52,7 @@ export async function pagesPerParent(em: EntityManager, q: PerParentQuery, paren
   }
   const parents = cursor === undefined ? [...parentIds] : parentIds.filter((id) => id === cursorParent);
   for (const id of parentIds) {
-    if (!parents.includes(id)) {
-      const param = page.endingBefore !== undefined ? 'before' : 'after';
-      result.set(id, new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param }));
-    }
+    if (cursor !== undefined && !parents.includes(id)) result.set(id, invalidCursor(page, cursor));
   }
   if (parents.length === 0) return result;
 

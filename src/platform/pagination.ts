@@ -17,6 +17,11 @@ export interface PageArgs {
   endingBefore?: string;
   /** Page backward even without a cursor: Relay `last` alone takes the end of the list. */
   backward?: boolean;
+  /**
+   * The request argument the cursor came from, named in its `invalid_cursor` error: REST
+   * `starting_after`/`ending_before` (the default), GraphQL `after`/`before`.
+   */
+  cursorParam?: string;
 }
 
 export interface Page<T> {
@@ -28,12 +33,14 @@ export interface Page<T> {
 
 const limitSchema = z.string().regex(/^\d+$/, 'limit must be an integer between 1 and 100')
   .transform(Number)
-  .refine((n) => n >= 1 && n <= MAX_LIMIT, 'limit must be an integer between 1 and 100');
+  .refine((n) => n >= 1 && n <= MAX_LIMIT, 'limit must be an integer between 1 and 100')
+  // The form OpenAPI documents (src/rest/openapi.ts): a client sends a number, parsed here from its string.
+  .meta({ openapi: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Items a page' } });
 
 export const pageQuerySchema = z.object({
   limit: limitSchema.optional(),
-  starting_after: z.string().min(1).max(64).optional(),
-  ending_before: z.string().min(1).max(64).optional(),
+  starting_after: z.string().min(1).max(64).optional().describe('An id of this list: the page holds the items after it'),
+  ending_before: z.string().min(1).max(64).optional().describe('An id of this list: the page holds the items before it'),
 });
 
 /** REST: `limit`, `starting_after`, `ending_before` from the query string. */
@@ -44,7 +51,16 @@ export function pageArgsFromQuery(query: Record<string, string | undefined>): Pa
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
     throw validationError('ending_before', 'Send either starting_after or ending_before, not both');
   }
-  return { limit: q.limit ?? DEFAULT_LIMIT, startingAfter: q.starting_after, endingBefore: q.ending_before };
+  return {
+    limit: q.limit ?? DEFAULT_LIMIT, startingAfter: q.starting_after, endingBefore: q.ending_before,
+    cursorParam: q.ending_before !== undefined ? 'ending_before' : 'starting_after',
+  };
+}
+
+/** 400 `invalid_cursor` naming the argument the cursor was sent in, on either surface. */
+export function invalidCursor(args: PageArgs, cursor: string): DomainError {
+  const param = args.cursorParam ?? (args.endingBefore !== undefined ? 'ending_before' : 'starting_after');
+  return new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
 }
 
 export interface ConnectionArgs {
@@ -68,8 +84,8 @@ export function pageArgsFromConnection(args: ConnectionArgs): PageArgs {
     throw validationError(param, `${param} must be an integer between 1 and 100`);
   }
   const backward = last != null || (before != null && first == null);
-  if (backward) return { limit, endingBefore: before ?? undefined, backward: true };
-  return { limit, startingAfter: after ?? undefined };
+  if (backward) return { limit, endingBefore: before ?? undefined, backward: true, cursorParam: 'before' };
+  return { limit, startingAfter: after ?? undefined, cursorParam: 'after' };
 }
 
 /**
@@ -86,8 +102,7 @@ export async function keysetPage<T extends { id: string }>(
   const cursor = args.startingAfter ?? args.endingBefore;
   const backward = args.endingBefore !== undefined || args.backward === true;
   if (cursor !== undefined) {
-    const param = backward ? 'ending_before' : 'starting_after';
-    const invalid = new DomainError('invalid_cursor', `'${cursor}' is not an id of this list`, { param });
+    const invalid = invalidCursor(args, cursor);
     if (!isId(kind, cursor)) throw invalid;
     const found = await em.count(entity, { $and: [where, { id: cursor }] } as FilterQuery<T>);
     if (found === 0) throw invalid;
