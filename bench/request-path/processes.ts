@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+// The servers under load run as child processes, so the load generator never shares their event
+// loop. Every child is tracked here and stopped on exit, on an error and on Ctrl-C.
+
+export interface Target { name: string; port: number; child: ChildProcess; stderr: () => string }
+
+const children = new Set<ChildProcess>();
+
+/** Starts `node <script> [...args]` with `env` on a free loopback port and waits until it accepts connections. */
+export async function startServer(name: string, script: string, args: string[], env: Record<string, string>): Promise<Target> {
+  const port = await freePort();
+  // An IPC channel lets our own target scripts notice when the bench dies without cleaning up.
+  const child = spawn(process.execPath, [script, ...args], {
+    // A clean environment: only what the bench decides, so settings of the calling shell do not leak in.
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
+  const deadline = Date.now() + 60_000;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during start-up:\n${stderr}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not listen within 60 s:\n${stderr}`);
+    await sleep(100);
+  }
+  return { name, port, child, stderr: () => stderr };
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function stopAllServers(): Promise<void> {
+  await Promise.all([...children].map(stopServer));
+}
+
+/** Last resort when the process is exiting anyway: no time to wait for a graceful stop. */
+export function killAllServersNow(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** For the target scripts: exit when the bench that started them goes away. */
+export function exitWithParent(): void {
+  process.on('disconnect', () => process.exit(0));
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
