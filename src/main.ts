@@ -46,7 +46,8 @@ function report(err: unknown): number {
   if (err instanceof ConfigError || err instanceof CommandFailed || err instanceof StartupFailed) console.error(err.message);
   else if (err instanceof DomainError) console.error(`${err.code}: ${err.message}${err.param ? ` (${err.param})` : ''}`);
   else {
-    console.error(`error: ${(err as Error)?.message ?? String(err)}${log?.isLevelEnabled('debug') ? '' : ' (LOG_LEVEL=debug shows where)'}`);
+    const [firstLine] = String((err as Error)?.message ?? err).split('\n');
+    console.error(`error: ${firstLine}${log?.isLevelEnabled('debug') ? '' : ' (LOG_LEVEL=debug shows more)'}`);
     log?.debug({ err }, 'failed');
   }
   return 1;
