@@ -1,11 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { configWith } from '../../src/config.ts';
+import { queryLimits } from '../../src/graphql/builder.ts';
 import { toGraphQLError } from '../../src/graphql/errors.ts';
+import { MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS } from '../../src/graphql/limits.ts';
 import { catalogue, DomainError, errorBody, type ErrorCode } from '../../src/platform/errors.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../src/platform/pagination.ts';
 
 // docs/errors.md is the catalogue for integrators: every code, with the status and type the
-// code answers with, and the GraphQL union member a mutation answers it as.
+// code answers with, the GraphQL union member a mutation answers it as, and the limits, each
+// read from the page and compared with the constant or configuration default it documents.
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+const srcDir = new URL('../../src/', import.meta.url);
 const codes = Object.keys(catalogue) as ErrorCode[];
 
 function section(title: string): string {
@@ -32,6 +38,20 @@ describe('docs/errors.md', () => {
     for (const row of rows) expect(codes, `docs/errors.md lists ${row.code}, which is not in the catalogue`).toContain(row.code);
   });
 
+  it('marks reserved exactly the codes no source file names outside the catalogue', () => {
+    const sources = readdirSync(srcDir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && f !== 'platform/errors.ts')
+      .map((f) => readFileSync(new URL(f, srcDir), 'utf8'))
+      .join('\n');
+    for (const { code, meaning } of rows) {
+      const named = new RegExp(`['"\`]${code}['"\`]`).test(sources);
+      const reserved = meaning.startsWith('*Reserved: not raised yet.*');
+      expect(reserved, named
+        ? `docs/errors.md marks ${code} reserved, but src raises it: drop the mark`
+        : `src never raises ${code}: mark it "*Reserved: not raised yet.*" in docs/errors.md`).toBe(!named);
+    }
+  });
+
   it('shows the REST envelope with the fields the edge writes', () => {
     const example = /```json\n([\s\S]+?)\n```/.exec(section('REST V3: the envelope'))?.[1];
     const shown = JSON.parse(example ?? '{}') as { error?: Record<string, unknown> };
@@ -51,5 +71,49 @@ describe('docs/errors.md', () => {
         expect(catalogue[code].status, `${code} under ${member}`).toBe(Number(status));
       }
     }
+  });
+});
+
+describe('docs/errors.md: the Limits table', () => {
+  const config = configWith({});
+  // Durations compare in milliseconds, sizes in bytes.
+  const inCode: Record<string, number> = {
+    'GraphQL cost': queryLimits.complexity,
+    'GraphQL depth': queryLimits.depth,
+    'GraphQL breadth': queryLimits.breadth,
+    'GraphQL aliases': MAX_ALIASES,
+    'GraphQL directives': MAX_DIRECTIVES,
+    'GraphQL tokens': MAX_TOKENS,
+    'Page size': MAX_LIMIT,
+    'Default page size': DEFAULT_LIMIT,
+    'Request body': config.BODY_LIMIT_BYTES,
+    'Idempotency-Key retention': config.IDEMPOTENCY_TTL_SECONDS * 1000,
+    'Idempotency-Key wait': config.IDEMPOTENCY_WAIT_MS,
+  };
+  const units: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 * 1024, ms: 1, s: 1000 };
+  const documented = new Map([...section('Limits').matchAll(/^\| ([^|]+?) \| ([^|]+?) \| .+ \|$/gm)]
+    .map(([, name, value]) => [name, value] as const)
+    .filter(([name]) => name !== 'limit'));
+
+  /** "25,000" → 25000, "1 MiB" → 1048576, "90 s" → 90000; NaN for anything else. */
+  function quantity(text: string): number {
+    const m = /^(\d[\d,]*)(?: (\w+))?$/.exec(text);
+    const unit = units[m?.[2] ?? ''];
+    return m && unit ? Number(m[1].replaceAll(',', '')) * unit : NaN;
+  }
+
+  it('lists each limit once', () => {
+    expect([...documented.keys()].sort()).toEqual(Object.keys(inCode).sort());
+  });
+
+  it('states the values the code enforces', () => {
+    for (const [name, value] of documented) {
+      expect(quantity(value), `docs/errors.md, Limits: ${name} is "${value}"`).toBe(inCode[name]);
+    }
+  });
+
+  it('names the limits a refused GraphQL operation reports in extensions.limit', () => {
+    const graphql = section('GraphQL');
+    for (const limit of Object.keys(queryLimits)) expect(graphql, `extensions.limit ${limit}`).toContain(`\`${limit}\``);
   });
 });
