@@ -1,8 +1,10 @@
-import { GraphQLError, parse, type ASTVisitor, type ValidationContext } from 'graphql';
+import { GraphQLError, getOperationAST, parse, validate, type ASTVisitor, type DocumentNode, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import { queryLimits } from './builder.ts';
 import type { Plugin } from 'graphql-yoga';
 
 // decisions §14: documents past these limits are rejected at parse/validation time, before any
-// resolver runs. Depth, breadth and cost are enforced in complexity.ts.
+// resolver runs. Depth, breadth and cost are enforced by queryCostLimits, before execution.
 export const MAX_TOKENS = 5000;
 export const MAX_ALIASES = 30;
 export const MAX_DIRECTIVES = 50;
@@ -28,5 +30,44 @@ export function operationLimits(): Plugin {
       addValidationRule(countingRule('directives', MAX_DIRECTIVES));
     },
   };
+}
+
+
+/** Depth, breadth and cost, checked before execution: a rejected query runs no resolver. */
+export function queryCostLimits(): Plugin {
+  const costOfDocument = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const over = costErrors(args.schema, args.document, args.variableValues ?? {}, args.operationName ?? undefined, args.contextValue, costOfDocument);
+      if (over.length > 0) setResultAndStopExecution({ errors: [...over] });
+    },
+  };
+}
+
+/**
+ * decisions §14: depth, breadth and cost from the fields' complexity settings, for this request's
+ * variables (a cached validation must not let `first: 10` vouch for `first: 10000`). A document
+ * without variables costs the same every time, so its verdict is kept with the parsed document.
+ */
+function costErrors(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, operationName: string | undefined, context: unknown, cache: WeakMap<DocumentNode, readonly GraphQLError[]>): readonly GraphQLError[] {
+  const operation = getOperationAST(document, operationName);
+  const cacheable = !operation?.variableDefinitions?.length;
+  const cached = cacheable ? cache.get(document) : undefined;
+  if (cached) return cached;
+  const errors = validate(schema, document, [createComplexityRule({
+    context: context as object,
+    variableValues: variables,
+    operationName,
+    validate(result, reportError) {
+      for (const limit of ['depth', 'breadth', 'complexity'] as const) {
+        if (result[limit] <= queryLimits[limit]) continue;
+        reportError(new GraphQLError(`Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`, {
+          extensions: { code: 'validation_error', type: 'invalid_request_error', limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
+        }));
+      }
+    },
+  })]);
+  if (cacheable) cache.set(document, errors);
+  return errors;
 }
 

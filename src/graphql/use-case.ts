@@ -1,12 +1,14 @@
 import type { Ctx } from '../platform/request-context.ts';
+import { inTransaction, type TxCtx } from '../platform/transaction.ts';
 import { asGraphQLErrors } from './errors.ts';
 
 /**
- * Runs one mutation's use case in its own transaction (a savepoint when the request already
- * holds an idempotency transaction), with domain errors typed for the result union.
+ * Runs one mutation field's use case in a savepoint of the operation's transaction (the pipeline
+ * opens it: src/graphql/idempotent-mutations.ts), with domain errors typed for the result union,
+ * so a field that fails leaves nothing behind while the others keep their effects.
  */
-export function runMutation<T>(ctx: Ctx, useCase: (ctx: Ctx) => Promise<T>): Promise<T> {
-  return asGraphQLErrors(() => ctx.em.transactional((em) => useCase({ ...ctx, em })));
+export function runMutation<T>(ctx: Ctx, useCase: (tx: TxCtx) => Promise<T>): Promise<T> {
+  return asGraphQLErrors(() => inTransaction(ctx, useCase));
 }
 
 /** Queries: domain errors (not found, bad cursor) become top-level errors with their code. */

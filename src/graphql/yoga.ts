@@ -5,19 +5,20 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
-import { queryCostLimits } from './complexity.ts';
+import type { Pipeline } from '../platform/pipeline.ts';
 import { graphqlSchema } from './schema.ts';
-import { operationLimits } from './limits.ts';
+import { operationLimits, queryCostLimits } from './limits.ts';
 import { GraphQLDomainError } from './errors.ts';
+import { pipelinePlugin, type ServerContext } from './pipeline-plugin.ts';
 
-/** The server passes the request's use-case context; yoga uses it as the GraphQL context. */
-export interface ServerContext { ctx: Ctx }
+export type GraphQLServer = YogaServerInstance<ServerContext, Ctx>;
 
-export function createGraphQL(config: Config): YogaServerInstance<ServerContext, Ctx> {
+export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer {
   return createYoga<ServerContext, Ctx>({
     schema: graphqlSchema(),
     graphqlEndpoint: '/graphql',
-    context: ({ ctx }) => ctx,
+    // The request's use-case context (src/graphql/http.ts) is the GraphQL context; the GraphiQL page has none.
+    context: ({ ctx }) => ctx ?? ({} as Ctx),
     landingPage: false,
     renderGraphiQL,
     graphiql: { title: 'Reseller gateway GraphiQL', defaultQuery: GRAPHIQL_QUERY },
@@ -44,10 +45,9 @@ export function createGraphQL(config: Config): YogaServerInstance<ServerContext,
         });
       },
     },
-    // queryCostLimits depends on the variables; a document-keyed validation cache would let
-    // `first: 10` vouch for `first: 10000`.
-    parserAndValidationCache: { validationCache: false },
-    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
+    // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
+    // is checked per request (limits.ts) before execution.
+    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
   });
 }
 

@@ -21,6 +21,7 @@ export const catalogue = {
   invalid_cursor: { status: 400, type: 'invalid_request_error', meaning: 'The pagination cursor is not an id of this list.' },
   insufficient_credits: { status: 400, type: 'invalid_request_error', meaning: "The client's credit wallet cannot pay for this." },
   body_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The request body is larger than 1 MiB.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', meaning: 'The path exists but not with this method; `Allow` lists the methods it takes.' },
   resource_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No such resource for this caller (also for other resellers\' resources).' },
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The bearer API key is missing, unknown or revoked.' },
   invalid_lookup_token: { status: 401, type: 'authentication_error', meaning: 'The Service-Lookup-Token is unknown or no longer valid.' },

@@ -3,6 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
 import { DomainError, validationError } from './errors.ts';
+import type { Ctx } from './request-context.ts';
+import { inTransaction, type TxCtx } from './transaction.ts';
 
 // Spec part 8 (rules 1–8) and decisions §6. The record is written in the same transaction as
 // the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
@@ -42,32 +44,34 @@ export function fingerprint(...parts: unknown[]): string {
 }
 
 /**
- * Runs `execute` at most once per (reseller, key) within the retention window.
- * `execute` gets the transaction's entity manager; a DomainError it throws is answered with
- * its 4xx and stored, and its effects are rolled back to a savepoint. Any other error rolls
+ * Runs `execute` at most once per (reseller, key) within the retention window, in one transaction
+ * with the record. `execute` gets the transaction's context; a DomainError it throws is answered
+ * with its 4xx and stored, and its effects are rolled back to a savepoint. Any other error rolls
  * back everything, the record included, so a retry after a 5xx executes again.
  */
 export async function runIdempotent(
-  deps: { em: EntityManager; clock: Clock; config: Config },
+  ctx: Ctx,
   scope: { resellerId: string; key: string; fingerprint: string },
-  execute: (em: EntityManager) => Promise<StoredResponse>,
+  execute: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse,
 ): Promise<IdempotentResult> {
-  const { clock, config } = deps;
+  const { clock, config } = ctx;
   const now = clock.now();
   const expiredBefore = new Date(now.getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
   try {
-    return await deps.em.fork().transactional(async (em) => {
+    return await inTransaction({ ...ctx, em: ctx.em.fork() }, async (tx) => {
+      const { em } = tx;
       await em.execute(`set local lock_timeout = ${Math.floor(config.IDEMPOTENCY_WAIT_MS)}`);
-      // An expired record is treated as absent.
-      await em.execute(
-        'delete from idempotency_record where reseller_id = ? and key = ? and created_at < ?',
-        [scope.resellerId, scope.key, expiredBefore],
-      );
+      // First writer, or a record past retention (treated as absent and taken over in the same
+      // statement; the background sweep deletes the rest). A live record returns no row.
       const inserted = await em.execute<{ key: string }[]>(
         `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
-         values (?, ?, ?, ?) on conflict do nothing returning key`,
-        [scope.resellerId, scope.key, scope.fingerprint, now],
+         values (?, ?, ?, ?)
+         on conflict (reseller_id, key) do update
+           set fingerprint = excluded.fingerprint, created_at = excluded.created_at, status_code = null, response_body = null
+           where idempotency_record.created_at < ?
+         returning key`,
+        [scope.resellerId, scope.key, scope.fingerprint, now, expiredBefore],
       );
       if (inserted.length === 0) {
         const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
@@ -83,7 +87,7 @@ export async function runIdempotent(
       }
       let response: StoredResponse;
       try {
-        response = await em.transactional((inner) => execute(inner)); // a savepoint
+        response = await inTransaction(tx, execute); // a savepoint
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         em.clear(); // nothing of the rolled-back savepoint may be flushed with the record
@@ -105,7 +109,7 @@ export async function runIdempotent(
   }
 }
 
-/** Removes records past retention; the worker calls it now and then. */
+/** Removes records past retention: the background jobs call it on an interval, never a request. */
 export async function sweepIdempotencyRecords(em: EntityManager, clock: Clock, config: Config): Promise<number> {
   const before = new Date(clock.now().getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
   const res = await em.execute<{ affectedRows: number }>('delete from idempotency_record where created_at < ?', [before], 'run');

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+import { checkJsonText, decodeUtf8 } from '../platform/text.ts';
 
 /** Reads the body up to `limit` bytes; past it, 413 `body_too_large` without reading the rest. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -25,40 +26,18 @@ export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   if (type !== 'application/json') {
     throw validationError('Content-Type', 'Request bodies must be JSON: send Content-Type: application/json');
   }
+  const text = decodeUtf8(raw);
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     throw validationError('body', 'The request body is not valid JSON');
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw validationError('body', 'The request body must be a JSON object');
   }
-  checkJsonValues(body);
+  checkJsonText(body, 'body');
   return body;
-}
-
-const MAX_DEPTH = 32;
-
-/**
- * Walks the body once, without recursion (a deep body must not exhaust the stack): refuses
- * nesting deeper than any operation takes, and U+0000, which PostgreSQL text cannot hold.
- */
-function checkJsonValues(body: object): void {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw validationError(path || 'body', 'Text may not contain NUL characters');
-    } else if (value !== null && typeof value === 'object') {
-      if (depth >= MAX_DEPTH) throw validationError(path || 'body', `The body is nested more than ${MAX_DEPTH} levels deep`);
-      for (const [k, v] of Object.entries(value)) {
-        const at = path ? `${path}.${k}` : k;
-        if (k.includes('\u0000')) throw validationError(at, 'Field names may not contain NUL characters');
-        stack.push({ value: v, path: at, depth: depth + 1 });
-      }
-    }
-  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,12 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.ts';
-import type { Clock } from '../platform/clock.ts';
-import { authenticateReseller } from '../platform/auth.ts';
 import { DomainError, errorBody, validationError } from '../platform/errors.ts';
-import { checkIdempotencyKey, fingerprint, runIdempotent } from '../platform/idempotency.ts';
+import { fingerprint } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Ctx } from '../platform/request-context.ts';
+import type { Pipeline } from '../platform/pipeline.ts';
+import { parseQueryString, textProblem } from '../platform/text.ts';
 import { passesRoutes } from '../modules/passes/passes.rest.ts';
 import { clientsRoutes } from '../modules/clients/clients.rest.ts';
 import { providersRoutes } from '../modules/providers/providers.rest.ts';
@@ -38,50 +35,42 @@ const compiled: CompiledRoute[] = routes.map((route) => {
   return { route, pattern: new RegExp(`^${source}$`), names };
 });
 
-export interface RestDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
-
-/** Handles a request under V3_BASE; `path` is the part after it. */
-export async function handleRest(deps: RestDeps, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, requestId: string, log: Logger): Promise<void> {
+/**
+ * Handles a request under V3_BASE (`path` is the part after it) through the one pipeline:
+ * authenticate → read and check input (text rule, declared query, body) → idempotency →
+ * transaction (every POST/DELETE) → the route's handler → the V3 JSON it presents.
+ */
+export async function handleRest(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, search: string, requestId: string, log: Logger): Promise<void> {
   const method = req.method ?? 'GET';
   if (method === 'GET' && path === '/openapi.json') {
     return sendJson(res, 200, openApiDocument(routes), { 'Request-Id': requestId });
   }
-  const match = findRoute(method, path);
-  const em = deps.orm.em.fork();
   const reply = (r: RouteResponse, headers: Record<string, string> = {}) =>
     sendJson(res, r.status, r.body, { 'Request-Id': requestId, ...headers });
   try {
-    if (!match) {
-      throw new DomainError('resource_not_found', `No such operation: ${method} ${V3_BASE}${path}`);
-    }
+    const match = findRoute(method, path);
+    const raw = await readBody(req, pipeline.bodyLimit);
+    const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') });
     const { route, params } = match;
-    const raw = await readBody(req, deps.config.BODY_LIMIT_BYTES);
-    const caller = await authenticateReseller(em, header(req, 'authorization'));
     // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
-    if (Object.values(params).some((v) => v.includes('\u0000'))) {
+    if (Object.values(params).some((v) => textProblem(v) !== undefined)) {
       throw new DomainError('resource_not_found', `No such resource: ${path}`);
     }
-    const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
+    const query = parseQueryString(search);
     rejectRepeatedQuery(query, route.repeatableQuery ?? []);
     const queryObject = Object.fromEntries(query.entries());
-    if (!route.paginated && !route.query) rejectUnknownQuery(queryObject, []);
-    const key = route.idempotent ? checkIdempotencyKey(header(req, 'idempotency-key')) : undefined;
-    const ctx: Ctx = { em, caller, clock: deps.clock, config: deps.config, log, requestId, idempotencyKey: key };
+    rejectUnknownQuery(queryObject, route.query ? Object.keys(route.query.shape) : []);
+    const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
+    if (!route.body && Object.keys(body as object).length > 0) throw validationError('body', 'This operation takes no body');
+    const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined });
     const request = { params, query: queryObject, search: query, body };
 
-    if (key !== undefined) {
-      const result = await runIdempotent(
-        { em, clock: deps.clock, config: deps.config },
-        { resellerId: caller.resellerId, key, fingerprint: fingerprint(method, route.path, params, body) },
-        (tx) => route.handler({ ...ctx, em: tx }, request),
-        (err) => ({ status: err.status, body: errorBody(err, requestId) }),
-      );
-      return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : {});
-    }
-    const result = route.mutation
-      ? await em.transactional((tx) => route.handler({ ...ctx, em: tx }, request))
-      : await route.handler(ctx, request);
-    return reply(result);
+    if (route.method === 'GET') return reply(await route.handler(ctx, request));
+    const handler = route.handler;
+    const result = await pipeline.write(ctx, () => fingerprint(method, route.path, params, body),
+      (tx) => handler(tx, request),
+      (err) => ({ status: err.status, body: errorBody(err, requestId) }));
+    return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : {});
   } catch (err) {
     if (err instanceof DomainError) {
       return reply({ status: err.status, body: errorBody(err, requestId) }, err.headers ?? {});
@@ -90,16 +79,25 @@ export async function handleRest(deps: RestDeps, req: IncomingMessage, res: Serv
   }
 }
 
-function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+/** The route for method and path; a known path with another method is 405 with `Allow`. */
+function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
+  const allowed: string[] = [];
   for (const c of compiled) {
-    if (c.route.method !== method) continue;
     const m = c.pattern.exec(path);
     if (!m) continue;
+    if (c.route.method !== method) {
+      allowed.push(c.route.method);
+      continue;
+    }
     const params: Record<string, string> = {};
     c.names.forEach((name, i) => { params[name] = safeDecode(m[i + 1]); });
     return { route: c.route, params };
   }
-  return undefined;
+  if (allowed.length > 0) {
+    throw new DomainError('method_not_allowed', `${method} is not allowed on ${V3_BASE}${path}; allowed: ${allowed.join(', ')}`,
+      { headers: { Allow: allowed.join(', ') } });
+  }
+  throw new DomainError('resource_not_found', `No such operation: ${method} ${V3_BASE}${path}`);
 }
 
 function safeDecode(s: string): string {
@@ -120,7 +118,7 @@ function rejectRepeatedQuery(query: URLSearchParams, repeatable: string[]): void
 }
 
 /** Query parameters an operation does not take are a 400, so a typo never passes silently. */
-export function rejectUnknownQuery(query: Record<string, string | undefined>, allowed: string[]): void {
+function rejectUnknownQuery(query: Record<string, string | undefined>, allowed: string[]): void {
   const unknown = Object.keys(query).find((k) => !allowed.includes(k));
   if (unknown !== undefined) throw validationError(unknown, `Unknown query parameter '${unknown}'`);
 }

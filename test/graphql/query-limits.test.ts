@@ -1,7 +1,7 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryLimits } from '../../src/graphql/builder.ts';
-import { queryCostLimits } from '../../src/graphql/complexity.ts';
+import { queryCostLimits } from '../../src/graphql/limits.ts';
 import { startApp, type TestApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
@@ -93,7 +93,7 @@ describe('depth', () => {
       typeDefs: 'type Query { me: Person } type Person { name: String friend: Person }',
       resolvers: { Query: { me: () => { calls.me += 1; return {}; } }, Person: { name: () => 'Ada', friend: () => ({}) } },
     });
-    const yoga = createYoga({ schema, plugins: [queryCostLimits()], parserAndValidationCache: { validationCache: false }, logging: false });
+    const yoga = createYoga({ schema, plugins: [queryCostLimits()], logging: false });
     const ask = async (depth: number) => {
       const query = `{ me { ${'friend { '.repeat(depth - 2)}name${' }'.repeat(depth - 2)} } }`;
       const res = await yoga.fetch('http://gateway/graphql', {

@@ -1,3 +1,4 @@
+import { textProblem } from '../../src/platform/text.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/app.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger } from '../support/factories.ts';
@@ -331,7 +332,10 @@ describe('queries', () => {
     });
     expect((await gql(app, other.key, q, { id: issued.client_id })).body.data.client).toBeNull();
     expect((await gql(app, reseller.key, q, { id: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body.data.client).toBeNull();
-    expect((await gql(app, reseller.key, q, { id: 'client\u0000' })).body).toEqual({ data: { client: null } });
+    // Not an id but not text either: the one text rule answers before any lookup.
+    const nul = await gql(app, reseller.key, q, { id: 'client\u0000' });
+    expect(nul.status).toBe(400);
+    expect(nul.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', param: 'variables.id' });
   });
 
   it('node › resolves pass, issued pass and client ids to their types', async () => {
@@ -374,7 +378,7 @@ describe('odd inputs over GraphQL', () => {
 
   it('as ids of client, issuedPass and the mutations › answer null or a typed error, never internal_error', async () => {
     const { reseller } = await setup();
-    for (const id of [...oddStrings, 'client_00000000000000000000000000', 'pass_01JZZZZZZZZZZZZZZZZZZZZZZZ']) {
+    for (const id of [...oddStrings.filter((s) => textProblem(s) === undefined), 'client_00000000000000000000000000', 'pass_01JZZZZZZZZZZZZZZZZZZZZZZZ']) {
       const read = await gql(app, reseller.key, 'query($id: ID!) { client(id: $id) { id } issuedPass(clientId: $id) { id } }', { id });
       expect(read.status).toBeLessThan(500);
       expect(read.body, JSON.stringify(id).slice(0, 30)).toEqual({ data: { client: null, issuedPass: null } });
@@ -382,6 +386,12 @@ describe('odd inputs over GraphQL', () => {
       expect(renew.body.data?.renewIssuedPass?.__typename, JSON.stringify(id).slice(0, 30)).toBe('NotFoundError');
       const expiry = await gql(app, reseller.key, SET_EXPIRY, { input: { clientId: id, expiresAt: '2030-01-01T00:00:00Z' } });
       expect(expiry.body.data?.setIssuedPassExpiry?.__typename).toBe('NotFoundError');
+    }
+    // NUL and lone surrogates are not text (the text rule): 400 validation_error naming the variable, nothing run.
+    for (const id of oddStrings.filter((s) => textProblem(s) !== undefined)) {
+      const read = await gql(app, reseller.key, 'query($id: ID!) { client(id: $id) { id } }', { id });
+      expect(read.status, JSON.stringify(id)).toBe(400);
+      expect(read.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', param: 'variables.id' });
     }
   });
 });

@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import { CreditTransactionSchema, type CreditTransaction } from './credits.entity.ts';
 
 export interface WalletChange {
@@ -14,7 +14,8 @@ export interface WalletChange {
 }
 
 /** Moves a client's credit balance and appends its wallet row, under a lock on the client row. */
-async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
+async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
+  assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
   // NO KEY UPDATE: rows referencing the client (issued passes, wallet rows) take FOR KEY SHARE on it,
   // which plain FOR UPDATE would conflict with (deadlocks); this still serialises wallet changes.
@@ -42,5 +43,5 @@ async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: WalletChan
   return entry;
 }
 
-export const creditWallet = (em: EntityManager, c: WalletChange) => change(em, 'CREDIT', c);
-export const debitWallet = (em: EntityManager, c: WalletChange) => change(em, 'DEBIT', c);
+export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', c);
+export const debitWallet = (em: TxEm, c: WalletChange) => change(em, 'DEBIT', c);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import { BusinessTransactionSchema, type BusinessTransaction } from './ledger.entity.ts';
 
 export interface BalanceChange {
@@ -16,7 +17,8 @@ export interface BalanceChange {
  * Moves the business-account balance and appends its ledger row in the caller's transaction.
  * The reseller row is locked first so concurrent debits cannot both spend the same balance.
  */
-async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
+async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
+  assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
   // NO KEY UPDATE, not UPDATE: inserts referencing the reseller (client, idempotency_record) hold FOR KEY SHARE on
   // its row, which FOR UPDATE conflicts with, so two such transactions deadlocked; this still serialises debits.
@@ -43,8 +45,8 @@ async function change(em: EntityManager, type: 'CREDIT' | 'DEBIT', c: BalanceCha
   return entry;
 }
 
-export const debitBusinessAccount = (em: EntityManager, c: BalanceChange) => change(em, 'DEBIT', c);
-export const creditBusinessAccount = (em: EntityManager, c: BalanceChange) => change(em, 'CREDIT', c);
+export const debitBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'DEBIT', c);
+export const creditBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'CREDIT', c);
 
 export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number> {
   const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ?', [resellerId]);

@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Pipeline } from '../platform/pipeline.ts';
+import { decodeUtf8, parseQueryString } from '../platform/text.ts';
+import { header, readBody, sendJson } from '../rest/http.ts';
+import type { GraphQLServer } from './yoga.ts';
+
+/**
+ * GraphQL over HTTP, the pipeline's first two stages: read and check the transport input (body
+ * limit, the text rule on the bytes), authenticate (a top-level 401/403), then yoga parses the
+ * request in whatever format it takes and runs it; mutations go through the pipeline's write stage
+ * (src/graphql/pipeline-plugin.ts), so every body format meets the same idempotency rules.
+ */
+export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse, search: string, requestId: string, log: Logger): Promise<void> {
+  try {
+    // A browser (Accept: text/html) gets GraphiQL, also with ?query= prefilled; API clients ask for JSON.
+    if (req.method === 'GET' && (header(req, 'accept') ?? '').includes('text/html')) {
+      return await yoga.handle(req, res, { requestId });
+    }
+    const raw = req.method === 'POST' ? await readBody(req, pipeline.bodyLimit) : Buffer.alloc(0);
+    checkTransportText(req, raw, search);
+    const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') });
+    // The Idempotency-Key is checked only for a mutation (decisions: ignored on queries), by the plugin.
+    const ctx = pipeline.context(caller, { requestId, log });
+    // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
+    if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
+    return await yoga.handle(req, res, { ctx, rawIdempotencyKey: header(req, 'idempotency-key') });
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    // GraphQL-over-HTTP shape for errors raised before execution (auth, body).
+    const { error } = errorBody(err, requestId);
+    return sendJson(res, err.status, { errors: [{ message: error.message, extensions: { ...error } }] }, {
+      'Content-Type': 'application/graphql-response+json; charset=utf-8',
+      ...(err.headers ?? {}),
+      ...(err.status === 413 ? { Connection: 'close' } : {}),
+    });
+  }
+}
+
+/**
+ * The text rule on the transport: bytes must be UTF-8 and percent-encoding strict before yoga
+ * decodes them (it would put U+FFFD in their place). Parsed strings are checked by the plugin.
+ */
+function checkTransportText(req: IncomingMessage, raw: Buffer, search: string): void {
+  parseQueryString(search);
+  if (raw.length === 0) return;
+  const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'multipart/form-data') {
+    // Multipart exists for file uploads, which this API does not take; its text parts could not be checked.
+    throw validationError('Content-Type', 'multipart/form-data is not accepted (the API takes no files); send application/json');
+  }
+  const text = decodeUtf8(raw);
+  if (type === 'application/x-www-form-urlencoded') parseQueryString(text);
+}

@@ -1,0 +1,122 @@
+import { GraphQLError, Kind, getOperationAST, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { DomainError, errorBody } from '../platform/errors.ts';
+import { checkIdempotencyKey, fingerprint, UnstoredResponse } from '../platform/idempotency.ts';
+import type { Pipeline } from '../platform/pipeline.ts';
+import type { Ctx } from '../platform/request-context.ts';
+import { checkJsonText, checkText, textProblem } from '../platform/text.ts';
+
+/** What src/graphql/http.ts hands yoga for one request (the GraphiQL page has no `ctx`). */
+export interface ServerContext { ctx?: Ctx; rawIdempotencyKey?: string; requestId?: string }
+
+type Params = { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null; extensions?: unknown };
+
+/**
+ * The GraphQL edge of the request pipeline (src/platform/pipeline.ts), decided from what yoga
+ * parsed, whatever the body format:
+ * - the text rule on the parsed query, operation name, variables and string literals;
+ * - a mutation runs in the pipeline's write stage: Idempotency-Key, one transaction, the record;
+ * - request errors carry catalogue codes, and `internal_error` the request id.
+ */
+export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknown>, ServerContext> {
+  return {
+    onParams({ params, setResult, context }) {
+      try {
+        checkParamsText(params as Params);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        setResult({ errors: [requestError(err, context.ctx?.requestId)] });
+      }
+    },
+
+    onValidate({ addValidationRule }) {
+      addValidationRule((context: ValidationContext): ASTVisitor => ({
+        // A literal may spell NUL as "\u0000"; the lexer already refuses lone surrogates and raw control characters.
+        StringValue(node, _key, _parent, _path, ancestors) {
+          const problem = textProblem(node.value);
+          if (!problem) return;
+          // param: the argument and input fields that hold the literal, e.g. input.firstName.
+          const param = ancestors.flatMap((a) => ('kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD) ? [a.name.value] : [])).join('.');
+          context.reportError(new GraphQLError(problem, { nodes: [node], extensions: { code: 'validation_error', ...(param ? { param } : {}) } }));
+        },
+      }));
+    },
+
+    onExecute({ args, executeFn, setExecuteFn }) {
+      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+
+      const context = args.contextValue as unknown as Ctx & ServerContext & { params: Params };
+      setExecuteFn(async (execArgs) => {
+        const { params, requestId } = context;
+        try {
+          const written = await pipeline.write(
+            { ...context, idempotencyKey: checkIdempotencyKey(context.rawIdempotencyKey) },
+            () => fingerprint('graphql', params.query, params.variables ?? {}, params.operationName ?? null),
+            async (tx) => {
+              const result = (await executeFn({ ...execArgs, contextValue: { ...context, em: tx.em } })) as ExecutionResult;
+              const response = { status: 200, body: result };
+              // Top-level errors (unexpected failures) are not stored: roll back so a retry re-executes.
+              if (result.errors?.length) throw new UnstoredResponse(response);
+              return response;
+            },
+            (err) => ({ status: err.status, body: { errors: [requestError(err, requestId)] } }),
+          );
+          const body = written.body as ExecutionResult;
+          // A replay is the stored result byte for byte; the header travels in yoga's `http` extension,
+          // which yoga strips from the body.
+          return written.replayed ? { ...body, extensions: { ...body.extensions, http: { headers: { 'X-Idempotent-Replayed': 'true' } } } } : body;
+        } catch (err) {
+          // A malformed key (400), a key reused with another request or still in progress (409).
+          if (err instanceof DomainError) return { errors: [requestError(err, requestId)] };
+          throw err;
+        }
+      });
+    },
+
+    onResultProcess({ result, setResult, serverContext }) {
+      if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
+      const requestId = serverContext.ctx?.requestId ?? serverContext.requestId;
+      setResult({ ...result, errors: result.errors.map((e) => withCatalogueCode(e as GraphQLError, !('data' in result), requestId)) });
+    },
+  };
+}
+
+function checkParamsText(params: Params): void {
+  if (typeof params.query === 'string') checkText(params.query, 'query');
+  if (typeof params.operationName === 'string') checkText(params.operationName, 'operationName');
+  if (params.variables && typeof params.variables === 'object') checkJsonText(params.variables, 'variables', 'variables');
+  if (params.extensions && typeof params.extensions === 'object') checkJsonText(params.extensions, 'extensions', 'extensions');
+}
+
+/** A DomainError raised before execution (Idempotency-Key, text rule) in GraphQL-over-HTTP shape. */
+function requestError(err: DomainError, requestId: string | undefined): GraphQLError {
+  const { message, request_id: _, ...extensions } = errorBody(err, requestId ?? '').error;
+  return new GraphQLError(message, { extensions: { ...extensions, ...(requestId ? { request_id: requestId } : {}), http: { status: err.status } } });
+}
+
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+
+/**
+ * Every error leaves with a catalogue code: a document that fails parsing or validation (including
+ * literal coercion), or a request whose variables fail coercion (no `data` at all), is
+ * `validation_error`, a 400 under `application/graphql-response+json`; `internal_error` carries
+ * the request id so a report can be matched with the log.
+ */
+function withCatalogueCode(error: GraphQLError, requestFailed: boolean, requestId: string | undefined): GraphQLError {
+  const extensions = { ...error.extensions } as Record<string, unknown>;
+  const code = extensions.code as string | undefined;
+  if (code === 'internal_error') {
+    if (requestId) extensions.request_id = requestId;
+  } else if (code === undefined || REQUEST_ERROR_CODES.has(code)) {
+    if (!requestFailed) return error;
+    extensions.code = 'validation_error';
+    extensions.type = 'invalid_request_error';
+    const http = (extensions.http ?? {}) as { status?: number; spec?: boolean };
+    extensions.http = { ...http, status: http.status ?? 400, spec: http.spec ?? true };
+  } else if (code === 'validation_error') {
+    extensions.type ??= 'invalid_request_error';
+  } else {
+    return error;
+  }
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+}

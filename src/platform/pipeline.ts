@@ -1,0 +1,64 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import type { Clock } from './clock.ts';
+import { authenticateReseller } from './auth.ts';
+import { DomainError } from './errors.ts';
+import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
+import type { Logger } from './logger.ts';
+import type { Caller, Ctx } from './request-context.ts';
+import { inTransaction, type TxCtx } from './transaction.ts';
+
+// The one request pipeline, for REST and GraphQL alike:
+//   authenticate → read and check input → idempotency → transaction → use case → present.
+// The edges (src/rest/router.ts, src/graphql/http.ts) read and check their input and present the
+// result; everything between runs here, so a new caller (lookup token, client session, hosted
+// page, worker) plugs in once, never into a surface.
+
+export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
+
+export interface RequestHeaders { authorization?: string; idempotencyKey?: string }
+
+export interface Pipeline {
+  /** Bodies above it are refused with 413 before anything else reads them. */
+  readonly bodyLimit: number;
+  /** Stage 1: who is calling (401/403 as DomainErrors). */
+  authenticate(headers: RequestHeaders): Promise<Caller>;
+  /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */
+  context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string }): Ctx;
+  /**
+   * Stages 3–5 for a writing use case: with a key, the idempotency record and the effects share
+   * one transaction; without one, the use case still runs in a transaction. Domain errors become
+   * `errorResponse` (stored with the record); an UnstoredResponse is answered and rolled back.
+   */
+  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult>;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  return {
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    authenticate: (headers) => authenticateReseller(deps.orm.em.fork(), headers.authorization),
+
+    context: (caller, request) => ({
+      em: deps.orm.em.fork(),
+      caller,
+      clock: deps.clock,
+      config: deps.config,
+      log: request.log,
+      requestId: request.requestId,
+      idempotencyKey: checkIdempotencyKey(request.idempotencyKey),
+    }),
+
+    async write(ctx, fingerprint, run, errorResponse) {
+      if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
+        return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse);
+      }
+      try {
+        return { ...(await inTransaction(ctx, run)), replayed: false };
+      } catch (err) {
+        if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
+        if (err instanceof DomainError) return { ...errorResponse(err), replayed: false };
+        throw err;
+      }
+    },
+  };
+}
