@@ -3,12 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig, ConfigError } from './config.ts';
 import { DomainError } from './platform/errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
-import { CommandFailed, runOperatorCommand } from './cli/operator.ts';
-import { serve, StartupFailed, worker } from './cli/serve.ts';
-import { parseCommand, USAGE, UsageError } from './cli/usage.ts';
+import { parseCommand, ReportedError, USAGE, UsageError } from './cli/usage.ts';
 
 // The CLI entry: the command line is checked in full first (src/cli/usage.ts), then the
-// configuration, and only then is a database opened.
+// configuration, and only then are the command's modules loaded and a database opened.
 
 let log: Logger | undefined;
 
@@ -22,8 +20,11 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const service = command.name === 'serve' || command.name === 'worker';
   log = createLogger(config, service ? 'stdout' : 'stderr');
-  if (command.name === 'serve') return serve(config, log, command.workers);
-  if (command.name === 'worker') return worker(config, log);
+  if (service) {
+    const { serve, worker } = await import('./cli/serve.ts');
+    return command.name === 'serve' ? serve(config, log, command.workers) : worker(config, log);
+  }
+  const { runOperatorCommand } = await import('./cli/operator.ts');
   return runOperatorCommand(command, config, log);
 }
 
@@ -43,7 +44,7 @@ function report(err: unknown): number {
     console.error(err.message);
     return 2;
   }
-  if (err instanceof ConfigError || err instanceof CommandFailed || err instanceof StartupFailed) console.error(err.message);
+  if (err instanceof ConfigError || err instanceof ReportedError) console.error(err.message);
   else if (err instanceof DomainError) console.error(`${err.code}: ${err.message}${err.param ? ` (${err.param})` : ''}`);
   else {
     const [firstLine] = String((err as Error)?.message ?? err).split('\n');

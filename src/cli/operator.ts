@@ -13,12 +13,12 @@ import {
   createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerStatus,
 } from '../modules/resellers/resellers.service.ts';
 import { describeSeed } from './banner.ts';
-import type { Command } from './usage.ts';
+import { ReportedError, type Command } from './usage.ts';
 
 // Operator commands: each prints its result as one JSON document on stdout (logs go to stderr).
 
-/** A failure the operator can act on, reported as its message alone (exit 1). */
-export class CommandFailed extends Error {}
+/** Reported as its message alone (exit 1). */
+export class CommandFailed extends ReportedError {}
 
 type OperatorCommand = Exclude<Command, { name: 'help' | 'serve' | 'worker' | 'print-schema' }>;
 

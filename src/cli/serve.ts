@@ -9,13 +9,14 @@ import { startBackgroundJobs, type BackgroundJobs } from '../platform/background
 import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { describeEndpoints, describeSeed } from './banner.ts';
+import { ReportedError } from './usage.ts';
 
 // `serve`, `serve --workers N` and `worker`. With N > 1 the primary owns the database (embedded or
 // DATABASE_URL: migrate, seed) and the background jobs, and N forked HTTP workers share the port,
 // each with its own connection pool; PostgreSQL coordinates them (idempotency waits, row locks).
 
 /** A start-up failure reported as its one line (exit 1), after stopping what was started. */
-export class StartupFailed extends Error {}
+export class StartupFailed extends ReportedError {}
 
 export async function serve(config: Config, log: Logger, workers: number): Promise<number> {
   if (cluster.isWorker) return httpWorker(config, log.child({ pid: process.pid }));

@@ -42,6 +42,9 @@ export type Command =
 
 /** Exit code 2, with the usage line for the command. */
 export class UsageError extends Error {}
+
+/** A failure the operator can act on, reported as its message alone (exit 1). */
+export class ReportedError extends Error {}
 const usage = (m: string) => new UsageError(`usage: ${m}`);
 
 export function parseCommand(argv: string[]): Command {

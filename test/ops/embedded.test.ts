@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,9 +32,9 @@ afterAll(async () => {
 /** Starts `serve` and waits for its last start-up line; returns it with its base URL. */
 async function serve(): Promise<{ service: Service; base: string }> {
   const service = new Service(['serve'], env);
-  // pino writes asynchronously, so its "listening" line may come after the console's last line.
-  await service.waitForStdout(/^REST V3: .*$/m);
   await service.waitForStdout(/"msg":"listening"\}\n/);
+  // The banner goes to stderr, after the "listening" log line on stdout.
+  await service.waitForStderr(/^REST V3: .*$/m);
   const listening = service.logLines().find((l) => l.msg === 'listening');
   expect(listening).toMatchObject({ database: 'embedded', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
   const base = listening!.url as string;
@@ -52,9 +52,10 @@ async function expectProbesAnswer(base: string) {
   expect(await get(`${base}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
 }
 
+/** stdout is the log stream; keys appear only in the banner on stderr. */
 function expectNoKeyInLogLines(service: Service) {
-  for (const line of service.stdout.split('\n').filter((l) => l.startsWith('{'))) expect(line).not.toMatch(/sk_/);
-  expect(service.stderr).not.toMatch(/sk_/);
+  expect(service.stdout).not.toMatch(/sk_/);
+  expect(service.stderr.replace(/^ {4}API key: sk_[0-9A-Za-z]{40}$/gm, '')).not.toMatch(/sk_/);
 }
 
 let first: { keys: string[]; resellerIds: string[]; passIds: string[] } | undefined;
@@ -67,9 +68,11 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
     const messages = service.logLines().map((l) => l.msg);
     expect(messages).toContain('initialising embedded PostgreSQL');
     expect(service.logLines().find((l) => l.msg === 'migrations applied')?.applied).toContain('Migration20261122000000_foundation');
-    const keys = [...service.stdout.matchAll(/API key: (sk_[0-9A-Za-z]{40})/g)].map((m) => m[1]);
+    // The banner (keys) is on stderr; stdout is only the JSON log stream.
+    const keys = [...service.stderr.matchAll(/API key: (sk_[0-9A-Za-z]{40})/g)].map((m) => m[1]);
     expect(keys).toHaveLength(2);
-    const resellerIds = [...service.stdout.matchAll(/\((res_[0-9A-Z]{26})\)/g)].map((m) => m[1]);
+    expect(service.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+    const resellerIds = [...service.stderr.matchAll(/\((res_[0-9A-Z]{26})\)/g)].map((m) => m[1]);
     expect(resellerIds).toHaveLength(2);
     await expectProbesAnswer(base);
 
@@ -109,7 +112,7 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
     const messages = service.logLines().map((l) => l.msg);
     expect(messages).not.toContain('initialising embedded PostgreSQL');
     expect(messages).not.toContain('migrations applied');
-    expect(service.stdout).not.toMatch(/Demo data created|API key:/);
+    expect(`${service.stdout}${service.stderr}`).not.toMatch(/Demo data created|API key:/);
     await expectProbesAnswer(base);
     const passes = await get(`${base}${V3}/passes`, first.keys[0]);
     expect(passes.status).toBe(200);
@@ -118,14 +121,23 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
     expectNoKeyInLogLines(service);
   }, T);
 
-  it('an operator command on that DATA_DIR while serve runs refuses instead of stopping its postgres', async (ctx) => {
+  it('an operator command on that DATA_DIR while serve runs uses the running database (DATA_DIR/instance.json, mode 0600)', async (ctx) => {
     if (!first || !second?.running) return ctx.skip();
     const pid = postmasterPid(dataDir)!;
-    const run = await runCli(['keys', 'create', first.resellerIds[0]], env);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`another process \\(pid ${second.child.pid}\\) is already running`));
-    expect(run.stdout).toBe('');
+    const instanceFile = path.join(dataDir, 'instance.json');
+    expect(fs.statSync(instanceFile).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(instanceFile, 'utf8'))).toMatchObject({ pid: second.child.pid, url: expect.stringMatching(/^postgres:\/\//) });
+    const run = await runCli(['keys', 'create', first.resellerIds[0], '--label', 'while serving'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const made = JSON.parse(run.stdout) as { api_key: string };
+    expect(run.stderr).not.toMatch(/embedded PostgreSQL is ready/); // it started none
+    expect(postmasterPid(dataDir)).toBe(pid);
     expect(isRunning(pid)).toBe(true);
+    const url = second.logLines().find((l) => l.msg === 'listening')!.url as string;
+    expect((await get(`${url}${V3}/passes`, made.api_key)).status).toBe(200);
+    const listed = await runCli(['keys', 'list', first.resellerIds[0]], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).map((k: { label: string | null }) => k.label)).toContain('while serving');
   }, T);
 
   it('SIGTERM makes serve exit 0 and stop its postgres', async (ctx) => {
@@ -138,10 +150,14 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
     const after = postmasterPid(dataDir);
     expect(after === undefined || !isRunning(after)).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'owner.pid'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'instance.json'))).toBe(false);
   }, T);
 
   it('an operator command on the embedded DATA_DIR prints only its result on stdout and stops its postgres', async (ctx) => {
     if (!first) return ctx.skip();
+    // An instance.json left by a process that is gone (a kill -9) is ignored.
+    const dead = spawnSync('true').pid!;
+    fs.writeFileSync(path.join(dataDir, 'instance.json'), JSON.stringify({ pid: dead, url: 'postgres://postgres:x@127.0.0.1:1/gateway' }), { mode: 0o600 });
     const run = await runCli(['keys', 'create', first.resellerIds[0]], env);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { id: string; api_key: string };

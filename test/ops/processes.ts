@@ -74,10 +74,19 @@ export class Service {
   }
 
   /** Waits until stdout matches; fails with the output when the process exits first or time runs out. */
-  async waitForStdout(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  waitForStdout(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+    return this.waitFor('stdout', pattern, timeoutMs);
+  }
+
+  /** Waits until stderr matches (the start-up banner goes there). */
+  waitForStderr(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+    return this.waitFor('stderr', pattern, timeoutMs);
+  }
+
+  private async waitFor(stream: 'stdout' | 'stderr', pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const match = pattern.exec(this.stdout);
+      const match = pattern.exec(this[stream]);
       if (match) return match;
       if (!this.running) throw new Error(`serve exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}:\n${this.stdout}\n${this.stderr}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${this.stdout}\n${this.stderr}`);

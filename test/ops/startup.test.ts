@@ -61,3 +61,29 @@ it('a failure after the embedded PostgreSQL started (a migration that cannot app
   expect(fs.existsSync(path.join(dataDir, 'owner.pid'))).toBe(false);
   expect(fs.existsSync(path.join(dataDir, 'instance.json'))).toBe(false);
 }, T);
+
+it('usage errors are reported (exit 2) before any database starts', async () => {
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-usage-'));
+  try {
+    const env = { DATABASE_URL: undefined, DATA_DIR: fresh };
+    const cases: [string[], RegExp][] = [
+      [['resellers', 'create', '--name', 'No Currency'], /^usage: resellers create --name N --currency CUR/],
+      [['resellers', 'create', '--name', 'Bad', '--currency', 'EURO'], /^usage: resellers create/],
+      [['resellers', 'fund', 'res_x', 'ten'], /^usage: resellers fund/],
+      [['keys', 'list'], /^usage: keys list RESELLER_ID/],
+      [['keys', 'create', 'res_x', '--lable', 'typo'], /^usage: keys create/],
+      [['serve', '--workers', '0'], /^usage: serve \[--workers N\]/],
+      [['seed'], /^usage: seed --demo/],
+      [['frobnicate'], /^usage: reseller-gateway <command>/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => runCli(args, env)));
+    runs.forEach((run, i) => {
+      expect(run.code, run.args.join(' ')).toBe(2);
+      expect(run.stderr, run.args.join(' ')).toMatch(cases[i][1]);
+      expect(run.stdout).toBe('');
+    });
+    expect(fs.readdirSync(fresh)).toEqual([]); // no postgres was initialised
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
+  }
+}, T);
