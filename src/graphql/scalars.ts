@@ -43,14 +43,15 @@ export function parseDateTime(text: string): Date | null {
   return new Date(instant.getTime() - offsetMinutes * 60_000);
 }
 
-function dateTimeOf(value: unknown): Date {
+// `ast` (an inline literal) gives the error its location in the document.
+function dateTimeOf(value: unknown, ast?: ValueNode): Date {
   const instant = typeof value === 'string' ? parseDateTime(value) : null;
-  if (!instant) throw new GraphQLError('DateTime must be an RFC 3339 date-time with an offset, e.g. 2026-11-22T10:00:00Z');
+  if (!instant) throw new GraphQLError('DateTime must be an RFC 3339 date-time with an offset, e.g. 2026-11-22T10:00:00Z', { nodes: ast });
   return instant;
 }
 
-function dateOf(value: unknown): string {
-  if (typeof value !== 'string' || !isCalendarDate(value)) throw new GraphQLError('Date must be YYYY-MM-DD naming a real calendar day');
+function dateOf(value: unknown, ast?: ValueNode): string {
+  if (typeof value !== 'string' || !isCalendarDate(value)) throw new GraphQLError('Date must be YYYY-MM-DD naming a real calendar day', { nodes: ast });
   return value;
 }
 
@@ -59,13 +60,13 @@ const stringLiteral = (ast: ValueNode): string | undefined => (ast.kind === Kind
 builder.scalarType('DateTime', {
   description: 'An instant, RFC 3339 with an offset (`Z` or `±HH:MM`, e.g. 2026-11-22T10:00:00Z); answered in UTC.',
   serialize: (d) => (d as Date).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-  parseValue: dateTimeOf,
-  parseLiteral: (ast) => dateTimeOf(stringLiteral(ast)),
+  parseValue: (value) => dateTimeOf(value),
+  parseLiteral: (ast) => dateTimeOf(stringLiteral(ast), ast),
 });
 
 builder.scalarType('Date', {
   description: 'A calendar date, YYYY-MM-DD.',
   serialize: (v) => String(v),
-  parseValue: dateOf,
-  parseLiteral: (ast) => dateOf(stringLiteral(ast)),
+  parseValue: (value) => dateOf(value),
+  parseLiteral: (ast) => dateOf(stringLiteral(ast), ast),
 });
