@@ -129,6 +129,27 @@ describe('resellers', () => {
     expect(await count('reseller')).toBe(before + 1);
   }, T);
 
+  it('create takes the currency in any case; without --currency it is a usage error', async () => {
+    const out = printed<{ id: string; currency: string }>(await cli('resellers', 'create', '--name', 'Lower Case Ltd', '--currency', 'usd'));
+    expect(out.currency).toBe('USD');
+    expect((await resellerRow(out.id)).currency).toBe('USD');
+    const before = await footprint();
+    const missing = await cli('resellers', 'create', '--name', 'No Currency Ltd');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^usage: resellers create --name N --currency CUR/);
+    expect(await footprint()).toEqual(before);
+  }, T);
+
+  it('list prints every reseller, oldest first, with status and balance', async () => {
+    const listed = printed<Record<string, unknown>[]>(await cli('resellers', 'list'));
+    const rows = await app.sql<{ id: string; name: string; currency: string; status: string; balance: string; created_at: string | Date }>(
+      'select id, name, currency, status, balance, created_at from reseller order by created_at, id');
+    expect(listed).toEqual(rows.map((r) => ({
+      id: r.id, name: r.name, currency: r.currency, status: r.status, balance: Number(r.balance), created_at: new Date(r.created_at).toISOString(),
+    })));
+    expect(listed.map((r) => r.id)).toEqual(expect.arrayContaining([resellerId, ...demo.resellers.map((r) => r.id)]));
+  }, T);
+
   it('fund raises the balance and writes one CREDIT business_transaction row', async () => {
     const out = printed<{ id: string; balance: number }>(await cli('resellers', 'fund', resellerId, '500'));
     expect(out).toEqual({ id: resellerId, balance: 500 });
@@ -200,6 +221,20 @@ describe('keys and account status', () => {
     expect((await passesWith(second.api_key)).status).toBe(200);
     expect(await count('api_key', 'id = ? and revoked_at is not null', [firstKey.id])).toBe(1);
     expect(await count('api_key', 'id = ? and revoked_at is null', [second.id])).toBe(1);
+
+    // keys list: ids, labels, last 4 characters, created and revoked times; never a secret or its hash.
+    const run = await cli('keys', 'list', resellerId);
+    const listed = printed<Record<string, unknown>[]>(run);
+    expect(listed).toEqual([
+      { id: firstKey.id, label: 'ops', last4: firstKey.api_key.slice(-4), created_at: expect.any(String), revoked_at: expect.any(String) },
+      { id: second.id, label: null, last4: second.api_key.slice(-4), created_at: expect.any(String), revoked_at: null },
+    ]);
+    const [hash] = await app.sql<{ secret_hash: string }>('select secret_hash from api_key where id = ?', [second.id]);
+    for (const secret of [firstKey.api_key, second.api_key]) expect(run.stdout).not.toContain(secret.slice(3, -4));
+    expect(run.stdout).not.toContain(hash.secret_hash);
+    const unknown = await cli('keys', 'list', 'res_01AAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^resource_not_found/);
 
   }, T);
 });
