@@ -32,11 +32,11 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
     onValidate({ addValidationRule }) {
       addValidationRule((context: ValidationContext): ASTVisitor => ({
         // A literal may spell NUL as "\u0000"; the lexer already refuses lone surrogates and raw control characters.
-        StringValue(node, _key, _parent, _path, ancestors) {
+        StringValue(node, _key, parent, _path, ancestors) {
           const problem = textProblem(node.value);
           if (!problem) return;
           // param: the argument and input fields that hold the literal, e.g. input.firstName.
-          const param = ancestors.flatMap((a) => ('kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD) ? [a.name.value] : [])).join('.');
+          const param = [...ancestors, parent ?? []].flatMap((a) => ('kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD) ? [a.name.value] : [])).join('.');
           context.reportError(new GraphQLError(problem, { nodes: [node], extensions: { code: 'validation_error', ...(param ? { param } : {}) } }));
         },
       }));
