@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // The only reader of process.env: every setting is parsed here once, all problems reported together.
-const schema = z.object({
+export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -21,12 +21,12 @@ const schema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
 });
 
-export type Config = Readonly<z.infer<typeof schema>> & { readonly dataDir: string };
+export type Config = Readonly<z.infer<typeof configSchema>> & { readonly dataDir: string };
 
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
