@@ -32,7 +32,8 @@ export interface Route {
   idempotent?: boolean;
   /** Runs in one database transaction. */
   mutation?: boolean;
-  success: { status: number; description: string; example?: string };
+  /** The success response; `schema` (from the presenters) is what the OpenAPI document publishes for it. */
+  success: { status: number; description: string; schema: z.ZodType; example?: string };
   errors: ErrorCode[];
   handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse>;
 }

@@ -1,17 +1,44 @@
+import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
-import { effectiveStatus } from '../passes/passes.service.ts';
-import type { ClientView } from './clients.service.ts';
+import { effectiveStatus, issuedPassStatuses, paymentModels } from '../passes/passes.service.ts';
+import type { ClientView } from './get-client.ts';
 
-export function presentClient(view: ClientView, now: Date) {
+// V3 presenter: an allow-list from rows to the wire; its return type is z.infer of the schema
+// the OpenAPI document publishes (docs/openapi.json).
+
+const activePassSchema = z.object({
+  id: z.string().describe('Issued pass id'),
+  pass_id: z.string().describe('Id of the pass package'),
+  pass_name: z.string().describe('Name of the pass package'),
+  status: z.enum(issuedPassStatuses).describe('ACTIVE, EXPIRED (past `expires_at`) or CANCELLED'),
+  payment_model: z.enum(paymentModels).describe('PAYG or PREPAID'),
+  expires_at: z.int().min(0).describe('Expiry time, Unix seconds'),
+}).meta({ id: 'ClientActivePass', description: "The client's current issued pass, in short" });
+
+export const clientSchema = z.object({
+  object: z.literal('client').describe('Always `client`'),
+  id: z.string().describe('Client id'),
+  first_name: z.string().describe('First name'),
+  last_name: z.string().describe('Last name'),
+  email: z.string().describe('E-mail address'),
+  phone: z.string().nullable().describe('Phone number; null when not given'),
+  external_id: z.string().nullable().describe("The reseller's own id for the client; null when not given"),
+  credit_balance: z.int().describe('Credits in the client wallet'),
+  active_pass: activePassSchema.nullable().describe("The client's current issued pass; null when it has none"),
+  created: z.int().min(0).describe('Creation time, Unix seconds'),
+}).meta({ id: 'Client', description: 'A client of the reseller' });
+export type ClientResource = z.infer<typeof clientSchema>;
+
+export function presentClient(view: ClientView, now: Date): ClientResource {
   const { client, current } = view;
   return {
-    object: 'client' as const,
+    object: 'client',
     id: client.id,
     first_name: client.firstName,
     last_name: client.lastName,
     email: client.email,
-    phone: client.phone,
-    external_id: client.externalId,
+    phone: client.phone ?? null,
+    external_id: client.externalId ?? null,
     credit_balance: client.creditBalance,
     active_pass: current
       ? {

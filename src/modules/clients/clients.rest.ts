@@ -1,12 +1,12 @@
 import { defineRoutes } from '../../rest/route.ts';
 import { getClient } from './clients.service.ts';
-import { presentClient } from './clients.presenter.ts';
+import { clientSchema, presentClient } from './clients.presenter.ts';
 
 export const clientsRoutes = defineRoutes([
   {
     method: 'GET', path: '/clients/{client_id}', operationId: 'getClient', tag: 'Clients',
     summary: 'Get a client with its current pass',
-    success: { status: 200, description: 'A `client`' },
+    success: { status: 200, description: 'A `client`', schema: clientSchema },
     errors: ['validation_error', 'invalid_api_key', 'account_disabled', 'resource_not_found'],
     async handler(ctx, { params }) {
       return { status: 200, body: presentClient(await getClient(ctx, params.client_id), ctx.clock.now()) };

@@ -1,4 +1,4 @@
-import { listEnvelope } from '../../rest/envelope.ts';
+import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { rejectUnknownQuery } from '../../rest/router.ts';
@@ -9,7 +9,9 @@ import {
 } from './change-issued-pass.ts';
 import { renewInput, renewIssuedPass, type RenewInput } from './renew-issued-pass.ts';
 import { getIssuedPassOfClient, getPass, listPasses } from './passes.service.ts';
-import { presentIssuedPass, presentPass, presentRenewal } from './passes.presenter.ts';
+import {
+  issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal,
+} from './passes.presenter.ts';
 import { countCoveredProviders } from '../providers/pass-coverage.ts';
 
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
@@ -19,7 +21,7 @@ export const passesRoutes = defineRoutes([
     method: 'GET', path: '/passes', operationId: 'listPasses', tag: 'Passes', paginated: true,
     summary: 'Get all reseller passes (pass packages), newest first',
     query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `pass` objects' },
+    success: { status: 200, description: 'A list of `pass` objects', schema: listOf(passSchema) },
     errors: [...passErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
@@ -31,7 +33,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'GET', path: '/passes/{id}', operationId: 'getPass', tag: 'Passes',
     summary: 'Get one pass package',
-    success: { status: 200, description: 'A `pass` object' },
+    success: { status: 200, description: 'A `pass` object', schema: passSchema },
     errors: [...passErrors, 'resource_not_found'],
     async handler(ctx, { params }) {
       const pass = await getPass(ctx, params.id);
@@ -43,7 +45,7 @@ export const passesRoutes = defineRoutes([
     method: 'POST', path: '/issued_passes', operationId: 'issuePass', tag: 'Issued passes',
     summary: 'Create a client and issue it a pass (PREPAID debits the business account)',
     body: issuePassInput, idempotent: true, mutation: true,
-    success: { status: 201, description: 'The `issued_pass`' },
+    success: { status: 201, description: 'The `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
       const result = await issuePass(ctx, body as IssuePassInput);
@@ -54,7 +56,7 @@ export const passesRoutes = defineRoutes([
     method: 'POST', path: '/issued_passes/update', operationId: 'updateIssuedPass', tag: 'Issued passes',
     summary: "Change the pass type of the client's issued pass, keeping its expiry",
     body: updateIssuedPassInput, idempotent: true, mutation: true,
-    success: { status: 200, description: 'The updated `issued_pass`' },
+    success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
       const result = await updateIssuedPass(ctx, body as UpdateIssuedPassInput);
@@ -65,7 +67,7 @@ export const passesRoutes = defineRoutes([
     method: 'POST', path: '/issued_passes/{client_id}/expiry', operationId: 'setIssuedPassExpiry', tag: 'Issued passes',
     summary: "Set the expiry of the client's issued pass (an expired pass becomes ACTIVE again)",
     body: setExpiryInput, idempotent: true, mutation: true,
-    success: { status: 200, description: 'The updated `issued_pass`' },
+    success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { params, body }) {
       const result = await setIssuedPassExpiry(ctx, params.client_id, body as SetExpiryInput);
@@ -76,7 +78,7 @@ export const passesRoutes = defineRoutes([
     method: 'POST', path: '/issued_passes/{client_id}/renew', operationId: 'renewIssuedPass', tag: 'Issued passes',
     summary: 'Renew a PREPAID pass for one more period (debits the price, resets visits, grants credits)',
     body: renewInput, idempotent: true, mutation: true,
-    success: { status: 201, description: 'A `pass_renewal`' },
+    success: { status: 201, description: 'A `pass_renewal`', schema: passRenewalSchema },
     errors: [...passErrors, 'resource_not_found', 'not_prepaid', 'pass_cancelled', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { params, body }) {
       const result = await renewIssuedPass(ctx, params.client_id, body as RenewInput);
@@ -86,7 +88,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'GET', path: '/issued_passes/{client_id}', operationId: 'getIssuedPass', tag: 'Issued passes',
     summary: "Get the client's current issued pass",
-    success: { status: 200, description: 'An `issued_pass`' },
+    success: { status: 200, description: 'An `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found'],
     async handler(ctx, { params }) {
       const current = await getIssuedPassOfClient(ctx, params.client_id);

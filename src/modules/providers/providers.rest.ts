@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listEnvelope } from '../../rest/envelope.ts';
+import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { rejectUnknownQuery } from '../../rest/router.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
@@ -8,7 +8,7 @@ import { parseInput } from '../../platform/validation.ts';
 import { getPass } from '../passes/passes.service.ts';
 import { listCopayOptions } from './copay-options.ts';
 import { listCoveredProviders, listProviders, providerFilterSchema } from './list-providers.ts';
-import { presentCopayOption, presentProvider } from './providers.presenter.ts';
+import { copayOptionSchema, presentCopayOption, presentProvider, providerSchema } from './providers.presenter.ts';
 import { getProvider } from './providers.service.ts';
 import type { ProviderShape } from './providers.graphql.ts';
 
@@ -25,7 +25,7 @@ export const providersRoutes = defineRoutes([
     method: 'GET', path: '/providers', operationId: 'listProviders', tag: 'Providers', paginated: true,
     summary: 'Get providers: newest first, or nearest first (with `distance_km`) within `radius_km` of `lat`+`lon`',
     query: providersQuery,
-    success: { status: 200, description: 'A list of `provider` objects' },
+    success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
     errors: [...providerErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       rejectUnknownQuery(query, Object.keys(providersQuery.shape));
@@ -38,7 +38,7 @@ export const providersRoutes = defineRoutes([
   {
     method: 'GET', path: '/providers/{id}', operationId: 'getProvider', tag: 'Providers',
     summary: 'Get one provider',
-    success: { status: 200, description: 'A `provider` object' },
+    success: { status: 200, description: 'A `provider` object', schema: providerSchema },
     errors: [...providerErrors, 'resource_not_found'],
     async handler(ctx, { params }) {
       return { status: 200, body: presentProvider(await getProvider(ctx, params.id)) };
@@ -48,7 +48,7 @@ export const providersRoutes = defineRoutes([
     method: 'GET', path: '/passes/{id}/providers', operationId: 'listPassProviders', tag: 'Providers', paginated: true,
     summary: "Get the providers a pass covers (one of its categories has the provider's category and tier), optionally nearest first",
     query: passProvidersQuery,
-    success: { status: 200, description: 'A list of `provider` objects' },
+    success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
     errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
     async handler(ctx, { params, query }) {
       rejectUnknownQuery(query, Object.keys(passProvidersQuery.shape));
@@ -63,7 +63,7 @@ export const providersRoutes = defineRoutes([
     method: 'GET', path: '/providers/{providerBranchId}/gym-copay-options', operationId: 'listGymCopayOptions', tag: 'Providers', paginated: true,
     summary: "List a provider's gym co-pay options, newest first",
     query: pageQuerySchema,
-    success: { status: 200, description: 'A list of co-pay options (spec 2.4)' },
+    success: { status: 200, description: 'A list of co-pay options (spec 2.4)', schema: listOf(copayOptionSchema) },
     errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
     async handler(ctx, { params, query }) {
       rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));

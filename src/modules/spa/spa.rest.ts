@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { listEnvelope } from '../../rest/envelope.ts';
+import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { rejectUnknownQuery } from '../../rest/router.ts';
 import { validationError } from '../../platform/errors.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { localDate } from '../../platform/validation.ts';
 import { AVAILABILITY_DATES, checkLocalDate, getSpaAvailability, listSpaServices, MAX_SERVICES_PER_APPOINTMENT } from './spa.service.ts';
-import { presentAvailability, presentSpaService } from './spa.presenter.ts';
+import { availabilitySchema, presentAvailability, presentSpaService, spaServiceSchema } from './spa.presenter.ts';
 
 const catalogueErrors = ['validation_error', 'invalid_api_key', 'account_disabled', 'resource_not_found'] as const;
 
@@ -34,7 +34,7 @@ export const spaRoutes = defineRoutes([
     method: 'GET', path: '/spas/{spa_id}/services', operationId: 'listSpaServices', tag: 'Spas', paginated: true,
     summary: "The spa's services, newest first (a provider that is not a spa is not found)",
     query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `service` objects' },
+    success: { status: 200, description: 'A list of `service` objects', schema: listOf(spaServiceSchema) },
     errors: [...catalogueErrors, 'invalid_cursor'],
     async handler(ctx, { params, query }) {
       rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
@@ -50,7 +50,7 @@ export const spaRoutes = defineRoutes([
       'a repeated one (autumn) is listed once, at its first occurrence.',
     query: availabilityQuery,
     repeatableQuery: ['service_ids'],
-    success: { status: 200, description: 'An `availability` object' },
+    success: { status: 200, description: 'An `availability` object', schema: availabilitySchema },
     errors: [...catalogueErrors],
     async handler(ctx, { params, query, search }) {
       rejectUnknownQuery(query, Object.keys(availabilityQuery.shape));
