@@ -1,4 +1,5 @@
 import type { TestApp } from './app.ts';
+import { checkDocumentedResponse } from '../contract/response-schemas.ts';
 
 export const V3 = '/v3/api/business/reseller';
 
@@ -23,7 +24,7 @@ export async function call<T = any>(app: TestApp, path: string, opts: Call = {})
     body = JSON.stringify(opts.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(`${app.baseUrl}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body: body as BodyInit | undefined });
+  const res = await fetch(`${app.baseUrl}${path}`, { method: methodOf(opts), headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -32,8 +33,17 @@ export async function call<T = any>(app: TestApp, path: string, opts: Call = {})
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
-/** A V3 REST call (path under /v3/api/business/reseller). */
-export const v3 = <T = any>(app: TestApp, path: string, opts: Call = {}) => call<T>(app, `${V3}${path}`, opts);
+const methodOf = (opts: Call) => opts.method ?? (opts.body !== undefined || opts.raw !== undefined ? 'POST' : 'GET');
+
+/**
+ * A V3 REST call (path under /v3/api/business/reseller). Every response is held to docs/openapi.json
+ * (test/contract/response-schemas.ts): an undocumented status or field fails the calling test.
+ */
+export async function v3<T = any>(app: TestApp, path: string, opts: Call = {}): Promise<Reply<T>> {
+  const reply = await call<T>(app, `${V3}${path}`, opts);
+  checkDocumentedResponse(methodOf(opts), `${V3}${path}`, reply);
+  return reply;
+}
 
 /** A GraphQL operation over POST /graphql. */
 export function gql<T = any>(app: TestApp, key: string | undefined, query: string, variables: Record<string, unknown> = {}, extra: Omit<Call, 'body' | 'key'> = {}) {
