@@ -1,39 +1,17 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
-import { newId } from './ids.ts';
-import { unixSeconds } from './clock.ts';
-import type { Ctx } from './request-context.ts';
 
 // Side effects leave only through this table. Rows are written with the service's effects in
 // the same transaction; a dispatcher claims them with FOR UPDATE SKIP LOCKED, so any number
-// of processes can deliver without doing a row twice at the same time.
+// of processes can deliver without doing a row twice at the same time. Domain events (topic
+// `event`) are written by src/modules/events/events.service.ts, typed by its catalogue.
 
 export async function enqueue(em: EntityManager, row: { topic: string; resellerId?: string; payload: unknown; at: Date }): Promise<void> {
   await em.execute(
     'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?, ?, ?)',
     [row.topic, row.resellerId ?? null, JSON.stringify(row.payload), row.at, row.at],
   );
-}
-
-/** Records a domain event (`evt_…`) for webhook delivery; data.object is the resource as presented. */
-export async function recordEvent(ctx: Ctx, type: string, object: unknown): Promise<void> {
-  const at = ctx.clock.now();
-  const resellerId = ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
-  await enqueue(ctx.em, {
-    topic: 'event',
-    resellerId,
-    at,
-    payload: {
-      id: newId('event', at.getTime()),
-      object: 'event',
-      type,
-      created: unixSeconds(at),
-      data: { object },
-      request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
-    },
-  });
 }
 
 export interface OutboxRow { id: string; topic: string; reseller_id: string | null; payload: unknown; attempts: number }

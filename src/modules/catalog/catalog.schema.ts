@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { idPrefixes, isId, type IdKind } from '../../platform/ids.ts';
 import { isTimeZone, minutesOf, weekdays } from '../../platform/time.ts';
 import { localDate, noNul, shortText } from '../../platform/validation.ts';
-import { providerCategories } from '../providers/providers.entity.ts';
-import { classInstanceStatuses } from '../classes/classes.entity.ts';
-import { durations, paymentModels } from '../passes/passes.entity.ts';
+import { providerCategories } from '../providers/providers.service.ts';
+import { classInstanceStatuses } from '../classes/classes.service.ts';
+import { durations, paymentModels } from '../passes/passes.service.ts';
 
 // The catalogue file (docs/catalog-format.md): one JSON document of record arrays. Records are
 // strict (an unknown field is a typo, reported rather than dropped) and carry their own prefixed ids.

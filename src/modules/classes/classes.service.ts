@@ -2,8 +2,11 @@ import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { ProviderSchema, type Provider } from '../providers/providers.entity.ts';
+import { findProviders, type Provider } from '../providers/providers.service.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
+
+// Other modules reach classes only through this file (README "Module boundaries").
+export { classInstanceStatuses } from './classes.entity.ts';
 import { pagesPerParent } from '../../platform/pages-per-parent.ts';
 
 // Reads of the class catalogue (shared by all resellers; every read still needs a reseller caller).
@@ -32,7 +35,7 @@ export interface ClassListing { cls: Class; provider: Provider; category: ClassC
 export async function listingsOf(ctx: Ctx, classes: (Class & { distanceM?: number })[]): Promise<ClassListing[]> {
   if (classes.length === 0) return [];
   const [providers, categories] = await Promise.all([
-    ctx.em.find(ProviderSchema, { id: { $in: [...new Set(classes.map((c) => c.providerId))] } }),
+    findProviders(ctx.em, classes.map((c) => c.providerId)),
     ctx.em.find(ClassCategorySchema, { id: { $in: [...new Set(classes.map((c) => c.categoryId))] } }),
   ]);
   const providerById = new Map(providers.map((p) => [p.id, p]));

@@ -2,12 +2,11 @@ import { raw, type FilterQuery } from '@mikro-orm/core';
 import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { proximityPage, type Near } from '../../platform/geo.ts';
-import { isId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
-import { ProviderSchema } from '../providers/providers.entity.ts';
-import { ClassCategorySchema, ClassSchema, type Class } from './classes.entity.ts';
+import { providerExists } from '../providers/providers.service.ts';
+import { ClassSchema, type Class } from './classes.entity.ts';
 import { listingsOf, type ClassListing } from './classes.service.ts';
 
 // GET /classes and Query.classes: newest first, or nearest first (keyset on distance, id) when a
@@ -77,6 +76,5 @@ async function categoryIdsNamed(ctx: Ctx, name: string): Promise<string[]> {
 }
 
 async function checkProvider(ctx: Ctx, id: string): Promise<void> {
-  const found = isId('provider', id) ? await ctx.em.count(ProviderSchema, { id }) : 0;
-  if (found === 0) throw validationError('provider_id', `No such provider: '${id}'`);
+  if (!(await providerExists(ctx.em, id))) throw validationError('provider_id', `No such provider: '${id}'`);
 }

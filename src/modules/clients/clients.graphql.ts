@@ -4,7 +4,7 @@ import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { inRequestedOrder } from '../../graphql/loaders.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
-import { getClient } from './clients.service.ts';
+import { getOwnClient } from './clients.service.ts';
 
 export async function loadClients(ctx: GraphQLContext, ids: readonly string[]): Promise<(Client | Error)[]> {
   const { resellerId } = resellerOf(ctx);
@@ -35,7 +35,7 @@ builder.queryFields((t) => ({
     description: 'A client of this reseller; null for an unknown id.',
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => runQuery(async () => (await getClient(ctx, id)).client)
+    resolve: (_, { id }, ctx) => runQuery(() => getOwnClient(ctx, id))
       .catch(nullWhenNotFound),
   }),
 }));

@@ -1,5 +1,5 @@
 import { defineRoutes } from '../../rest/route.ts';
-import { getClient } from './clients.service.ts';
+import { getClient } from './get-client.ts';
 import { clientSchema, presentClient } from './clients.presenter.ts';
 
 export const clientsRoutes = defineRoutes([

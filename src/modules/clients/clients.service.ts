@@ -1,16 +1,29 @@
-import type { Ctx } from '../../platform/request-context.ts';
-import type { IssuedPass, PassPackage } from '../passes/passes.entity.ts';
-import { PassPackageSchema } from '../passes/passes.entity.ts';
-import { findCurrentIssuedPass, getOwnClient } from '../passes/passes.service.ts';
-import type { Client } from './clients.entity.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../../platform/errors.ts';
+import { isId, newId } from '../../platform/ids.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { ClientSchema, type Client } from './clients.entity.ts';
 
-export interface ClientView { client: Client; current?: { issuedPass: IssuedPass; pass: PassPackage } }
+// Other modules reach clients only through this file (README "Module boundaries").
+export type { Client } from './clients.entity.ts';
 
-/** A client of the caller with its current pass. (Looked-up clients of other resellers come with the lookup issue.) */
-export async function getClient(ctx: Ctx, clientId: string): Promise<ClientView> {
-  const client = await getOwnClient(ctx, clientId);
-  const issuedPass = await findCurrentIssuedPass(ctx.em, client.resellerId, client.id);
-  if (!issuedPass) return { client };
-  const pass = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
-  return { client, current: { issuedPass, pass } };
+/** A client of the caller's reseller, or null; another reseller's client is not found (no enumeration). */
+export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client | null> {
+  const { resellerId } = resellerOf(ctx);
+  // A malformed id (path parameters are free text) names nothing: no query.
+  return isId('client', clientId) ? ctx.em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
+}
+
+/** The same, as a 404 `resource_not_found` (naming `param` when the id came from a body field). */
+export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): Promise<Client> {
+  const client = await findOwnClient(ctx, clientId);
+  if (!client) throw notFound('client', clientId, param);
+  return client;
+}
+
+export type NewClient = Pick<Client, 'resellerId' | 'firstName' | 'lastName' | 'email' | 'phone' | 'externalId' | 'createdAt'>;
+
+/** A new client with an empty wallet, persisted at the use case's next flush. */
+export function createClient(em: EntityManager, c: NewClient): Client {
+  return em.create(ClientSchema, { ...c, id: newId('client', c.createdAt.getTime()), creditBalance: 0 });
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
-import { recordEvent } from '../../platform/outbox.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, unixTimestamp } from '../../platform/validation.ts';
-import { ClientSchema } from '../clients/clients.entity.ts';
+import { findOwnClient, getOwnClient } from '../clients/clients.service.ts';
 import { PassPackageSchema, type IssuedPass } from './passes.entity.ts';
-import { findCurrentIssuedPass, getOwnClient, idParam } from './passes.service.ts';
+import { findCurrentIssuedPass, idParam } from './passes.service.ts';
 import { presentIssuedPass } from './passes.presenter.ts';
 import type { IssuedPassResult } from './issue-pass.ts';
 
@@ -31,7 +31,7 @@ async function lockChangeablePass(ctx: Ctx, clientId: string, param?: string): P
 export async function updateIssuedPass(ctx: Ctx, raw: UpdateIssuedPassInput): Promise<IssuedPassResult> {
   const input = parseInput(updateIssuedPassInput, raw);
   const { resellerId } = resellerOf(ctx);
-  const client = await ctx.em.findOne(ClientSchema, { id: input.client_id, resellerId });
+  const client = await findOwnClient(ctx, input.client_id);
   if (!client) throw validationError('client_id', `No such client: '${input.client_id}'`);
   const pass = await ctx.em.findOne(PassPackageSchema, { id: input.pass_id, resellerId });
   if (!pass) throw validationError('pass_id', `No such pass: '${input.pass_id}'`);

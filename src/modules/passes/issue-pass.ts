@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { recordEvent } from '../../platform/outbox.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
-import { ClientSchema, type Client } from '../clients/clients.entity.ts';
+import { createClient, type Client } from '../clients/clients.service.ts';
 import { creditWallet } from '../credits/credits.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { IssuedPassSchema, PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
@@ -41,15 +41,13 @@ export async function issuePass(ctx: Ctx, raw: IssuePassInput): Promise<IssuedPa
   const start = new Date(`${startDate}T00:00:00Z`);
   if (start.getTime() - now.getTime() > 366 * 86_400_000) throw validationError('start_date', 'start_date must be within a year');
 
-  const client = ctx.em.create(ClientSchema, {
-    id: newId('client', now.getTime()),
+  const client = createClient(ctx.em, {
     resellerId,
     firstName: input.first_name,
     lastName: input.last_name,
     email: input.email.toLowerCase(),
     phone: input.phone ?? null,
     externalId: input.external_id ?? null,
-    creditBalance: 0,
     createdAt: now,
   });
   await ctx.em.flush(); // the client row first: the issued pass references it

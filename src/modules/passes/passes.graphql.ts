@@ -14,7 +14,7 @@ import {
   type IssuedPass, type PassCategory, type PassPackage,
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { countCoveredProviders } from '../providers/pass-coverage.ts';
+import { countCoveredProviders } from '../providers/providers.service.ts';
 
 const Duration = builder.enumType('PassDuration', { values: durations });
 const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });

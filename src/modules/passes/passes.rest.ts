@@ -12,7 +12,7 @@ import { getIssuedPassOfClient, getPass, listPasses } from './passes.service.ts'
 import {
   issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal,
 } from './passes.presenter.ts';
-import { countCoveredProviders } from '../providers/pass-coverage.ts';
+import { countCoveredProviders } from '../providers/providers.service.ts';
 
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 

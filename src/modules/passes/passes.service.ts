@@ -7,11 +7,19 @@ import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
-import { ClientSchema, type Client } from '../clients/clients.entity.ts';
+import { getOwnClient, type Client } from '../clients/clients.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
   type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassPackage,
 } from './passes.entity.ts';
+import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
+
+// Other modules reach passes only through this file (README "Module boundaries").
+export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
+export type { Duration, IssuedPass, IssuedPassStatus, PassPackage, PaymentModel } from './passes.entity.ts';
+/** Payloads (`data.object`) of the issued_pass.* events: the V3 representations (src/modules/events/events.catalog.ts). */
+export type IssuedPassObject = ReturnType<typeof presentIssuedPass>;
+export type PassRenewalObject = ReturnType<typeof presentRenewal>;
 
 export async function listPasses(ctx: Ctx, page: PageArgs): Promise<Page<PassPackage>> {
   const { resellerId } = resellerOf(ctx);
@@ -26,14 +34,6 @@ export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
   return pass;
 }
 
-/** A client of the caller's reseller; another reseller's client is not found (no enumeration). */
-export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): Promise<Client> {
-  const { resellerId } = resellerOf(ctx);
-  const client = isId('client', clientId) ? await ctx.em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
-  if (!client) throw notFound('client', clientId, param);
-  return client;
-}
-
 /** The client's current issued pass (the one that is not cancelled, or else the latest). */
 export async function findCurrentIssuedPass(em: EntityManager, resellerId: string, clientId: string, lock = false): Promise<IssuedPass | null> {
   return em.findOne(IssuedPassSchema, { resellerId, clientId }, {
@@ -42,12 +42,19 @@ export async function findCurrentIssuedPass(em: EntityManager, resellerId: strin
   });
 }
 
+/** The client's current issued pass with its package, if it has one. */
+export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id' | 'resellerId'>): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
+  const issuedPass = await findCurrentIssuedPass(em, client.resellerId, client.id);
+  if (!issuedPass) return undefined;
+  const pass = await em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
+  return { issuedPass, pass };
+}
+
 export async function getIssuedPassOfClient(ctx: Ctx, clientId: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
   const client = await getOwnClient(ctx, clientId);
-  const issuedPass = await findCurrentIssuedPass(ctx.em, client.resellerId, client.id);
-  if (!issuedPass) throw notFound('issued pass for client', clientId);
-  const pass = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
-  return { issuedPass, pass };
+  const current = await currentPassOf(ctx.em, client);
+  if (!current) throw notFound('issued pass for client', clientId);
+  return current;
 }
 
 /** ACTIVE with its expiry passed reads as EXPIRED; the stored status is only ever behind, never ahead. */

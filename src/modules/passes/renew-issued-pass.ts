@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { recordEvent } from '../../platform/outbox.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
-import { addDuration, findCurrentIssuedPass, getOwnClient, visitsPeriodOf } from './passes.service.ts';
+import { getOwnClient } from '../clients/clients.service.ts';
+import { addDuration, findCurrentIssuedPass, visitsPeriodOf } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';
 import { presentRenewal } from './passes.presenter.ts';
 

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Near } from '../../platform/geo.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
-import type { ProviderShape } from './providers.graphql.ts';
 import { providersFromRows } from './providers.service.ts';
-import { withDistance } from './list-providers.ts';
+import { withDistance, type ProviderShape } from './list-providers.ts';
 
 // Pass.providers for a page of passes in one statement: a lateral subquery per pass takes its
 // first limit + 1 covered providers (nearest first over the GiST index, or newest first), so a

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { PassPackage } from '../passes/passes.entity.ts';
+import type { PassPackage } from '../passes/passes.service.ts';
 import { coveredTiers, type CoveredTiers } from './pass-coverage.ts';
 import { ProviderSchema, providerCategories, type Provider, type ProviderCategory } from './providers.entity.ts';
-import type { ProviderShape } from './providers.graphql.ts';
 import { providersFromRows } from './providers.service.ts';
 
 // Filters accept any case (decisions §2). Tiers are open labels (BRONZE, SILVER, GOLD …), so an
@@ -21,6 +20,9 @@ export const providerFilterSchema = z.object({
     .transform((s) => s.toUpperCase())
     .optional(),
 });
+
+/** A provider with the distance from the searched point, when the query had one. */
+export type ProviderShape = Provider & { distanceM?: number };
 
 export interface ProviderFilter { category?: ProviderCategory; tier?: string }
 

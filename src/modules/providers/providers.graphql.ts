@@ -5,13 +5,13 @@ import type { GraphQLContext } from '../../graphql/context.ts';
 import { inRequestedOrder } from '../../graphql/loaders.ts';
 import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
 import { checkNear, type Near } from '../../platform/geo.ts';
-import { keysetPage, pageArgsFromConnection, toConnection, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { keysetPage, pageArgsFromConnection, toConnection, type Page } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { PassRef } from '../passes/passes.graphql.ts';
 import { firstCopayOptionPages } from './copay-options.ts';
 import { firstCoveredProviderPages } from './covered-provider-pages.ts';
-import { listCoveredProviders, listProviders, providerFilterSchema } from './list-providers.ts';
+import { listCoveredProviders, listProviders, providerFilterSchema, type ProviderShape } from './list-providers.ts';
 import { CopayOptionSchema, ProviderSchema, providerCategories, type CopayOption, type Provider } from './providers.entity.ts';
 import { getProvider } from './providers.service.ts';
 
@@ -24,9 +24,6 @@ async function loadProviders(ctx: GraphQLContext, ids: readonly string[]): Promi
   resellerOf(ctx); // the catalogue is shared, but only callers acting for a reseller read it
   return inRequestedOrder(ids, await ctx.em.find(ProviderSchema, { id: { $in: [...ids] } }));
 }
-
-/** A provider with the distance from the searched point, when the query had one. */
-export type ProviderShape = Provider & { distanceM?: number };
 
 const CancellationPolicyRef = builder.objectRef<Provider>('CancellationPolicy').implement({
   fields: (t) => ({

@@ -7,10 +7,9 @@ import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts
 import { parseInput } from '../../platform/validation.ts';
 import { getPass } from '../passes/passes.service.ts';
 import { listCopayOptions } from './copay-options.ts';
-import { listCoveredProviders, listProviders, providerFilterSchema } from './list-providers.ts';
+import { listCoveredProviders, listProviders, providerFilterSchema, type ProviderShape } from './list-providers.ts';
 import { copayOptionSchema, presentCopayOption, presentProvider, providerSchema } from './providers.presenter.ts';
 import { getProvider } from './providers.service.ts';
-import type { ProviderShape } from './providers.graphql.ts';
 
 const BASE = '/v3/api/business/reseller';
 const providerErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;

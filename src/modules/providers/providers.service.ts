@@ -4,6 +4,11 @@ import { isId } from '../../platform/ids.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ProviderSchema, type Provider } from './providers.entity.ts';
 
+// Other modules reach providers only through this file (README "Module boundaries").
+export { providerCategories } from './providers.entity.ts';
+export type { CopayOption, OpeningHours, Provider, ProviderCategory } from './providers.entity.ts';
+export { countCoveredProviders } from './pass-coverage.ts';
+
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {
   resellerOf(ctx);
@@ -15,4 +20,14 @@ export async function getProvider(ctx: Ctx, id: string, param?: string): Promise
 /** Raw rows (snake_case, from proximity SQL) as managed Provider entities. */
 export function providersFromRows(em: EntityManager, rows: Record<string, unknown>[]): Provider[] {
   return rows.map((row) => em.map(ProviderSchema, row));
+}
+
+/** Providers by id, in no particular order; unknown ids are left out. */
+export function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
+  return em.find(ProviderSchema, { id: { $in: [...new Set(ids)] } });
+}
+
+/** Whether the catalogue has this provider (a malformed id names none: no query). */
+export async function providerExists(em: EntityManager, id: string): Promise<boolean> {
+  return isId('provider', id) && (await em.count(ProviderSchema, { id })) > 0;
 }

@@ -5,7 +5,7 @@ import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { getProvider } from '../providers/providers.service.ts';
-import type { Provider } from '../providers/providers.entity.ts';
+import type { Provider } from '../providers/providers.service.ts';
 import { spaDaySlots, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 

@@ -1,0 +1,76 @@
+// Lint: generic TypeScript hygiene plus the module boundaries of README "Module boundaries".
+// The boundary zones match resolved file paths, so a relative path of any depth is caught.
+import { readdirSync } from 'node:fs';
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+const modules = readdirSync('src/modules', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts'];
+
+/** Another module is used through its service; Pothos types may reference each other, and presenters may nest. */
+const moduleZones = modules.flatMap((m) => {
+  const others = `src/modules/!(${m})/**`;
+  const service = '**/src/modules/*/*.service.ts';
+  const message = `Use another module through its *.service.ts (README "Module boundaries").`;
+  return [
+    { target: `src/modules/${m}/!(*.graphql|*.presenter).ts`, from: others, except: [service], message },
+    { target: `src/modules/${m}/*.graphql.ts`, from: others, except: [service, '**/src/modules/*/*.graphql.ts'], message },
+    { target: `src/modules/${m}/*.presenter.ts`, from: others, except: [service, '**/src/modules/*/*.presenter.ts'], message },
+  ];
+});
+
+export default defineConfig(
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'test/graphql/generated.ts'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.js'],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', console: 'readonly' } },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver()],
+      // import-x parses imported files itself (for no-cycle): it must know .ts files and their parser.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      // `_`-prefixed names are deliberately unused (callback positions, destructuring leftovers).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // Type-only imports stay `import type`, so erasing them (verbatimModuleSyntax) never changes what loads.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // A module imported twice hides which names come from where.
+      'import-x/no-duplicates': 'error',
+      // Every relative import resolves to a file that exists.
+      'import-x/no-unresolved': 'error',
+      // Namespaces only to augment a library's declared ones (e.g. `declare global { namespace Grafast … }`).
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    // Response bodies are read as `any` on purpose: the assertions, not the types, check them.
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // A runtime import cycle makes load order decide what is undefined (type-only imports are ignored).
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', {
+        zones: [
+          // Entities, services, the platform and the database layer never reach up into a surface.
+          {
+            target: ['src/platform/**', 'src/db/**', 'src/modules/*/!(*.graphql|*.rest|*.presenter).ts'],
+            from: surfaces,
+            message: 'Entities, services and src/platform never import a surface (README "Module boundaries").',
+          },
+          // The platform sits below every module.
+          { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },
+          ...moduleZones,
+        ],
+      }],
+    },
+  },
+);

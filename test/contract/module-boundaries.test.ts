@@ -1,0 +1,52 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// `npm run lint` holds the module boundaries (README "Module boundaries"). A resolver or parser
+// setting that goes missing makes those rules pass silently, so each is shown to still bite.
+
+const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
+
+/** The boundary rules that fire for `code` if it were the file at `path`. */
+async function violations(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path });
+  return result.messages
+    .filter((m) => m.ruleId === 'import-x/no-restricted-paths' || m.ruleId === 'import-x/no-cycle')
+    .map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('module boundaries (eslint.config.js)', () => {
+  it('a service importing another module’s entity › refused; through its service › allowed', async () => {
+    expect(await violations('src/modules/passes/x.ts', "import { ClientSchema } from '../clients/clients.entity.ts';\nexport const x = ClientSchema;\n"))
+      .toEqual([expect.stringMatching(/no-restricted-paths.*clients\.entity\.ts.*through its \*\.service\.ts/)]);
+    expect(await violations('src/modules/passes/x.ts', "import { getOwnClient } from '../clients/clients.service.ts';\nexport const x = getOwnClient;\n"))
+      .toEqual([]);
+  });
+
+  it('a service, an entity or src/platform importing a surface › refused', async () => {
+    for (const [path, from] of [
+      ['src/modules/passes/x.ts', './passes.graphql.ts'],
+      ['src/modules/passes/passes.entity.ts', './passes.rest.ts'],
+      ['src/platform/x.ts', '../rest/envelope.ts'],
+      ['src/modules/clients/clients.service.ts', '../../graphql/builder.ts'],
+    ]) {
+      expect(await violations(path, `import * as m from '${from}';\nexport const x = m;\n`), `${path} → ${from}`)
+        .toContainEqual(expect.stringMatching(/no-restricted-paths.*never import a surface/));
+    }
+  });
+
+  it('GraphQL types may reference another module’s GraphQL types; a resolver may not reach past a service', async () => {
+    expect(await violations('src/modules/spa/spa.graphql.ts', "import { ProviderRef } from '../providers/providers.graphql.ts';\nexport const x = ProviderRef;\n"))
+      .toEqual([]);
+    expect(await violations('src/modules/spa/spa.graphql.ts', "import { listProviders } from '../providers/list-providers.ts';\nexport const x = listProviders;\n"))
+      .toEqual([expect.stringMatching(/no-restricted-paths/)]);
+  });
+
+  it('a runtime import cycle › refused; a type-only one › allowed', async () => {
+    // get-client.ts imports clients.service.ts at run time, so the service importing it back is a cycle.
+    const path = 'src/modules/clients/clients.service.ts';
+    expect(await violations(path, "import { getClient } from './get-client.ts';\nexport const x = getClient;\n"))
+      .toEqual([expect.stringMatching(/no-cycle/)]);
+    expect(await violations(path, "import type { ClientView } from './get-client.ts';\nexport type X = ClientView;\n"))
+      .toEqual([]);
+  });
+});
