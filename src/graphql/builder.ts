@@ -28,7 +28,7 @@ async function loadNode(ctx: GraphQLContext, { typename, id }: { typename: strin
 }
 
 /**
- * decisions §14. Enforced as a validation rule (complexity.ts), so a rejected query never executes;
+ * docs/errors.md (Limits). Enforced before execution (queryCostLimits in limits.ts), so a rejected query never executes;
  * the plugin's own check would run inside root resolvers and surface as an internal error.
  * The cost limit admits what a partner's "near me" screen needs in one request — 100 providers ×
  * 5 classes × 3 next instances costs about 11,400 — and refuses a few times more than that.

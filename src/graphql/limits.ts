@@ -3,7 +3,7 @@ import { createComplexityRule } from '@pothos/plugin-complexity';
 import { queryLimits } from './builder.ts';
 import type { Plugin } from 'graphql-yoga';
 
-// decisions §14: documents past these limits are rejected at parse/validation time, before any
+// docs/errors.md (Limits): documents past these limits are rejected at parse/validation time, before any
 // resolver runs. Depth, breadth and cost are enforced by queryCostLimits, before execution.
 export const MAX_TOKENS = 5000;
 export const MAX_ALIASES = 30;
@@ -45,7 +45,7 @@ export function queryCostLimits(): Plugin {
 }
 
 /**
- * decisions §14: depth, breadth and cost from the fields' complexity settings, for this request's
+ * docs/errors.md (Limits): depth, breadth and cost from the fields' complexity settings, for this request's
  * variables (a cached validation must not let `first: 10` vouch for `first: 10000`). A document
  * without variables costs the same every time, so its verdict is kept with the parsed document.
  */

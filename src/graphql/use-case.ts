@@ -1,5 +1,5 @@
 import type { Ctx } from '../platform/request-context.ts';
-import { inTransaction, type TxCtx } from '../platform/transaction.ts';
+import { inSavepoint, type TxCtx } from '../platform/transaction.ts';
 import { asGraphQLErrors } from './errors.ts';
 
 /**
@@ -8,7 +8,7 @@ import { asGraphQLErrors } from './errors.ts';
  * so a field that fails leaves nothing behind while the others keep their effects.
  */
 export function runMutation<T>(ctx: Ctx, useCase: (tx: TxCtx) => Promise<T>): Promise<T> {
-  return asGraphQLErrors(() => inTransaction(ctx, useCase));
+  return asGraphQLErrors(() => inSavepoint(ctx, useCase));
 }
 
 /** Queries: domain errors (not found, bad cursor) become top-level errors with their code. */

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
 import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
-import { inTransaction, type TxCtx } from './transaction.ts';
+import { inSavepoint, inTransaction, type TxCtx } from './transaction.ts';
 
 // Spec part 8 (rules 1–8) and decisions §6. The record is written in the same transaction as
 // the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
@@ -54,6 +54,7 @@ export async function runIdempotent(
   scope: { resellerId: string; key: string; fingerprint: string },
   execute: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse,
+  options: { answersDomainErrors?: boolean } = {},
 ): Promise<IdempotentResult> {
   const { clock, config } = ctx;
   const now = clock.now();
@@ -61,17 +62,18 @@ export async function runIdempotent(
   try {
     return await inTransaction({ ...ctx, em: ctx.em.fork() }, async (tx) => {
       const { em } = tx;
-      await em.execute(`set local lock_timeout = ${Math.floor(config.IDEMPOTENCY_WAIT_MS)}`);
       // First writer, or a record past retention (treated as absent and taken over in the same
-      // statement; the background sweep deletes the rest). A live record returns no row.
+      // statement; the background sweep deletes the rest). A live record returns no row. The wait
+      // for a concurrent first request is bounded by lock_timeout, set for this transaction by the
+      // same statement (set_config in the SELECT runs before the INSERT meets the conflict).
       const inserted = await em.execute<{ key: string }[]>(
         `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
-         values (?, ?, ?, ?)
+         select ?, ?, ?, ? from (select set_config('lock_timeout', ?, true)) as bound
          on conflict (reseller_id, key) do update
            set fingerprint = excluded.fingerprint, created_at = excluded.created_at, status_code = null, response_body = null
            where idempotency_record.created_at < ?
          returning key`,
-        [scope.resellerId, scope.key, scope.fingerprint, now, expiredBefore],
+        [scope.resellerId, scope.key, scope.fingerprint, now, String(Math.floor(config.IDEMPOTENCY_WAIT_MS)), expiredBefore],
       );
       if (inserted.length === 0) {
         const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
@@ -87,10 +89,11 @@ export async function runIdempotent(
       }
       let response: StoredResponse;
       try {
-        response = await inTransaction(tx, execute); // a savepoint
+        // A 4xx keeps the record but none of the use case's effects: roll back to a savepoint. A use
+        // case that answers its domain errors itself (GraphQL fields, each in its own savepoint) needs none.
+        response = options.answersDomainErrors ? await execute(tx) : await inSavepoint(tx, execute);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
-        em.clear(); // nothing of the rolled-back savepoint may be flushed with the record
         response = errorResponse(err);
       }
       // The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,

@@ -30,7 +30,8 @@ export interface Pipeline {
    * one transaction; without one, the use case still runs in a transaction. Domain errors become
    * `errorResponse` (stored with the record); an UnstoredResponse is answered and rolled back.
    */
-  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult>;
+  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse,
+    options?: { answersDomainErrors?: boolean }): Promise<IdempotentResult>;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
@@ -48,9 +49,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       idempotencyKey: checkIdempotencyKey(request.idempotencyKey),
     }),
 
-    async write(ctx, fingerprint, run, errorResponse) {
+    async write(ctx, fingerprint, run, errorResponse, options = {}) {
       if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
-        return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse);
+        return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse, options);
       }
       try {
         return { ...(await inTransaction(ctx, run)), replayed: false };

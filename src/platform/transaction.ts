@@ -26,3 +26,23 @@ export function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise
 export function assertInTransaction(em: TxEm): void {
   if (!em.isInTransaction()) throw new Error('balances change only inside a transaction');
 }
+
+let savepointCount = 0;
+
+/**
+ * Runs `run` after a savepoint inside the caller's transaction; an error rolls back to it and is
+ * rethrown. On success the savepoint is left for COMMIT to release (one statement fewer per write).
+ */
+export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
+  if (!ctx.em.isInTransaction()) throw new Error('a savepoint needs an open transaction');
+  const tx = ctx as TxCtx;
+  const name = `use_case_${++savepointCount}`;
+  await tx.em.execute(`savepoint ${name}`);
+  try {
+    return await run(tx);
+  } catch (err) {
+    await tx.em.execute(`rollback to savepoint ${name}`);
+    tx.em.clear(); // nothing of the rolled-back work may be flushed later
+    throw err;
+  }
+}

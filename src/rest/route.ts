@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
+import type { TxCtx } from '../platform/transaction.ts';
 
 export interface RouteRequest {
   params: Record<string, string>;
@@ -15,27 +16,32 @@ export interface RouteResponse { status: number; body: unknown }
 /**
  * One V3 operation: the table entry the router dispatches on and the OpenAPI document is
  * generated from (the same zod schemas the services parse with, so neither can drift).
+ * The router enforces what a route declares: its query parameters, whether it takes a body,
+ * Idempotency-Key, and the transaction (every POST/DELETE handler runs in one and gets a TxCtx).
  */
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+export type Route = RouteDeclaration & (
+  | { method: 'GET'; handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse> }
+  | { method: 'POST' | 'DELETE'; handler: (tx: TxCtx, req: RouteRequest) => Promise<RouteResponse> }
+);
+
+interface RouteDeclaration {
   /** Under /v3/api/business/reseller, with {name} path parameters. */
   path: string;
   operationId: string;
   summary: string;
   tag: string;
+  /** The query parameters it takes; any other is a 400 naming it. */
   query?: z.ZodObject;
   /** Query parameters that may be sent more than once (read from `search`); any other repeated one is a 400. */
   repeatableQuery?: string[];
+  /** The JSON body it takes (parsed by the service); a route without one refuses a body. */
   body?: z.ZodType;
   paginated?: boolean;
   /** Accepts Idempotency-Key (spec part 8 rule 1). */
   idempotent?: boolean;
-  /** Runs in one database transaction. */
-  mutation?: boolean;
   /** The success response; `schema` (from the presenters) is what the OpenAPI document publishes for it. */
   success: { status: number; description: string; schema: z.ZodType; example?: string };
   errors: ErrorCode[];
-  handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse>;
 }
 
 export const defineRoutes = (routes: Route[]): Route[] => routes;

@@ -1,6 +1,5 @@
 import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { rejectUnknownQuery } from '../../rest/router.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
@@ -21,7 +20,6 @@ export const classesRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `class_category` objects', schema: listOf(classCategorySchema) },
     errors: [...readErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
-      rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
       const page = await listClassCategories(ctx, pageArgsFromQuery(query));
       return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/class_categories', 'Class categories retrieved successfully', presentClassCategory) };
     },
@@ -34,7 +32,6 @@ export const classesRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `class` objects', schema: listOf(classSchema) },
     errors: [...readErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
-      rejectUnknownQuery(query, Object.keys(classesQuerySchema.shape));
       const page = pageArgsFromQuery(query);
       const near = nearFromQuery(query);
       const filters = parseInput(classFilterSchema, { category: query.category, date: query.date, provider_id: query.provider_id });

@@ -1,7 +1,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
-import { CreditTransactionSchema, type CreditTransaction } from './credits.entity.ts';
+import type { CreditTransaction } from './credits.entity.ts';
 
 export interface WalletChange {
   resellerId: string;
@@ -13,34 +13,37 @@ export interface WalletChange {
   at: Date;
 }
 
-/** Moves a client's credit balance and appends its wallet row, under a lock on the client row. */
+/**
+ * Moves a client's credit balance and appends its wallet row in one statement: the UPDATE locks the
+ * client row (FOR NO KEY UPDATE, compatible with the key-share locks of rows referencing the client),
+ * refuses an overdraft in its WHERE, and feeds the wallet INSERT.
+ */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
   assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
-  // NO KEY UPDATE: rows referencing the client (issued passes, wallet rows) take FOR KEY SHARE on it,
-  // which plain FOR UPDATE would conflict with (deadlocks); this still serialises wallet changes.
-  const [row] = await em.execute<{ credit_balance: string }[]>(
-    'select credit_balance from client where id = ? and reseller_id = ? for no key update', [c.clientId, c.resellerId]);
-  if (!row) throw new Error(`no client ${c.clientId}`);
-  const balance = Number(row.credit_balance);
-  if (type === 'DEBIT' && balance < c.amount) {
-    throw new DomainError('insufficient_credits', `The client has ${balance} credits; ${c.amount} are needed`);
+  const delta = type === 'DEBIT' ? -c.amount : c.amount;
+  const entry = {
+    id: newId('creditTransaction', c.at.getTime()), resellerId: c.resellerId, clientId: c.clientId, type, amount: c.amount,
+    description: c.description, bookingId: c.bookingId ?? null, createdAt: c.at,
+  };
+  const [row] = await em.execute<{ balance_after: string }[]>(
+    `with moved as (
+       update client set credit_balance = credit_balance + ? where id = ? and reseller_id = ? and credit_balance + ? >= 0
+       returning credit_balance
+     )
+     insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, created_at)
+     select ?, ?, ?, ?, ?, moved.credit_balance, ?, ?, ? from moved
+     returning balance_after`,
+    [delta, c.clientId, c.resellerId, delta,
+      entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, c.at],
+  );
+  if (!row) {
+    const [client] = await em.execute<{ credit_balance: string }[]>(
+      'select credit_balance from client where id = ? and reseller_id = ?', [c.clientId, c.resellerId]);
+    if (!client) throw new Error(`no client ${c.clientId}`);
+    throw new DomainError('insufficient_credits', `The client has ${client.credit_balance} credits; ${c.amount} are needed`);
   }
-  const balanceAfter = type === 'DEBIT' ? balance - c.amount : balance + c.amount;
-  await em.execute('update client set credit_balance = ? where id = ?', [balanceAfter, c.clientId]);
-  const entry = em.create(CreditTransactionSchema, {
-    id: newId('creditTransaction', c.at.getTime()),
-    resellerId: c.resellerId,
-    clientId: c.clientId,
-    type,
-    amount: c.amount,
-    balanceAfter,
-    description: c.description,
-    bookingId: c.bookingId ?? null,
-    createdAt: c.at,
-  });
-  await em.flush();
-  return entry;
+  return { ...entry, balanceAfter: Number(row.balance_after) };
 }
 
 export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', c);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
-import { BusinessTransactionSchema, type BusinessTransaction } from './ledger.entity.ts';
+import type { BusinessTransaction } from './ledger.entity.ts';
 
 export interface BalanceChange {
   resellerId: string;
@@ -14,41 +14,45 @@ export interface BalanceChange {
 }
 
 /**
- * Moves the business-account balance and appends its ledger row in the caller's transaction.
- * The reseller row is locked first so concurrent debits cannot both spend the same balance.
+ * Moves the business-account balance and appends its ledger row in the caller's transaction, in one
+ * statement: the UPDATE takes the reseller row's lock (so concurrent debits serialise and cannot
+ * both spend the same balance), refuses an overdraft in its WHERE, and feeds the ledger INSERT.
+ * A plain UPDATE locks FOR NO KEY UPDATE, which does not conflict with the FOR KEY SHARE that
+ * inserts referencing the reseller (client, idempotency_record) hold.
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
   assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
-  // NO KEY UPDATE, not UPDATE: inserts referencing the reseller (client, idempotency_record) hold FOR KEY SHARE on
-  // its row, which FOR UPDATE conflicts with, so two such transactions deadlocked; this still serialises debits.
-  const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ? for no key update', [c.resellerId]);
-  if (!row) throw new Error(`no reseller ${c.resellerId}`);
-  const balance = Number(row.balance);
-  if (type === 'DEBIT' && balance < c.amount) {
-    throw new DomainError('insufficient_balance',
-      `The business account balance (${balance}) cannot pay ${c.amount}`);
+  const entry = {
+    id: newId('businessTransaction', c.at.getTime()), resellerId: c.resellerId, type, amount: c.amount,
+    description: c.description, referenceId: c.referenceId ?? null, createdAt: c.at,
+  };
+  const [row] = await em.execute<{ balance_after: string }[]>(
+    `with moved as (
+       update reseller set balance = balance + ? where id = ? and balance + ? >= 0 returning balance
+     )
+     insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
+     select ?, ?, ?, ?, moved.balance, ?, ?, ? from moved
+     returning balance_after`,
+    [signed(type, c.amount), c.resellerId, signed(type, c.amount),
+      entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at],
+  );
+  if (!row) {
+    const balance = await businessAccountBalance(em, c.resellerId, true);
+    if (balance === undefined) throw new Error(`no reseller ${c.resellerId}`);
+    throw new DomainError('insufficient_balance', `The business account balance (${balance}) cannot pay ${c.amount}`);
   }
-  const balanceAfter = type === 'DEBIT' ? balance - c.amount : balance + c.amount;
-  await em.execute('update reseller set balance = ? where id = ?', [balanceAfter, c.resellerId]);
-  const entry = em.create(BusinessTransactionSchema, {
-    id: newId('businessTransaction', c.at.getTime()),
-    resellerId: c.resellerId,
-    type,
-    amount: c.amount,
-    balanceAfter,
-    description: c.description,
-    referenceId: c.referenceId ?? null,
-    createdAt: c.at,
-  });
-  await em.flush();
-  return entry;
+  return { ...entry, balanceAfter: Number(row.balance_after) };
 }
+
+const signed = (type: 'CREDIT' | 'DEBIT', amount: number) => (type === 'DEBIT' ? -amount : amount);
 
 export const debitBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'DEBIT', c);
 export const creditBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'CREDIT', c);
 
-export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number> {
+export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number>;
+export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined: true): Promise<number | undefined>;
+export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined = false): Promise<number | undefined> {
   const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ?', [resellerId]);
-  return Number(row?.balance ?? 0);
+  return row ? Number(row.balance) : orUndefined ? undefined : 0;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
 import { parseInput, unixTimestamp } from '../../platform/validation.ts';
 import { findOwnClient, getOwnClient } from '../clients/clients.service.ts';
 import { PassPackageSchema, type IssuedPass } from './passes.entity.ts';
@@ -16,7 +17,7 @@ export const setExpiryInput = z.strictObject({ expires_at: unixTimestamp });
 export type SetExpiryInput = z.input<typeof setExpiryInput>;
 
 /** Locks and returns the client's current issued pass; a cancelled one cannot change. */
-async function lockChangeablePass(ctx: Ctx, clientId: string, param?: string): Promise<IssuedPass> {
+async function lockChangeablePass(ctx: TxCtx, clientId: string, param?: string): Promise<IssuedPass> {
   const { resellerId } = resellerOf(ctx);
   const pass = await findCurrentIssuedPass(ctx.em, resellerId, clientId, true);
   if (!pass) throw new DomainError('resource_not_found', `No issued pass for client '${clientId}'`, { param });
@@ -28,7 +29,7 @@ async function lockChangeablePass(ctx: Ctx, clientId: string, param?: string): P
  * Moves the client's issued pass to another package, keeping its expiry. No money moves here:
  * a PREPAID pass was paid for its period; the next renewal charges the new package's price.
  */
-export async function updateIssuedPass(ctx: Ctx, raw: UpdateIssuedPassInput): Promise<IssuedPassResult> {
+export async function updateIssuedPass(ctx: TxCtx, raw: UpdateIssuedPassInput): Promise<IssuedPassResult> {
   const input = parseInput(updateIssuedPassInput, raw);
   const { resellerId } = resellerOf(ctx);
   const client = await findOwnClient(ctx, input.client_id);
@@ -48,7 +49,7 @@ export async function updateIssuedPass(ctx: Ctx, raw: UpdateIssuedPassInput): Pr
 }
 
 /** Sets the expiry (future, after the start date); an expired pass becomes ACTIVE again. */
-export async function setIssuedPassExpiry(ctx: Ctx, clientId: string, raw: SetExpiryInput): Promise<IssuedPassResult> {
+export async function setIssuedPassExpiry(ctx: TxCtx, clientId: string, raw: SetExpiryInput): Promise<IssuedPassResult> {
   const input = parseInput(setExpiryInput, raw);
   const client = await getOwnClient(ctx, clientId);
   const issuedPass = await lockChangeablePass(ctx, client.id);

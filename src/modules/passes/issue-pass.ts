@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
 import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
 import { createClient, type Client } from '../clients/clients.service.ts';
 import { creditWallet } from '../credits/credits.service.ts';
@@ -28,7 +29,7 @@ export interface IssuedPassResult { issuedPass: IssuedPass; pass: PassPackage; c
  * Creates the client and its ACTIVE issued pass. A PREPAID package debits the business account
  * its price; the SPA category's credit allocation goes to the client's wallet. One transaction.
  */
-export async function issuePass(ctx: Ctx, raw: IssuePassInput): Promise<IssuedPassResult> {
+export async function issuePass(ctx: TxCtx, raw: IssuePassInput): Promise<IssuedPassResult> {
   const input = parseInput(issuePassInput, raw);
   const { resellerId } = resellerOf(ctx);
   const now = ctx.clock.now();
@@ -56,7 +57,7 @@ export async function issuePass(ctx: Ctx, raw: IssuePassInput): Promise<IssuedPa
     resellerId,
     clientId: client.id,
     passId: pass.id,
-    passcode: await newPasscode(ctx.em),
+    passcode: newPasscode(),
     status: 'ACTIVE',
     paymentModel: pass.paymentModel,
     startDate,
@@ -75,14 +76,13 @@ export async function issuePass(ctx: Ctx, raw: IssuePassInput): Promise<IssuedPa
     });
   }
   await grantPeriodCredits(ctx, pass, client, now, `Credits of pass '${pass.name}'`);
-  await ctx.em.refresh(client);
   const result = { issuedPass, pass, client };
   await recordEvent(ctx, 'issued_pass.created', presentIssuedPass(result, now));
   return result;
 }
 
 /** The SPA category's per-period credit allocation, into the client's wallet. */
-export async function grantPeriodCredits(ctx: Ctx, pass: PassPackage, client: Client, at: Date, description: string): Promise<void> {
+export async function grantPeriodCredits(ctx: TxCtx, pass: PassPackage, client: Client, at: Date, description: string): Promise<void> {
   const credits = pass.categories.find((c) => c.type === 'SPA')?.credit_allocated ?? 0;
   if (credits > 0) {
     await creditWallet(ctx.em, { resellerId: client.resellerId, clientId: client.id, amount: credits, description, at });

@@ -1,7 +1,6 @@
 import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
-import { rejectUnknownQuery } from '../../rest/router.ts';
 import { issuePass, issuePassInput, type IssuePassInput } from './issue-pass.ts';
 import {
   setExpiryInput, setIssuedPassExpiry, updateIssuedPass, updateIssuedPassInput,
@@ -24,7 +23,6 @@ export const passesRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `pass` objects', schema: listOf(passSchema) },
     errors: [...passErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
-      rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
       const page = await listPasses(ctx, pageArgsFromQuery(query));
       const counts = await countCoveredProviders(ctx.em, page.data.map((p) => p.id));
       return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p, counts.get(p.id) ?? 0)) };
@@ -44,7 +42,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'POST', path: '/issued_passes', operationId: 'issuePass', tag: 'Issued passes',
     summary: 'Create a client and issue it a pass (PREPAID debits the business account)',
-    body: issuePassInput, idempotent: true, mutation: true,
+    body: issuePassInput, idempotent: true,
     success: { status: 201, description: 'The `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
@@ -55,7 +53,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'POST', path: '/issued_passes/update', operationId: 'updateIssuedPass', tag: 'Issued passes',
     summary: "Change the pass type of the client's issued pass, keeping its expiry",
-    body: updateIssuedPassInput, idempotent: true, mutation: true,
+    body: updateIssuedPassInput, idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
@@ -66,7 +64,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'POST', path: '/issued_passes/{client_id}/expiry', operationId: 'setIssuedPassExpiry', tag: 'Issued passes',
     summary: "Set the expiry of the client's issued pass (an expired pass becomes ACTIVE again)",
-    body: setExpiryInput, idempotent: true, mutation: true,
+    body: setExpiryInput, idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { params, body }) {
@@ -77,7 +75,7 @@ export const passesRoutes = defineRoutes([
   {
     method: 'POST', path: '/issued_passes/{client_id}/renew', operationId: 'renewIssuedPass', tag: 'Issued passes',
     summary: 'Renew a PREPAID pass for one more period (debits the price, resets visits, grants credits)',
-    body: renewInput, idempotent: true, mutation: true,
+    body: renewInput, idempotent: true,
     success: { status: 201, description: 'A `pass_renewal`', schema: passRenewalSchema },
     errors: [...passErrors, 'resource_not_found', 'not_prepaid', 'pass_cancelled', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { params, body }) {

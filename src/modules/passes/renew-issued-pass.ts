@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DomainError } from '../../platform/errors.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
@@ -19,7 +20,7 @@ export interface RenewalResult { issuedPass: IssuedPass; pass: PassPackage; amou
  * PREPAID only: extends by one duration from max(now, expires_at), debits the price, resets the
  * visit counters and grants the period's credits, all in one transaction.
  */
-export async function renewIssuedPass(ctx: Ctx, clientId: string, raw: RenewInput = {}): Promise<RenewalResult> {
+export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewInput = {}): Promise<RenewalResult> {
   parseInput(renewInput, raw);
   const { resellerId } = resellerOf(ctx);
   const client = await getOwnClient(ctx, clientId);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { rejectUnknownQuery } from '../../rest/router.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
@@ -27,7 +26,6 @@ export const providersRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
     errors: [...providerErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
-      rejectUnknownQuery(query, Object.keys(providersQuery.shape));
       const filter = parseInput(providerFilterSchema, { category: query.category, tier: query.tier });
       const near = nearFromQuery(query);
       const page = await listProviders(ctx, filter, near, pageArgsFromQuery(query));
@@ -50,7 +48,6 @@ export const providersRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
     errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
     async handler(ctx, { params, query }) {
-      rejectUnknownQuery(query, Object.keys(passProvidersQuery.shape));
       const near = nearFromQuery(query);
       const pageArgs = pageArgsFromQuery(query);
       const pass = await getPass(ctx, params.id);
@@ -65,7 +62,6 @@ export const providersRoutes = defineRoutes([
     success: { status: 200, description: 'A list of co-pay options (spec 2.4)', schema: listOf(copayOptionSchema) },
     errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
     async handler(ctx, { params, query }) {
-      rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
       const page = await listCopayOptions(ctx, params.providerBranchId, pageArgsFromQuery(query));
       return {
         status: 200,

@@ -5,6 +5,7 @@ import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
 import { notFound } from '../../platform/errors.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import { creditBusinessAccount } from '../ledger/ledger.service.ts';
+import { withTransaction } from '../../platform/transaction.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
 // Operator use cases (the CLI): resellers, their API keys and business-account funding.
@@ -42,10 +43,10 @@ export async function setResellerStatus(em: EntityManager, id: string, status: '
   return reseller;
 }
 
-/** Operator funding: a CREDIT ledger row on the business account. */
+/** Operator funding: a CREDIT ledger row on the business account, in its own transaction (a savepoint inside one). */
 export async function fundReseller(em: EntityManager, id: string, amount: number, at: Date, description = 'Funded by operator'): Promise<number> {
   await getReseller(em, id);
-  const entry = await creditBusinessAccount(em, { resellerId: id, amount, description, at });
+  const entry = await withTransaction(em, (tx) => creditBusinessAccount(tx, { resellerId: id, amount, description, at }));
   return entry.balanceAfter;
 }
 

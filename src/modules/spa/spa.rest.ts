@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { rejectUnknownQuery } from '../../rest/router.ts';
 import { validationError } from '../../platform/errors.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { localDate } from '../../platform/validation.ts';
@@ -37,7 +36,6 @@ export const spaRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `service` objects', schema: listOf(spaServiceSchema) },
     errors: [...catalogueErrors, 'invalid_cursor'],
     async handler(ctx, { params, query }) {
-      rejectUnknownQuery(query, Object.keys(pageQuerySchema.shape));
       const page = await listSpaServices(ctx, params.spa_id, pageArgsFromQuery(query));
       const url = `/v3/api/business/reseller/spas/${encodeURIComponent(params.spa_id)}/services`;
       return { status: 200, body: listEnvelope(page, url, 'Services retrieved successfully', presentSpaService) };
@@ -53,7 +51,6 @@ export const spaRoutes = defineRoutes([
     success: { status: 200, description: 'An `availability` object', schema: availabilitySchema },
     errors: [...catalogueErrors],
     async handler(ctx, { params, query, search }) {
-      rejectUnknownQuery(query, Object.keys(availabilityQuery.shape));
       const date = checkLocalDate(query.date);
       const availability = await getSpaAvailability(ctx, params.spa_id, { date, serviceIds: serviceIdsOf(search) });
       return { status: 200, body: presentAvailability(availability) };
