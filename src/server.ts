@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
-import { DomainError, errorBody } from './platform/errors.ts';
+import { DomainError } from './platform/errors.ts';
 import { createPipeline, type Pipeline } from './platform/pipeline.ts';
 import { newRequestId } from './platform/request-context.ts';
 import { createHttpMetrics, METRICS_CONTENT_TYPE, type HttpMetrics } from './platform/metrics.ts';
