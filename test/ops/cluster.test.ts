@@ -20,7 +20,9 @@ const requestPids = () => service.logLines().filter((l) => l.msg === 'request').
 describe('serve --workers 2', () => {
   it('starts two HTTP workers after migrating and seeding once', async () => {
     // IDEMPOTENCY_WAIT_MS: long enough that no retry gives up waiting for the first request.
-    service = new Service(['serve', '--workers', '2'], { DATABASE_URL: app.databaseUrl, PORT: '0', IDEMPOTENCY_WAIT_MS: '60000' });
+    service = new Service(['serve', '--workers', '2'], {
+      DATABASE_URL: app.databaseUrl, PORT: '0', IDEMPOTENCY_WAIT_MS: '60000', IDEMPOTENCY_SWEEP_MS: '100',
+    });
     await service.waitForStdout(/"msg":"listening"/, 90_000);
     const listening = service.logLines().find((l) => l.msg === 'listening')!;
     expect(listening).toMatchObject({ workers: 2, database: 'DATABASE_URL' });
@@ -58,6 +60,15 @@ describe('serve --workers 2', () => {
     expect(pids).toHaveLength(20);
     expect(new Set(pids).size).toBe(2);
     expect(pids).not.toContain(service.child.pid);
+  }, T);
+
+  it('runs the idempotency sweep in the background (OUTBOX_IN_PROCESS defaults to true)', async () => {
+    const [reseller] = await app.sql<{ id: string }>('select id from reseller limit 1');
+    await app.sql(`insert into idempotency_record (reseller_id, key, fingerprint, status_code, response_body, created_at)
+      values (?, 'long-expired', repeat('0', 64), 201, to_jsonb('{}'::text), ?)`, [reseller.id, new Date(Date.now() - 3600_000)]);
+    for (let i = 0; i < 200 && await count('idempotency_record', "key = 'long-expired'", []) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await count('idempotency_record', "key = 'long-expired'", [])).toBe(0);
+    expect(await count('idempotency_record', "key = 'one-key-for-all-20'", [])).toBe(1); // live records stay
   }, T);
 
   it('a worker killed with SIGKILL is logged and replaced', async () => {
