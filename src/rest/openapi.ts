@@ -23,7 +23,7 @@ const ALLOW = { description: 'The methods this path takes, comma-separated', req
 export function openApiDocument(routes: Route[]): object {
   if (cached) return cached;
   const schemas: Record<string, JsonSchema> = {};
-  // Answers outside the operations: the response checker of the tests reads them too.
+  // The 405 every operation refers to, and the 404 of a path outside the document (test/contract/response-schemas.ts reads both).
   const shared: Record<string, unknown> = {
     NoSuchPath: errorResponse(['resource_not_found'], 'A path outside this document: `resource_not_found`.', {}),
     MethodNotAllowed: errorResponse(codesWithStatus(405), 'A method this path does not take; `Allow` lists the ones it does.', { Allow: ALLOW }),
