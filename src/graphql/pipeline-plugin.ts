@@ -53,7 +53,7 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
             { ...context, idempotencyKey: checkIdempotencyKey(context.rawIdempotencyKey) },
             () => fingerprint('graphql', params.query, params.variables ?? {}, params.operationName ?? null),
             async (tx) => {
-              const result = (await executeFn({ ...execArgs, contextValue: { ...context, em: tx.em } })) as ExecutionResult;
+              const result = (await executeFn({ ...execArgs, contextValue: { ...context, ...tx } })) as ExecutionResult;
               const response = { status: 200, body: result };
               // Top-level errors (unexpected failures) are not stored: roll back so a retry re-executes.
               if (result.errors?.length) throw new UnstoredResponse(response);
