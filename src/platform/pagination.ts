@@ -132,3 +132,39 @@ export function toConnection<T extends { id: string }, N = T>(page: Page<T>, arg
     },
   };
 }
+
+/**
+ * Keyset paging for hot reads in plain SQL (a list page in one statement): the bound on `<alias>.id`,
+ * the order and the limit (one extra row tells `has_more`), plus a `cursor_ok` expression that
+ * checks the cursor names a row of the same list (`scope`, a WHERE over the same table) in the same
+ * statement. Pair with pageFromRows.
+ */
+export function keysetSql(args: PageArgs, kind: IdKind, table: string, scope: { sql: string; params: unknown[] }) {
+  const cursor = args.startingAfter ?? args.endingBefore;
+  const backward = args.endingBefore !== undefined || args.backward === true;
+  if (cursor !== undefined && !isId(kind, cursor)) throw invalidCursor(args, cursor);
+  return {
+    bound: cursor === undefined ? { sql: 'true', params: [] } : { sql: `id ${backward ? '>' : '<'} ?`, params: [cursor] },
+    order: backward ? 'asc' : 'desc',
+    limit: args.limit + 1,
+    cursorOk: cursor === undefined
+      ? { sql: 'true', params: [] }
+      : { sql: `exists (select 1 from ${table} where id = ? and ${scope.sql})`, params: [cursor, ...scope.params] },
+    cursor,
+    backward,
+  } as const;
+}
+
+/**
+ * The page of `rows` fetched with keysetSql; each row carries `cursor_ok`. With no row back, the
+ * cursor still has to be told apart from the end of the list: `cursorExists` asks (error path only).
+ */
+export async function pageFromRows<T>(rows: (T & { cursor_ok: boolean })[], args: PageArgs, sql: ReturnType<typeof keysetSql>, cursorExists: () => Promise<boolean>): Promise<Page<T>> {
+  if (sql.cursor !== undefined) {
+    const ok = rows.length > 0 ? rows[0].cursor_ok : await cursorExists();
+    if (!ok) throw invalidCursor(args, sql.cursor);
+  }
+  const data = rows.slice(0, args.limit);
+  if (sql.backward) data.reverse();
+  return { data, hasMore: rows.length > args.limit, direction: sql.backward ? 'backward' : 'forward' };
+}

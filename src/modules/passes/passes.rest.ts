@@ -7,7 +7,7 @@ import {
   type SetExpiryInput, type UpdateIssuedPassInput,
 } from './change-issued-pass.ts';
 import { renewInput, renewIssuedPass, type RenewInput } from './renew-issued-pass.ts';
-import { getIssuedPassOfClient, getPass, listPasses } from './passes.service.ts';
+import { getIssuedPassOfClient, getPass, listPassesWithProviderCounts } from './passes.service.ts';
 import {
   issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal,
 } from './passes.presenter.ts';
@@ -23,9 +23,8 @@ export const passesRoutes = defineRoutes([
     success: { status: 200, description: 'A list of `pass` objects', schema: listOf(passSchema) },
     errors: [...passErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
-      const page = await listPasses(ctx, pageArgsFromQuery(query));
-      const counts = await countCoveredProviders(ctx.em, page.data.map((p) => p.id));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p, counts.get(p.id) ?? 0)) };
+      const page = await listPassesWithProviderCounts(ctx, pageArgsFromQuery(query));
+      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p.pass, p.providerCount)) };
     },
   },
   {

@@ -2,15 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { notFound } from '../../platform/errors.ts';
-import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { keysetPage, keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
 import { getOwnClient, type Client } from '../clients/clients.service.ts';
+import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
-  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassPackage,
+  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassCategory, type PassPackage, type PaymentModel,
 } from './passes.entity.ts';
 import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
@@ -24,6 +25,46 @@ export type PassRenewalObject = ReturnType<typeof presentRenewal>;
 export async function listPasses(ctx: Ctx, page: PageArgs): Promise<Page<PassPackage>> {
   const { resellerId } = resellerOf(ctx);
   return keysetPage(ctx.em, PassPackageSchema, { resellerId }, page, 'pass');
+}
+
+export interface PassWithProviderCount { pass: PassPackage; providerCount: number }
+
+/**
+ * GET /passes, the hottest list: a page of the reseller's pass packages, each with the number of
+ * providers it covers, in one statement (a cursor's check included), read as plain rows.
+ */
+export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Promise<Page<PassWithProviderCount>> {
+  const { resellerId } = resellerOf(ctx);
+  const scope = { sql: 'reseller_id = ?', params: [resellerId] };
+  const keyset = keysetSql(args, 'pass', 'pass_package', scope);
+  const rows = await ctx.em.execute<(PassRow & { provider_count: string; cursor_ok: boolean })[]>(
+    `with page as (
+       select id, reseller_id, name, description, price, currency, duration, payment_model, categories, created_at
+         from pass_package where ${scope.sql} and ${keyset.bound.sql}
+        order by id ${keyset.order} limit ?
+     ), coverage as (${coveredProviderCountsSql('page')})
+     select page.*, coalesce(coverage.providers, 0) as provider_count, ${keyset.cursorOk.sql} as cursor_ok
+       from page left join coverage on coverage.pass_id = page.id
+      order by page.id ${keyset.order}`,
+    [...scope.params, ...keyset.bound.params, keyset.limit, ...keyset.cursorOk.params],
+  );
+  const page = await pageFromRows(rows, args, keyset,
+    async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
+  return { ...page, data: page.data.map((row) => ({ pass: passFromRow(row), providerCount: Number(row.provider_count) })) };
+}
+
+interface PassRow {
+  id: string; reseller_id: string; name: string; description: string; price: string; currency: string;
+  duration: Duration; payment_model: PaymentModel; categories: PassCategory[]; created_at: Date;
+}
+
+/** A pass_package row as the entity's shape (no hydration into the identity map: a read only). */
+function passFromRow(row: PassRow): PassPackage {
+  return {
+    id: row.id, resellerId: row.reseller_id, name: row.name, description: row.description, price: Number(row.price),
+    currency: row.currency.trim(), duration: row.duration, paymentModel: row.payment_model, categories: row.categories,
+    createdAt: new Date(row.created_at),
+  } as PassPackage;
 }
 
 export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {

@@ -24,12 +24,22 @@ export function coveredTiers(pass: Pick<PassPackage, 'categories'>): CoveredTier
 export async function countCoveredProviders(em: EntityManager, passIds: readonly string[]): Promise<Map<string, number>> {
   if (passIds.length === 0) return new Map();
   const rows = await em.execute<{ pass_id: string; providers: string }[]>(
-    `with pairs as (
+    coveredProviderCountsSql(`(select id, categories from pass_package where id in (${passIds.map(() => '?').join(', ')}))`),
+    [...passIds],
+  );
+  return new Map(rows.map((r) => [r.pass_id, Number(r.providers)]));
+}
+
+/**
+ * The same count as SQL over `passes` (a relation with `id` and `categories`), so a list of passes
+ * can carry it in its own statement: rows (pass_id, providers) for passes covering at least one.
+ */
+export function coveredProviderCountsSql(passes: string): string {
+  return `with pairs as (
        select distinct pp.id as pass_id, c->>'type' as category, upper(t) as tier
-         from pass_package pp
+         from ${passes} pp
          cross join lateral jsonb_array_elements(pp.categories) c
          cross join lateral jsonb_array_elements_text(c->'tiers') t
-        where pp.id in (${passIds.map(() => '?').join(', ')})
      ), counts as (
        select p.category, p.tier, count(*) as n
          from provider p
@@ -39,8 +49,5 @@ export async function countCoveredProviders(em: EntityManager, passIds: readonly
      select pairs.pass_id, sum(counts.n) as providers
        from pairs
        join counts using (category, tier)
-      group by pairs.pass_id`,
-    [...passIds],
-  );
-  return new Map(rows.map((r) => [r.pass_id, Number(r.providers)]));
+      group by pairs.pass_id`;
 }

@@ -7,7 +7,7 @@ import { ProviderSchema, type Provider } from './providers.entity.ts';
 // Other modules reach providers only through this file (README "Module boundaries").
 export { providerCategories } from './providers.entity.ts';
 export type { CopayOption, OpeningHours, Provider, ProviderCategory } from './providers.entity.ts';
-export { countCoveredProviders } from './pass-coverage.ts';
+export { countCoveredProviders, coveredProviderCountsSql } from './pass-coverage.ts';
 
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
+import { createPassPackage, createReseller, issuePass } from '../support/factories.ts';
+import { v3 } from '../support/http.ts';
+
+// SQL statements per request on the hottest paths (bench/README.md has the figures): they must not
+// grow with the page size, and a page with a cursor checks the cursor in the same statement.
+const app = useApp();
+
+async function statementsOf(request: () => Promise<unknown>): Promise<number> {
+  await request(); // the first request fills the key cache
+  app.queries!.reset();
+  await request();
+  return app.queries!.count;
+}
+
+describe('GET /passes', () => {
+  it('one statement for a page of 10 and of 100, with provider counts and with a cursor', async () => {
+    const reseller = await createReseller(app);
+    const passes: { id: string }[] = [];
+    for (let i = 0; i < 30; i++) passes.push(await createPassPackage(app, reseller, { name: `Pass ${i}` }));
+    expect(await statementsOf(() => v3(app, '/passes?limit=10', { key: reseller.key }))).toBe(1);
+    expect(await statementsOf(() => v3(app, '/passes?limit=100', { key: reseller.key }))).toBe(1);
+    expect(await statementsOf(() => v3(app, `/passes?limit=5&starting_after=${passes[20].id}`, { key: reseller.key }))).toBe(1);
+    expect(await statementsOf(() => v3(app, `/passes?limit=5&ending_before=${passes[3].id}`, { key: reseller.key }))).toBe(1);
+  });
+
+  it('a cursor of another reseller › 400 invalid_cursor, also where the page would not be empty', async () => {
+    const reseller = await createReseller(app);
+    const other = await createReseller(app);
+    for (let i = 0; i < 3; i++) await createPassPackage(app, reseller);
+    const foreign = await createPassPackage(app, other);
+    for (const cursor of [`starting_after=${foreign.id}`, `ending_before=${foreign.id}`]) {
+      const res = await v3(app, `/passes?${cursor}`, { key: reseller.key });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_cursor', param: cursor.split('=')[0] });
+    }
+  });
+
+  it('the last page reached with a valid cursor › empty, has_more false (the empty page still checks the cursor)', async () => {
+    const reseller = await createReseller(app);
+    const first = await createPassPackage(app, reseller);
+    await createPassPackage(app, reseller);
+    const res = await v3(app, `/passes?starting_after=${first.id}`, { key: reseller.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ data: [], has_more: false });
+  });
+});
+
+describe('POST /issued_passes with an Idempotency-Key', () => {
+  it('at most 11 statements for a PREPAID pass with wallet credits, 10 for PAYG', async () => {
+    const reseller = await createReseller(app, { balance: 1_000_000 });
+    const prepaid = await createPassPackage(app, reseller, { paymentModel: 'PREPAID' });
+    const payg = await createPassPackage(app, reseller, { paymentModel: 'PAYG', categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: 8, credit_allocated: 0 }] });
+    await issuePass(app, reseller, payg.id); // warms the key cache
+    let n = 0;
+    const issue = (passId: string) => async () => {
+      n += 1;
+      return v3(app, '/issued_passes', { key: reseller.key, idempotencyKey: `stmt-${n}`, body: { pass_id: passId, first_name: 'A', last_name: 'B', email: `s${n}@example.com` } });
+    };
+    app.queries!.reset();
+    await issue(prepaid.id)();
+    expect(app.queries!.count).toBeLessThanOrEqual(11);
+    app.queries!.reset();
+    await issue(payg.id)();
+    expect(app.queries!.count).toBeLessThanOrEqual(10);
+  });
+});
