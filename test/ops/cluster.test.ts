@@ -62,6 +62,24 @@ describe('serve --workers 2', () => {
     expect(pids).not.toContain(service.child.pid);
   }, T);
 
+  it('a key revoked from another process › refused by both workers within 1 s (each caches keys for KEY_CACHE_MS)', async () => {
+    const key = /API key: (sk_[0-9A-Za-z]{40})/.exec(service.stderr)![1];
+    const get = () => fetch(`${base}${V3}/passes`, { headers: { Authorization: `Bearer ${key}` } });
+    // Warm both workers' caches: requests spread over the two processes.
+    const before = requestPids().length;
+    await Promise.all(Array.from({ length: 10 }, get));
+    for (let i = 0; i < 100 && requestPids().length < before + 10; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(new Set(requestPids().slice(before)).size).toBe(2);
+    // Revoked by the database, as `keys revoke` in another process does.
+    await app.sql('update api_key set revoked_at = now() where secret_hash = encode(sha256(convert_to(?, \'UTF8\')), \'hex\')', [key]);
+    await new Promise((r) => setTimeout(r, 1000));
+    const afterRevoke = requestPids().length;
+    const statuses = (await Promise.all(Array.from({ length: 10 }, get))).map((r) => r.status);
+    expect(statuses).toEqual(Array(10).fill(401));
+    for (let i = 0; i < 100 && requestPids().length < afterRevoke + 10; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(new Set(requestPids().slice(afterRevoke)).size).toBe(2); // both processes refused it
+  }, T);
+
   it('runs the idempotency sweep in the background (OUTBOX_IN_PROCESS defaults to true)', async () => {
     const [reseller] = await app.sql<{ id: string }>('select id from reseller limit 1');
     await app.sql(`insert into idempotency_record (reseller_id, key, fingerprint, status_code, response_body, created_at)
