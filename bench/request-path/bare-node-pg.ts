@@ -1,53 +1,45 @@
-// Baseline (c): GET /passes written by hand on node:http and `pg`: the two statements our list
-// runs (the keyset page of src/modules/passes/passes.service.ts listPasses and the provider count
-// of src/modules/providers/pass-coverage.ts), the same V3 list envelope, JSON.stringify. The API
+// Baseline (c): GET /passes written by hand on node:http and `pg`: the one statement our list
+// runs (src/modules/passes/passes.service.ts listPassesWithProviderCounts), the same V3 list
+// envelope, JSON.stringify. The API
 // key is checked against the one key it was started with (what an in-process key cache does on a
 // hit), so no auth SELECT: the floor our handler is compared with.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { exitWithParent } from './processes.ts';
+import { coveredProviderCountsSql } from '../../src/modules/providers/providers.service.ts';
 
 exitWithParent();
 const resellerId = process.env.BENCH_RESELLER_ID!;
 const keyHash = process.env.BENCH_KEY_SHA256!;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 
-const PAGE = `select p0.* from pass_package as p0 where p0.reseller_id = $1 order by p0.id desc limit $2`;
-const PROVIDER_COUNT = `with pairs as (
-       select distinct pp.id as pass_id, c->>'type' as category, upper(t) as tier
-         from pass_package pp
-         cross join lateral jsonb_array_elements(pp.categories) c
-         cross join lateral jsonb_array_elements_text(c->'tiers') t
-        where pp.id = any($1)
-     ), counts as (
-       select p.category, p.tier, count(*) as n
-         from provider p
-        where (p.category, p.tier) in (select category, tier from pairs)
-        group by p.category, p.tier
-     )
-     select pairs.pass_id, sum(counts.n) as providers
-       from pairs
-       join counts using (category, tier)
-      group by pairs.pass_id`;
+// The same single statement our list runs (page + provider counts); the coverage SQL is imported,
+// not copied, so the baseline cannot drift from what it is compared with.
+const PAGE = `with page as (
+       select id, name, description, price, currency, duration, payment_model, categories, created_at
+         from pass_package where reseller_id = $1 order by id desc limit $2
+     ), coverage as (${coveredProviderCountsSql('page')})
+     select page.*, coalesce(coverage.providers, 0) as provider_count
+       from page left join coverage on coverage.pass_id = page.id
+      order by page.id desc`;
 
 interface PassRow {
   id: string; name: string; description: string; price: string; currency: string; duration: string;
   payment_model: string; categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[]; created_at: Date;
+  provider_count: string;
 }
 
 async function listPasses(limit: number) {
   const { rows } = await pool.query<PassRow>(PAGE, [resellerId, limit + 1]);
   const page = rows.slice(0, limit);
-  const counts = await pool.query<{ pass_id: string; providers: string }>(PROVIDER_COUNT, [page.map((r) => r.id)]);
-  const providers = new Map(counts.rows.map((r) => [r.pass_id, Number(r.providers)]));
   return {
     object: 'list',
     data: page.map((p) => ({
       object: 'pass', id: p.id, name: p.name, description: p.description, price: Number(p.price), currency: p.currency.trim(),
       duration: p.duration, payment_model: p.payment_model,
       categories: p.categories.map((c) => ({ type: c.type, tiers: [...c.tiers], visits_allowed: c.visits_allowed, credit_allocated: c.credit_allocated })),
-      provider_count: providers.get(p.id) ?? 0, created: Math.floor(p.created_at.getTime() / 1000),
+      provider_count: Number(p.provider_count), created: Math.floor(p.created_at.getTime() / 1000),
     })),
     has_more: rows.length > limit,
     url: '/v3/api/business/reseller/passes',
