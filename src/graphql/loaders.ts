@@ -1,7 +1,81 @@
+import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import { notFound } from '../platform/errors.ts';
+import type { IdKind } from '../platform/ids.ts';
+import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../platform/pagination.ts';
+import { resellerOf } from '../platform/request-context.ts';
+import { registerNodeType } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { nullWhenNotFound, runQuery } from './use-case.ts';
 
-/** Batch results in the order asked; an id this reseller cannot see is a not-found error, never another's row. */
+// How the GraphQL surface batches reads (README "Layout and decisions"); a new module copies these.
+//
+// A node type: `builder.loadableNode(ref, { load: rowsById(Entity, 'reseller' | 'catalogue'), … })`,
+// then `registerNode(kind, Ref)` so node(id:)/nodes(ids:) reach it, and a single-object query
+// (`client(id:)`) answers `nodeOrNull(Ref, ctx, id)`: one loader, one scope, one null rule.
+//
+// A child connection (Provider.classes, Class.instances …): a loadable field with byPath, so every
+// parent at one place of the query shares its arguments and an alias with other arguments gets its
+// own batch; `load` pages all parents in one statement (src/platform/pages-per-parent.ts):
+//   classes: t.loadable({ type: ClassConnection, byPath: true, args: { ...t.arg.connectionArgs() },
+//     complexity: connectionCost, load: childConnections((ctx, ids, page) => classesOfProviders(ctx, ids, page)),
+//     resolve: (provider) => provider.id }),
+
+/** Who may see a row: only the caller's reseller ('reseller', by `resellerId`), or any reseller ('catalogue', shared rows). */
+export type Tenancy = 'reseller' | 'catalogue';
+
+type Load<T> = (ids: readonly string[], ctx: GraphQLContext) => Promise<(T | Error)[]>;
+
+/**
+ * The `load` of a node type: rows of `entity` by id in one statement, in the order asked; an id
+ * this caller cannot see (another reseller's, or none) is a not-found error, never another's row.
+ * Catalogue rows are shared, but still read only by a caller acting for a reseller.
+ */
+export function rowsById<T extends { id: string; resellerId: string }>(entity: EntityName<T>, tenancy: 'reseller'): Load<T>;
+export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: 'catalogue'): Load<T>;
+export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: Tenancy): Load<T> {
+  return async (ids, ctx) => {
+    const { resellerId } = resellerOf(ctx);
+    const where = tenancy === 'reseller' ? { id: { $in: [...ids] }, resellerId } : { id: { $in: [...ids] } };
+    return inRequestedOrder(ids, await ctx.em.find(entity, where as FilterQuery<T>));
+  };
+}
+
+/** Batch results in the order asked; an id missing from `rows` is a not-found error. */
 export function inRequestedOrder<T extends { id: string }>(ids: readonly string[], rows: T[]): (T | Error)[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id) ?? notFound('object', id));
 }
+
+/** A node type's ref as builder.loadableNode returns it. */
+interface NodeRef<T> { name: string; getDataloader(ctx: GraphQLContext): { load(id: string): Promise<T> } }
+
+/** node(id:) and nodes(ids:) resolve ids of this kind (their prefix) through the type's own loader. */
+export function registerNode(kind: IdKind, ref: NodeRef<unknown>): void {
+  registerNodeType(kind, ref.name, (ctx, id) => ref.getDataloader(ctx).load(id));
+}
+
+/** A single-object query by id answers as node(id:) does: null for an id this caller cannot see. */
+export function nodeOrNull<T>(ref: NodeRef<T>, ctx: GraphQLContext, id: string): Promise<T | null> {
+  return ref.getDataloader(ctx).load(id).catch(nullWhenNotFound);
+}
+
+/** Pages of children keyed by parent id; an Error (a cursor of another parent's list) fails that parent's connection only. */
+export type PagesOf<T> = (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs) => Promise<Map<string, Page<T> | Error>>;
+
+/**
+ * The `load` of a child connection (byPath, so `args` are the same for every parent of a batch):
+ * the connection arguments checked once, one `pagesOf` call for all parents, a connection each.
+ */
+export function childConnections<T extends { id: string }, Args extends ConnectionArgs>(pagesOf: (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs, args: Args) => ReturnType<PagesOf<T>>) {
+  return (parentIds: readonly string[], ctx: GraphQLContext, args: Args) => runQuery(async () => {
+    const page = pageArgsFromConnection(args);
+    const pages = await pagesOf(ctx, parentIds, page, args);
+    return parentIds.map((id) => {
+      const result = pages.get(id) ?? notFound('object', id);
+      return result instanceof Error ? result : toConnection(result, page);
+    });
+  });
+}
+
+/** What a child connection costs: a page of its nodes. */
+export const connectionCost = (args: ConnectionArgs) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 });

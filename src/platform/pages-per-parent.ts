@@ -76,3 +76,8 @@ export async function pagesPerParent(em: EntityManager, q: PerParentQuery, paren
   }
   return result;
 }
+
+/** The same pages with each row mapped (raw rows to entities); errors stay as they are. */
+export function mapPages<R, T>(pages: Map<string, Page<R> | DomainError>, map: (row: R) => T): Map<string, Page<T> | DomainError> {
+  return new Map([...pages].map(([id, p]) => [id, p instanceof Error ? p : { ...p, data: p.data.map(map) }]));
+}
