@@ -1,34 +1,28 @@
-import { createContextCache } from '@pothos/core';
-import DataLoader from 'dataloader';
-import { builder, registerNodeType } from '../../graphql/builder.ts';
+import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { inRequestedOrder } from '../../graphql/loaders.ts';
-import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
-import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { resellerOf } from '../../platform/request-context.ts';
+import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
+import { runQuery } from '../../graphql/use-case.ts';
+import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { NearInput, nearOf, ProviderRef } from '../providers/providers.graphql.ts';
 import {
   ClassCategorySchema, ClassInstanceSchema, ClassSchema, classInstanceStatuses,
-  type Class, type ClassCategory, type ClassInstance,
+  type ClassCategory, type ClassInstance,
 } from './classes.entity.ts';
-import { classesOfProviders, getClass, listClassCategories, spotsRemaining, upcomingInstancesOf } from './classes.service.ts';
+import { classesOfProviders, listClassCategories, spotsRemaining, upcomingInstancesOf } from './classes.service.ts';
 import { classFilterSchema, listClasses, type ClassShape } from './list-classes.ts';
 
-// Class categories, classes and their instances as Relay nodes. A page of providers with their
-// classes and next instances costs a constant number of statements: every per-parent connection
-// and every parent reference goes through a request-scoped DataLoader.
+// Class categories, classes and their instances as Relay nodes of the shared catalogue. A page of
+// providers with their classes and next instances costs a constant number of statements: every
+// child connection and every parent reference is batched (src/graphql/loaders.ts).
 
 const ClassInstanceStatusEnum = builder.enumType('ClassInstanceStatus', { values: classInstanceStatuses });
 
 export const ClassCategoryRef = builder.loadableNode(builder.objectRef<ClassCategory>('ClassCategory'), {
   description: 'A kind of class (Yoga, Spinning …); its `name` is the `category` filter of `classes`.',
   id: { resolve: (c) => c.id },
-  load: async (ids: string[], ctx: GraphQLContext) => {
-    resellerOf(ctx);
-    return inRequestedOrder(ids, await ctx.em.find(ClassCategorySchema, { id: { $in: ids } }));
-  },
+  load: rowsById(ClassCategorySchema, 'catalogue'),
   fields: (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -38,10 +32,7 @@ export const ClassCategoryRef = builder.loadableNode(builder.objectRef<ClassCate
 export const ClassRef = builder.loadableNode(builder.objectRef<ClassShape>('Class'), {
   description: 'A group fitness class at a provider; it is held at its instances.',
   id: { resolve: (c) => c.id },
-  load: async (ids: string[], ctx: GraphQLContext) => {
-    resellerOf(ctx);
-    return inRequestedOrder(ids, await ctx.em.find(ClassSchema, { id: { $in: ids } }));
-  },
+  load: rowsById(ClassSchema, 'catalogue'),
   fields: (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -63,10 +54,7 @@ export const ClassRef = builder.loadableNode(builder.objectRef<ClassShape>('Clas
 export const ClassInstanceRef = builder.loadableNode(builder.objectRef<ClassInstance>('ClassInstance'), {
   description: 'One scheduled occurrence of a class.',
   id: { resolve: (i) => i.id },
-  load: async (ids: string[], ctx: GraphQLContext) => {
-    resellerOf(ctx);
-    return inRequestedOrder(ids, await ctx.em.find(ClassInstanceSchema, { id: { $in: ids } }));
-  },
+  load: rowsById(ClassInstanceSchema, 'catalogue'),
   fields: (t) => ({
     class: t.field({ type: ClassRef, resolve: (i, _, ctx) => ClassRef.getDataloader(ctx).load(i.classId) }),
     startsAt: t.field({ type: 'DateTime', resolve: (i) => i.startsAt }),
@@ -85,36 +73,12 @@ export const ClassInstanceRef = builder.loadableNode(builder.objectRef<ClassInst
   }),
 });
 
-registerNodeType('classCategory', 'ClassCategory', (ctx, id) => ClassCategoryRef.getDataloader(ctx).load(id));
-registerNodeType('class', 'Class', (ctx, id) => ClassRef.getDataloader(ctx).load(id));
-registerNodeType('classInstance', 'ClassInstance', (ctx, id) => ClassInstanceRef.getDataloader(ctx).load(id));
+registerNode('classCategory', ClassCategoryRef);
+registerNode('class', ClassRef);
+registerNode('classInstance', ClassInstanceRef);
 
 const ClassConnection = builder.connectionObject({ type: ClassRef, name: 'ClassConnection' });
 const ClassInstanceConnection = builder.connectionObject({ type: ClassInstanceRef, name: 'ClassInstanceConnection' });
-
-type PagesOf<T> = (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs) => Promise<Map<string, Page<T> | Error>>;
-
-/**
- * A per-parent connection batched across all parents of the request: one DataLoader for each
- * set of connection arguments, so parents asked the same way share one statement.
- */
-function perParentPages<T extends { id: string }>(pagesOf: PagesOf<T>) {
-  const loaders = createContextCache(() => new Map<string, DataLoader<string, Page<T>>>());
-  return (ctx: GraphQLContext, parentId: string, args: ConnectionArgs) => runQuery(async () => {
-    const page = pageArgsFromConnection(args);
-    const key = JSON.stringify(page);
-    const byArgs = loaders(ctx);
-    let loader = byArgs.get(key);
-    if (!loader) {
-      loader = new DataLoader(async (ids: readonly string[]) => {
-        const pages = await pagesOf(ctx, ids, page);
-        return ids.map((id) => pages.get(id)!);
-      });
-      byArgs.set(key, loader);
-    }
-    return toConnection(await loader.load(parentId), page);
-  });
-}
 
 /** Classes read by a list are primed into the Class loader, so ClassInstance.class/time reads none again. */
 function primed<T extends ClassShape>(ctx: GraphQLContext, classes: T[]): T[] {
@@ -123,31 +87,31 @@ function primed<T extends ClassShape>(ctx: GraphQLContext, classes: T[]): T[] {
   return classes;
 }
 
-const classesPage = perParentPages<Class>(async (ctx, providerIds, page) => {
-  const pages = await classesOfProviders(ctx, providerIds, page);
-  for (const p of pages.values()) if (!(p instanceof Error)) primed(ctx, p.data);
-  return pages;
-});
-const instancesPage = perParentPages(upcomingInstancesOf);
-const connectionCost = (args: ConnectionArgs) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 });
-
 builder.objectFields(ClassRef, (t) => ({
-  instances: t.field({
+  instances: t.loadable({
     type: ClassInstanceConnection,
     description: 'Upcoming scheduled instances (starting after now), soonest first.',
-    args: t.arg.connectionArgs(),
+    byPath: true,
+    args: { ...t.arg.connectionArgs() },
     complexity: connectionCost,
-    resolve: (c, args, ctx) => instancesPage(ctx, c.id, args),
+    load: childConnections((ctx, classIds, page) => upcomingInstancesOf(ctx, classIds, page)),
+    resolve: (c) => c.id,
   }),
 }));
 
 builder.objectFields(ProviderRef, (t) => ({
-  classes: t.field({
+  classes: t.loadable({
     type: ClassConnection,
     description: "The provider's classes, newest first.",
-    args: t.arg.connectionArgs(),
+    byPath: true,
+    args: { ...t.arg.connectionArgs() },
     complexity: connectionCost,
-    resolve: (p, args, ctx) => classesPage(ctx, p.id, args),
+    load: childConnections(async (ctx, providerIds, page) => {
+      const pages = await classesOfProviders(ctx, providerIds, page);
+      for (const p of pages.values()) if (!(p instanceof Error)) primed(ctx, p.data);
+      return pages;
+    }),
+    resolve: (p) => p.id,
   }),
 }));
 
@@ -191,6 +155,6 @@ builder.queryFields((t) => ({
     description: 'A class; null for an unknown id.',
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => runQuery(() => getClass(ctx, id)).catch(nullWhenNotFound),
+    resolve: (_, { id }, ctx) => nodeOrNull(ClassRef, ctx, id),
   }),
 }));

@@ -1,20 +1,11 @@
-import { builder, registerNodeType } from '../../graphql/builder.ts';
-import type { GraphQLContext } from '../../graphql/context.ts';
-import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
-import { resellerOf } from '../../platform/request-context.ts';
-import { inRequestedOrder } from '../../graphql/loaders.ts';
+import { builder } from '../../graphql/builder.ts';
+import { nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
-import { getOwnClient } from './clients.service.ts';
-
-export async function loadClients(ctx: GraphQLContext, ids: readonly string[]): Promise<(Client | Error)[]> {
-  const { resellerId } = resellerOf(ctx);
-  return inRequestedOrder(ids, await ctx.em.find(ClientSchema, { id: { $in: [...ids] }, resellerId }));
-}
 
 export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'), {
   description: "A reseller's client.",
   id: { resolve: (c) => c.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadClients(ctx, ids),
+  load: rowsById(ClientSchema, 'reseller'),
   fields: (t) => ({
     firstName: t.exposeString('firstName'),
     lastName: t.exposeString('lastName'),
@@ -26,7 +17,7 @@ export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'
   }),
 });
 
-registerNodeType('client', 'Client', (ctx, id) => ClientRef.getDataloader(ctx).load(id));
+registerNode('client', ClientRef);
 
 builder.queryFields((t) => ({
   client: t.field({
@@ -35,7 +26,6 @@ builder.queryFields((t) => ({
     description: 'A client of this reseller; null for an unknown id.',
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => runQuery(() => getOwnClient(ctx, id))
-      .catch(nullWhenNotFound),
+    resolve: (_, { id }, ctx) => nodeOrNull(ClientRef, ctx, id),
   }),
 }));

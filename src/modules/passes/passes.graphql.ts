@@ -1,10 +1,9 @@
-import { builder, registerNodeType } from '../../graphql/builder.ts';
+import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
-import { resellerOf } from '../../platform/request-context.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
-import { inRequestedOrder } from '../../graphql/loaders.ts';
+import { registerNode, rowsById } from '../../graphql/loaders.ts';
 import { issuePass } from './issue-pass.ts';
 import { setIssuedPassExpiry, updateIssuedPass } from './change-issued-pass.ts';
 import { renewIssuedPass } from './renew-issued-pass.ts';
@@ -21,13 +20,6 @@ const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels })
 const IssuedPassStatus = builder.enumType('IssuedPassStatus', { values: issuedPassStatuses });
 export const CategoryType = builder.enumType('CategoryType', { values: ['GYM', 'SPA'] as const });
 
-/** Batch loads a reseller's rows by id, in the order asked, null for foreign or missing ids. */
-async function loadOwn<T extends { id: string }>(ctx: GraphQLContext, entity: typeof PassPackageSchema | typeof IssuedPassSchema, ids: readonly string[]): Promise<(T | Error)[]> {
-  const { resellerId } = resellerOf(ctx);
-  const rows = (await ctx.em.find(entity as typeof PassPackageSchema, { id: { $in: [...ids] }, resellerId })) as unknown as T[];
-  return inRequestedOrder(ids, rows);
-}
-
 const PassCategoryRef = builder.objectRef<PassCategory>('PassCategory').implement({
   description: 'What a pass covers in one category.',
   fields: (t) => ({
@@ -41,7 +33,7 @@ const PassCategoryRef = builder.objectRef<PassCategory>('PassCategory').implemen
 export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass'), {
   description: 'A pass package the reseller can issue.',
   id: { resolve: (p) => p.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadOwn<PassPackage>(ctx, PassPackageSchema, ids),
+  load: rowsById(PassPackageSchema, 'reseller'),
   fields: (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -79,7 +71,7 @@ const IssuedPassCategoryRef = builder.objectRef<IssuedPassCategoryShape>('Issued
 export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>('IssuedPass'), {
   description: "A pass issued to a client.",
   id: { resolve: (p) => p.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadOwn<IssuedPass>(ctx, IssuedPassSchema, ids),
+  load: rowsById(IssuedPassSchema, 'reseller'),
   fields: (t) => ({
     client: t.field({ type: ClientRef, resolve: (p, _, ctx) => ClientRef.getDataloader(ctx).load(p.clientId) }),
     pass: t.field({ type: PassRef, resolve: (p, _, ctx) => PassRef.getDataloader(ctx).load(p.passId) }),
@@ -101,8 +93,8 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
   }),
 });
 
-registerNodeType('pass', 'Pass', (ctx, id) => PassRef.getDataloader(ctx).load(id));
-registerNodeType('issuedPass', 'IssuedPass', (ctx, id) => IssuedPassRef.getDataloader(ctx).load(id));
+registerNode('pass', PassRef);
+registerNode('issuedPass', IssuedPassRef);
 
 const PassRenewalRef = builder.objectRef<Awaited<ReturnType<typeof renewIssuedPass>>>('PassRenewal').implement({
   fields: (t) => ({

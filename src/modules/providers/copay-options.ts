@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import type { Ctx } from '../../platform/request-context.ts';
-import { pagesPerParent } from '../../platform/pages-per-parent.ts';
+import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { CopayOptionSchema, type CopayOption } from './providers.entity.ts';
 import { getProvider } from './providers.service.ts';
 
@@ -15,15 +15,12 @@ export async function listCopayOptions(ctx: Ctx, providerId: string, page: PageA
 }
 
 /**
- * The first page (no cursor) of co-pay options of many providers in one statement (see
- * pagesPerParent); a connection with a cursor pages one provider's list through keysetPage.
+ * A page of co-pay options for each of many providers in one statement (Provider.copayOptions on
+ * a page of providers, see pagesPerParent); a cursor of one provider's list fails the others'.
  */
-export async function firstCopayOptionPages(em: EntityManager, providerIds: readonly string[], page: PageArgs): Promise<Map<string, Page<CopayOption>>> {
+export async function copayOptionPagesOf(em: EntityManager, providerIds: readonly string[], page: PageArgs): Promise<Map<string, Page<CopayOption> | Error>> {
   const pages = await pagesPerParent(em, {
     table: 'copay_option o', alias: 'o', parentColumn: 'provider_id', descending: true, where: [], params: [],
-  }, [...new Set(providerIds)], { limit: page.limit, backward: page.backward });
-  return new Map(providerIds.map((id) => {
-    const p = pages.get(id) as Page<Record<string, unknown>>; // no cursor, so never an error
-    return [id, { ...p, data: p.data.map((row) => em.map(CopayOptionSchema, row)) }];
-  }));
+  }, [...new Set(providerIds)], page);
+  return mapPages(pages, (row) => em.map(CopayOptionSchema, row));
 }

@@ -1,29 +1,20 @@
-import { createContextCache } from '@pothos/core';
-import DataLoader from 'dataloader';
-import { builder, registerNodeType } from '../../graphql/builder.ts';
+import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { inRequestedOrder } from '../../graphql/loaders.ts';
-import { nullWhenNotFound, runQuery } from '../../graphql/use-case.ts';
+import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
+import { runQuery } from '../../graphql/use-case.ts';
 import { checkNear, type Near } from '../../platform/geo.ts';
-import { keysetPage, pageArgsFromConnection, toConnection, type Page } from '../../platform/pagination.ts';
-import { resellerOf } from '../../platform/request-context.ts';
+import { pageArgsFromConnection, toConnection, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { PassRef } from '../passes/passes.graphql.ts';
-import { firstCopayOptionPages } from './copay-options.ts';
+import { copayOptionPagesOf } from './copay-options.ts';
 import { firstCoveredProviderPages } from './covered-provider-pages.ts';
 import { listCoveredProviders, listProviders, providerFilterSchema, type ProviderShape } from './list-providers.ts';
 import { CopayOptionSchema, ProviderSchema, providerCategories, type CopayOption, type Provider } from './providers.entity.ts';
-import { getProvider } from './providers.service.ts';
 
 // The Provider type; other modules add their fields to it (Provider.services in spa,
 // Provider.classes in classes) with builder.objectFields(ProviderRef, …).
 
 export const ProviderCategoryEnum = builder.enumType('ProviderCategory', { values: providerCategories });
-
-async function loadProviders(ctx: GraphQLContext, ids: readonly string[]): Promise<(Provider | Error)[]> {
-  resellerOf(ctx); // the catalogue is shared, but only callers acting for a reseller read it
-  return inRequestedOrder(ids, await ctx.em.find(ProviderSchema, { id: { $in: [...ids] } }));
-}
 
 const CancellationPolicyRef = builder.objectRef<Provider>('CancellationPolicy').implement({
   fields: (t) => ({
@@ -35,7 +26,7 @@ const CancellationPolicyRef = builder.objectRef<Provider>('CancellationPolicy').
 export const ProviderRef = builder.loadableNode(builder.objectRef<ProviderShape>('Provider'), {
   description: 'A provider branch: a gym, or a spa (category SPA). The catalogue is shared by all resellers.',
   id: { resolve: (p) => p.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadProviders(ctx, ids),
+  load: rowsById<Provider>(ProviderSchema, 'catalogue'),
   fields: (t) => ({
     name: t.exposeString('name'),
     category: t.field({ type: ProviderCategoryEnum, resolve: (p) => p.category }),
@@ -60,17 +51,12 @@ export const ProviderRef = builder.loadableNode(builder.objectRef<ProviderShape>
   }),
 });
 
-registerNodeType('provider', 'Provider', (ctx, id) => ProviderRef.getDataloader(ctx).load(id));
-
-async function loadCopayOptions(ctx: GraphQLContext, ids: readonly string[]): Promise<(CopayOption | Error)[]> {
-  resellerOf(ctx);
-  return inRequestedOrder(ids, await ctx.em.find(CopayOptionSchema, { id: { $in: [...ids] } }));
-}
+registerNode('provider', ProviderRef);
 
 export const CopayOptionRef = builder.loadableNode(builder.objectRef<CopayOption>('CopayOption'), {
   description: "A gym co-pay package (spec 2.4): visits at a provider the client's pass does not cover.",
   id: { resolve: (o) => o.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadCopayOptions(ctx, ids),
+  load: rowsById(CopayOptionSchema, 'catalogue'),
   fields: (t) => ({
     provider: t.field({ type: ProviderRef, resolve: (o, _, ctx) => ProviderRef.getDataloader(ctx).load(o.providerId) }),
     name: t.exposeString('name'),
@@ -84,38 +70,22 @@ export const CopayOptionRef = builder.loadableNode(builder.objectRef<CopayOption
   }),
 });
 
-registerNodeType('copayOption', 'CopayOption', (ctx, id) => CopayOptionRef.getDataloader(ctx).load(id));
+registerNode('copayOption', CopayOptionRef);
 
-// First pages of a child connection for every parent of a request in one statement, one loader
-// per page shape (limit, direction, search point), since each selection may ask differently.
-const firstPageLoaders = createContextCache(() => new Map<string, DataLoader<string, Page<unknown>>>());
-function firstPageLoader<T>(ctx: GraphQLContext, shape: unknown[], load: (parentIds: readonly string[]) => Promise<Map<string, Page<T>>>): DataLoader<string, Page<T>> {
-  const loaders = firstPageLoaders(ctx);
-  const key = JSON.stringify(shape);
-  let loader = loaders.get(key);
-  if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const pages = await load(ids);
-      return ids.map((id) => pages.get(id)!);
-    });
-    loaders.set(key, loader);
-  }
-  return loader as DataLoader<string, Page<T>>;
-}
+const ProviderCopayOptionsConnection = builder.connectionObject(
+  { type: CopayOptionRef, name: 'ProviderCopayOptionsConnection' },
+  { name: 'ProviderCopayOptionsConnectionEdge' },
+);
 
 builder.objectFields(ProviderRef, (t) => ({
-  copayOptions: t.connection({
-    type: CopayOptionRef,
+  copayOptions: t.loadable({
+    type: ProviderCopayOptionsConnection,
     description: "The provider's gym co-pay options, newest first.",
-    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (provider, args, ctx) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      // A cursor names one provider's option: only first pages are batched across providers.
-      const result = page.startingAfter !== undefined || page.endingBefore !== undefined
-        ? await keysetPage(ctx.em, CopayOptionSchema, { providerId: provider.id }, page, 'copayOption')
-        : await firstPageLoader(ctx, ['copayOptions', page.limit, page.backward === true], (ids) => firstCopayOptionPages(ctx.em, ids, page)).load(provider.id);
-      return toConnection(result, page);
-    }),
+    byPath: true,
+    args: { ...t.arg.connectionArgs() },
+    complexity: connectionCost,
+    load: childConnections((ctx, providerIds, page) => copayOptionPagesOf(ctx.em, providerIds, page)),
+    resolve: (provider) => provider.id,
   }),
 }));
 
@@ -157,24 +127,37 @@ builder.queryFields((t) => ({
     description: 'A provider; null for an unknown id.',
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => runQuery(() => getProvider(ctx, id)).catch(nullWhenNotFound),
+    resolve: (_, { id }, ctx) => nodeOrNull(ProviderRef, ctx, id),
   }),
 }));
 
+const PassProvidersConnection = builder.connectionObject(
+  { type: ProviderRef, name: 'PassProvidersConnection' },
+  { name: 'PassProvidersConnectionEdge' },
+);
+
+/**
+ * Pages of the providers each pass covers. First pages come in one statement for all passes
+ * (covered-provider-pages.ts); a cursor names one provider, which several passes may cover, so each
+ * pass pages its own list from it (rare: a cursor pages the one list it came from).
+ */
+async function coveredProviderPages(ctx: GraphQLContext, passIds: readonly string[], page: PageArgs, near: Near | undefined): Promise<Map<string, Page<ProviderShape> | Error>> {
+  if (page.startingAfter === undefined && page.endingBefore === undefined) return firstCoveredProviderPages(ctx.em, passIds, near, page);
+  const passes = await PassRef.getDataloader(ctx).loadMany(passIds);
+  return new Map(await Promise.all(passes.map(async (pass, i) => [
+    passIds[i],
+    pass instanceof Error ? pass : await listCoveredProviders(ctx, pass, near, page).catch((err: unknown) => (err instanceof Error ? err : Promise.reject(err))),
+  ] as const)));
+}
+
 builder.objectFields(PassRef, (t) => ({
-  providers: t.connection({
-    type: ProviderRef,
+  providers: t.loadable({
+    type: PassProvidersConnection,
     description: "Providers the pass covers (one of its categories has the provider's category and tier); nearest first when `near` is given.",
-    args: { near: t.arg({ type: NearInput }) },
-    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (pass, args, ctx) => runQuery(async () => {
-      const near = nearOf(args.near);
-      const page = pageArgsFromConnection(args);
-      // A cursor names one pass's provider: only first pages are batched across passes.
-      const result = page.startingAfter !== undefined || page.endingBefore !== undefined
-        ? await listCoveredProviders(ctx, pass, near, page)
-        : await firstPageLoader(ctx, ['passProviders', page.limit, page.backward === true, near ?? null], (ids) => firstCoveredProviderPages(ctx.em, ids, near, page)).load(pass.id);
-      return toConnection(result, page);
-    }),
+    byPath: true,
+    args: { ...t.arg.connectionArgs(), near: t.arg({ type: NearInput }) },
+    complexity: connectionCost,
+    load: childConnections((ctx, passIds, page, args) => coveredProviderPages(ctx, passIds, page, nearOf(args.near))),
+    resolve: (pass) => pass.id,
   }),
 }));

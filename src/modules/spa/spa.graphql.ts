@@ -1,8 +1,6 @@
-import { builder, registerNodeType } from '../../graphql/builder.ts';
-import type { GraphQLContext } from '../../graphql/context.ts';
-import { inRequestedOrder } from '../../graphql/loaders.ts';
+import { builder } from '../../graphql/builder.ts';
+import { childConnections, connectionCost, registerNode, rowsById } from '../../graphql/loaders.ts';
 import { runQuery } from '../../graphql/use-case.ts';
-import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { ProviderRef } from '../providers/providers.graphql.ts';
 import type { Slot } from './availability.ts';
@@ -10,15 +8,10 @@ import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 import { getSpaAvailability, type SpaAvailability } from './spa.service.ts';
 import { servicesOfProviders } from './services-of-providers.ts';
 
-async function loadSpaServices(ctx: GraphQLContext, ids: readonly string[]): Promise<(SpaService | Error)[]> {
-  resellerOf(ctx); // the catalogue is shared, but only callers acting for a reseller read it
-  return inRequestedOrder(ids, await ctx.em.find(SpaServiceSchema, { id: { $in: [...ids] } }));
-}
-
 export const SpaServiceRef = builder.loadableNode(builder.objectRef<SpaService>('SpaService'), {
   description: 'A service a spa offers: priced in credits for covered clients, and optionally as a co-pay.',
   id: { resolve: (s) => s.id },
-  load: (ids: string[], ctx: GraphQLContext) => loadSpaServices(ctx, ids),
+  load: rowsById(SpaServiceSchema, 'catalogue'),
   fields: (t) => ({
     name: t.exposeString('name'),
     durationMinutes: t.exposeInt('durationMinutes'),
@@ -34,7 +27,7 @@ export const SpaServiceRef = builder.loadableNode(builder.objectRef<SpaService>(
   }),
 });
 
-registerNodeType('service', 'SpaService', (ctx, id) => SpaServiceRef.getDataloader(ctx).load(id));
+registerNode('service', SpaServiceRef);
 
 const ProviderServicesConnection = builder.connectionObject({ type: SpaServiceRef, name: 'ProviderServicesConnection' });
 
@@ -42,16 +35,12 @@ builder.objectFields(ProviderRef, (t) => ({
   services: t.loadable({
     type: ProviderServicesConnection,
     description: "The spa's services, newest first; empty for a gym.",
-    // byPath: every provider at this place in the query shares the arguments, so one statement
-    // loads a page of services for the whole page of providers.
     byPath: true,
     args: { ...t.arg.connectionArgs() },
-    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    load: (providerIds: string[], ctx: GraphQLContext, args) => runQuery(async () => {
+    complexity: connectionCost,
+    load: childConnections((ctx, providerIds, page) => {
       resellerOf(ctx);
-      const page = pageArgsFromConnection(args);
-      const pages = await servicesOfProviders(ctx.em, providerIds, page);
-      return pages.map((p) => (p instanceof Error ? p : toConnection(p, page)));
+      return servicesOfProviders(ctx.em, providerIds, page);
     }),
     resolve: (provider) => provider.id,
   }),
