@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClass, createClassCategory, createClassInstance, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
@@ -8,18 +8,15 @@ import { gql, v3, type Reply } from '../support/http.ts';
 // number of SQL statements for 25, 50 and 100 providers (every per-parent connection and parent
 // reference is one batched statement). The database of this file holds only what it creates.
 
-let app: TestApp;
+const NOW = new Date('2027-04-01T08:00:00Z');
+const app = useApp({}, { now: NOW });
 let reseller: TestReseller;
 let categories: { id: string; name: string }[];
-const NOW = new Date('2027-04-01T08:00:00Z');
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(NOW);
   reseller = await createReseller(app);
   categories = [await createClassCategory(app), await createClassCategory(app)];
 });
-afterAll(async () => { await app?.close(); });
 
 /** Providers near (48, 2), each with 2 classes of 4 upcoming instances (one more than asked for) and a past one. */
 async function addProviders(count: number) {
@@ -38,7 +35,10 @@ async function statementsOf<T>(request: () => Promise<T>): Promise<{ sql: string
   const queries = app.queries!;
   queries.reset();
   const reply = await request();
-  return { sql: queries.statements.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)), reply };
+  // The API-key lookup runs only when the process's key cache (500 ms) has expired: not the
+  // request's own cost, and timing-dependent, so it is left out of the count.
+  const own = queries.statements.filter((q) => !/from api_key k join reseller r/.test(q));
+  return { sql: own.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)), reply };
 }
 
 // A partner's "near me" screen: 100 providers × 5 classes × 3 next instances (cost ≈ 11,400,
