@@ -73,12 +73,19 @@ class StatementCounter extends DefaultLogger {
 
 /**
  * One line at the top of a test file: the app starts before the file's tests, its clock is set
- * back to the real now after each test, and it closes after the file. Read `app` inside tests.
+ * back after each test, and it closes after the file. Read `app` inside tests and hooks (a hook
+ * the file adds after this line runs after the app started). `now` fixes the file's "now": the
+ * clock starts there and returns there after each test; without it, the clock starts at the real
+ * now and is set to the real now after each test. Call it twice for two apps.
  */
-export function useApp(overrides: Record<string, string> = {}): TestApp {
+export function useApp(overrides: Record<string, string> = {}, { now }: { now?: Date } = {}): TestApp {
   let started: TestApp | undefined;
-  beforeAll(async () => { started = await startApp(overrides); });
-  afterEach(() => { started?.clock.set(new Date()); });
+  const startOfTest = () => now ?? new Date();
+  beforeAll(async () => {
+    started = await startApp(overrides);
+    started.clock.set(startOfTest());
+  });
+  afterEach(() => { started?.clock.set(startOfTest()); });
   afterAll(async () => { await started?.close(); });
   return new Proxy({} as TestApp, {
     get(_, prop) {
