@@ -6,7 +6,7 @@ import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
-import { lastOutboxId, outboxSince, type EventRow } from '../passes/db-state.ts';
+import { lastOutboxId, outboxSince, type EventRow } from '../support/db-state.ts';
 
 // The event catalogue is a public contract (README "Events"): one list, documented as it is, and
 // every event the passes flows record is catalogued, in the envelope, with the V3 representation.

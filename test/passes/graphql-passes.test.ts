@@ -1,14 +1,12 @@
 import { textProblem } from '../../src/platform/text.ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
-import { dbState, expectUnchanged, lastOutboxId, outboxSince } from './db-state.ts';
+import { expectUnchanged } from '../support/assertions.ts';
+import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterEach(() => { app.clock.set(new Date()); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const ISSUED_PASS_FIELDS = `id passcode status paymentModel startDate expiresAt createdAt
   client { id firstName lastName email phone externalId creditBalance }

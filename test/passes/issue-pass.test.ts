@@ -1,13 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, walletLedger } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
-import { dbState, expectError, expectUnchanged, lastOutboxId, outboxSince, unix } from './db-state.ts';
+import { expectError, expectUnchanged, unix } from '../support/assertions.ts';
+import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterEach(() => { app.clock.set(new Date()); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 describe('POST /issued_passes', () => {
   it('issues a PREPAID pass › debits the business account the price and credits the wallet', async () => {

@@ -1,13 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
-import { dbState, expectError, expectUnchanged, lastOutboxId, outboxSince, unix } from './db-state.ts';
+import { expectError, expectUnchanged, unix } from '../support/assertions.ts';
+import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterEach(() => { app.clock.set(new Date()); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const getIssued = (r: TestReseller, clientId: string) => v3(app, `/issued_passes/${clientId}`, { key: r.key });
 const cancel = (issuedPassId: string) => app.sql("update issued_pass set status = 'CANCELLED' where id = ?", [issuedPassId]);

@@ -1,15 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
 import type { PassCategory } from '../../src/modules/passes/passes.entity.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, walletLedger, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
-import { dbState, expectUnchanged } from './db-state.ts';
+import { expectUnchanged } from '../support/assertions.ts';
+import { dbState } from '../support/db-state.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterEach(() => { app.clock.set(new Date()); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 /** mulberry32: a small seeded PRNG, so the sequence is the same on every run. */
 function prng(seed: number) {

@@ -1,11 +1,12 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
 import { V3, v3, type Reply } from '../support/http.ts';
-import { dbState, expectError, expectUnchanged, expectValidationError } from './db-state.ts';
+import { expectError, expectUnchanged, expectValidationError } from '../support/assertions.ts';
+import { dbState } from '../support/db-state.ts';
 
-let app: TestApp;
+const app = useApp();
 let reseller: TestReseller;
 let other: TestReseller;
 let paygPassId: string;
@@ -22,7 +23,6 @@ const DAY = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  app = await startApp();
   reseller = await createReseller(app, { balance: 10_000_000 });
   other = await createReseller(app, { name: 'Other Reseller', balance: 10_000_000 });
   paygPassId = (await createPassPackage(app, reseller, { paymentModel: 'PAYG' })).id;
@@ -31,7 +31,6 @@ beforeAll(async () => {
   clientId = (await issuePass(app, reseller, prepaidPassId)).client_id;
   otherClientId = (await issuePass(app, other, otherPassId)).client_id;
 });
-afterAll(async () => { await app?.close(); });
 
 /** Sends the request and checks it failed with a 400 naming `param`, and that nothing was written. */
 async function expectRejected(send: () => Promise<Reply>, param: string): Promise<Reply> {

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../src/platform/errors.ts';
 import { createApiKey, revokeApiKey, setResellerStatus } from '../../src/modules/resellers/resellers.service.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { clientBody, createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { call, gql, v3, type Reply } from '../support/http.ts';
+import { expectError, expectGraphQLRefusal } from '../support/assertions.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (n: number) => [...randomBytes(n)].map((b) => BASE62[b % 62]).join('');
@@ -30,24 +29,6 @@ async function withinOneSecond<R>(request: () => Promise<R>, done: (r: R) => boo
   }
 }
 
-function expectError(res: Reply<ErrorBody>, status: number, type: string, code: string, param?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ type, code, ...(param !== undefined ? { param } : {}) });
-  expect(res.body.error.message).toEqual(expect.any(String));
-  expect(res.headers.get('request-id')).toMatch(/^req_/);
-  expect(res.body.error.request_id).toBe(res.headers.get('request-id'));
-}
-
-/** A GraphQL request refused before execution: one top-level error carrying the catalogue code. */
-function expectGraphQLRefusal(res: Reply<GraphQLBody>, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.data ?? null).toBeNull();
-  expect(res.body.errors).toHaveLength(1);
-  expect(res.body.errors![0].extensions).toMatchObject({ code });
-  expect(res.headers.get('request-id')).toMatch(/^req_/);
-  expect(res.body.errors![0].extensions!.request_id).toBe(res.headers.get('request-id'));
-}
-
 const withAuthorization = (authorization: string) => ({ headers: { Authorization: authorization } });
 
 async function keyIdsOf(reseller: TestReseller): Promise<string[]> {
@@ -57,13 +38,13 @@ async function keyIdsOf(reseller: TestReseller): Promise<string[]> {
 
 describe('authentication (REST)', () => {
   it('no Authorization header › answers 401 invalid_api_key', async () => {
-    expectError(await v3<ErrorBody>(app, '/passes'), 401, 'authentication_error', 'invalid_api_key');
+    expectError(await v3<ErrorBody>(app, '/passes'), 401, 'invalid_api_key');
   });
 
   it('a non-Bearer scheme carrying a valid key › answers 401 invalid_api_key', async () => {
     const reseller = await createReseller(app);
     for (const authorization of [`Basic ${reseller.key}`, `Token ${reseller.key}`, reseller.key]) {
-      expectError(await v3<ErrorBody>(app, '/passes', withAuthorization(authorization)), 401, 'authentication_error', 'invalid_api_key');
+      expectError(await v3<ErrorBody>(app, '/passes', withAuthorization(authorization)), 401, 'invalid_api_key');
     }
   });
 
@@ -79,12 +60,12 @@ describe('authentication (REST)', () => {
       'Bearer', 'Bearer ', 'Bearer sk_short', `Bearer ${reseller.key}x`, `Bearer ${reseller.key.slice(0, -1)}`,
       `Bearer pk_${base62(40)}`, `Bearer sk_${base62(39)}-`, `Bearer ${reseller.key} ${reseller.key}`,
     ]) {
-      expectError(await v3<ErrorBody>(app, '/passes', withAuthorization(authorization)), 401, 'authentication_error', 'invalid_api_key');
+      expectError(await v3<ErrorBody>(app, '/passes', withAuthorization(authorization)), 401, 'invalid_api_key');
     }
   });
 
   it('an unknown well-formed key › answers 401 invalid_api_key', async () => {
-    expectError(await v3<ErrorBody>(app, '/passes', { key: unknownKey() }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(await v3<ErrorBody>(app, '/passes', { key: unknownKey() }), 401, 'invalid_api_key');
   });
 
   it('a revoked key › answers 401 invalid_api_key while the reseller\'s other key keeps working', async () => {
@@ -94,13 +75,13 @@ describe('authentication (REST)', () => {
     const [first] = (await keyIdsOf(reseller)).filter((id) => id !== second.id);
     await revokeApiKey(app.orm.em.fork(), first, app.clock.now());
     // A process may answer from its key cache for KEY_CACHE_MS; the promise is "refused within 1 s".
-    expectError(await withinOneSecond(() => v3<ErrorBody>(app, '/passes', { key: reseller.key }), (r) => r.status === 401), 401, 'authentication_error', 'invalid_api_key');
+    expectError(await withinOneSecond(() => v3<ErrorBody>(app, '/passes', { key: reseller.key }), (r) => r.status === 401), 401, 'invalid_api_key');
     expect((await v3(app, '/passes', { key: second.secret })).status).toBe(200);
   });
 
   it('a disabled reseller › answers 403 account_disabled, and 200 again once enabled', async () => {
     const reseller = await createReseller(app, { disabled: true });
-    expectError(await v3<ErrorBody>(app, '/passes', { key: reseller.key }), 403, 'permission_error', 'account_disabled');
+    expectError(await v3<ErrorBody>(app, '/passes', { key: reseller.key }), 403, 'account_disabled');
     await setResellerStatus(app.orm.em.fork(), reseller.id, 'ACTIVE');
     expect((await withinOneSecond(() => v3(app, '/passes', { key: reseller.key }), (r) => r.status === 200)).status).toBe(200);
   });
@@ -118,15 +99,15 @@ describe('authentication (REST)', () => {
       ['/issued_passes', { raw: '{not json', headers: { 'Content-Type': 'application/json' } }],
       [`/issued_passes/${issued.client_id}/renew`, { method: 'POST' }],
     ] as const) {
-      expectError(await v3<ErrorBody>(app, path, opts), 401, 'authentication_error', 'invalid_api_key');
+      expectError(await v3<ErrorBody>(app, path, opts), 401, 'invalid_api_key');
     }
   });
 
   it('POST /issued_passes without a key › creates nothing', async () => {
     const reseller = await createReseller(app, { balance: 100_000 });
     const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID' });
-    expectError(await v3<ErrorBody>(app, '/issued_passes', { body: clientBody(pass.id) }), 401, 'authentication_error', 'invalid_api_key');
-    expectError(await v3<ErrorBody>(app, '/issued_passes', { key: unknownKey(), body: clientBody(pass.id) }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(await v3<ErrorBody>(app, '/issued_passes', { body: clientBody(pass.id) }), 401, 'invalid_api_key');
+    expectError(await v3<ErrorBody>(app, '/issued_passes', { key: unknownKey(), body: clientBody(pass.id) }), 401, 'invalid_api_key');
     const [row] = await app.sql<{ clients: string; btxn: string }>(
       `select (select count(*) from client where reseller_id = ?) as clients,
               (select count(*) from business_transaction where reseller_id = ?) as btxn`, [reseller.id, reseller.id]);
@@ -163,19 +144,19 @@ const inDays = (days: number) => Math.floor(app.clock.now().getTime() / 1000) + 
 describe('tenancy (REST)', () => {
   it("GET /clients/{id} of another reseller's client › answers 404 resource_not_found", async () => {
     const { a, b, aIssued } = await twoResellers();
-    expectError(await v3<ErrorBody>(app, `/clients/${aIssued.client_id}`, { key: b.key }), 404, 'invalid_request_error', 'resource_not_found');
+    expectError(await v3<ErrorBody>(app, `/clients/${aIssued.client_id}`, { key: b.key }), 404, 'resource_not_found');
     expect((await v3(app, `/clients/${aIssued.client_id}`, { key: a.key })).status).toBe(200);
   });
 
   it("GET /issued_passes/{client_id} of another reseller's client › answers 404 resource_not_found", async () => {
     const { a, b, aIssued } = await twoResellers();
-    expectError(await v3<ErrorBody>(app, `/issued_passes/${aIssued.client_id}`, { key: b.key }), 404, 'invalid_request_error', 'resource_not_found');
+    expectError(await v3<ErrorBody>(app, `/issued_passes/${aIssued.client_id}`, { key: b.key }), 404, 'resource_not_found');
     expect((await v3(app, `/issued_passes/${aIssued.client_id}`, { key: a.key })).body).toMatchObject({ id: aIssued.id });
   });
 
   it("GET /passes/{id} of another reseller's pass › answers 404 resource_not_found", async () => {
     const { a, b, aPass } = await twoResellers();
-    expectError(await v3<ErrorBody>(app, `/passes/${aPass.id}`, { key: b.key }), 404, 'invalid_request_error', 'resource_not_found');
+    expectError(await v3<ErrorBody>(app, `/passes/${aPass.id}`, { key: b.key }), 404, 'resource_not_found');
     expect((await v3(app, `/passes/${aPass.id}`, { key: a.key })).body).toMatchObject({ id: aPass.id });
   });
 
@@ -194,7 +175,7 @@ describe('tenancy (REST)', () => {
     const { a, b, aIssued } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const res = await v3<ErrorBody>(app, `/issued_passes/${aIssued.client_id}/expiry`, { key: b.key, body: { expires_at: inDays(90) } });
-    expectError(res, 404, 'invalid_request_error', 'resource_not_found');
+    expectError(res, 404, 'resource_not_found');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
     // The same call by the owner succeeds: the 404 above is tenancy, not the request.
     expect((await v3(app, `/issued_passes/${aIssued.client_id}/expiry`, { key: a.key, body: { expires_at: inDays(90) } })).status).toBe(200);
@@ -204,7 +185,7 @@ describe('tenancy (REST)', () => {
     const { a, b, aIssued } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const res = await v3<ErrorBody>(app, `/issued_passes/${aIssued.client_id}/renew`, { key: b.key, method: 'POST' });
-    expectError(res, 404, 'invalid_request_error', 'resource_not_found');
+    expectError(res, 404, 'resource_not_found');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
     expect((await v3(app, `/issued_passes/${aIssued.client_id}/renew`, { key: a.key, method: 'POST' })).status).toBe(201);
   });
@@ -222,7 +203,7 @@ describe('tenancy (REST)', () => {
     const { a, b, aPass } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const res = await v3<ErrorBody>(app, '/issued_passes', { key: b.key, body: clientBody(aPass.id) });
-    expectError(res, 400, 'invalid_request_error', 'validation_error', 'pass_id');
+    expectError(res, 400, 'validation_error', 'pass_id');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
 
@@ -230,7 +211,7 @@ describe('tenancy (REST)', () => {
     const { a, b, aIssued, bPass } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const res = await v3<ErrorBody>(app, '/issued_passes/update', { key: b.key, body: { client_id: aIssued.client_id, pass_id: bPass.id } });
-    expectError(res, 400, 'invalid_request_error', 'validation_error', 'client_id');
+    expectError(res, 400, 'validation_error', 'client_id');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
 
@@ -238,7 +219,7 @@ describe('tenancy (REST)', () => {
     const { a, b, aPass, bIssued } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const res = await v3<ErrorBody>(app, '/issued_passes/update', { key: b.key, body: { client_id: bIssued.client_id, pass_id: aPass.id } });
-    expectError(res, 400, 'invalid_request_error', 'validation_error', 'pass_id');
+    expectError(res, 400, 'validation_error', 'pass_id');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
 });

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../src/platform/errors.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
+import { expectError, expectGraphQLError } from '../support/assertions.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 interface PassList {
   object: string;
@@ -45,20 +44,6 @@ const ids = (res: Reply<PassList>) => res.body.data.map((p) => p.id);
 
 const queryPasses = (reseller: TestReseller, variables: Record<string, unknown>) => gql<PassConnection>(app, reseller.key, PASSES, variables);
 const nodeIds = (res: Reply<{ data?: PassConnection }>) => res.body.data!.passes!.edges.map((e) => e.node.id);
-
-function expectError(res: Reply<ErrorBody>, status: number, code: string, param?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.type).toBe('invalid_request_error');
-  if (param !== undefined) expect(res.body.error.param).toBe(param);
-  expect(res.body.error.request_id).toBe(res.headers.get('request-id'));
-}
-
-function expectGraphQLError(res: Reply<{ data?: PassConnection; errors?: { extensions?: Record<string, unknown> }[] }>, code: string, param?: string) {
-  expect(res.body.data?.passes ?? null).toBeNull();
-  expect(res.body.errors).toHaveLength(1);
-  expect(res.body.errors![0].extensions).toMatchObject({ code, ...(param !== undefined ? { param } : {}) });
-}
 
 describe('GET /passes', () => {
   it('without limit › answers the 10 newest with has_more true', async () => {
@@ -141,7 +126,7 @@ describe('GET /passes', () => {
     const reseller = await createReseller(app);
     const all = await createPasses(reseller, 3);
     const res = await v3<ErrorBody>(app, `/passes?starting_after=${all[0]}&ending_before=${all[2]}`, { key: reseller.key });
-    expectError(res, 400, 'validation_error');
+    expectError(res, 400, 'validation_error', expect.stringMatching(/^(starting_after|ending_before)$/));
     expect(['starting_after', 'ending_before']).toContain(res.body.error.param);
   });
 

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createProvider, createSpaService, everyDay } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
-import { expectError, expectValidationError } from '../passes/db-state.ts';
+import { expectError, expectValidationError } from '../support/assertions.ts';
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2026-01-01T00:00:00Z') });
 let reseller: TestReseller;
 let spaId: string;
 let gymId: string;
@@ -17,8 +17,6 @@ const UNKNOWN_SPA = 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ';
 const UNKNOWN_SERVICE = 'svc_01JZZZZZZZZZZZZZZZZZZZZZZZ';
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2026-01-01T00:00:00Z'));
   reseller = await createReseller(app);
   spaId = (await createProvider(app, { category: 'SPA', openingHours: everyDay('09:00', '11:00') })).id;
   massage = (await createSpaService(app, spaId, { name: 'Massage', durationMinutes: 60 })).id;
@@ -28,7 +26,6 @@ beforeAll(async () => {
   gymId = (await createProvider(app, { category: 'GYM' })).id;
   await createSpaService(app, gymId);
 });
-afterAll(async () => { await app?.close(); });
 
 const get = (query: string, id = spaId) => v3(app, `/spas/${id}/availability${query}`, { key: reseller.key });
 

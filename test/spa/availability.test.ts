@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBookedIntervals, type BookedInterval } from '../../src/modules/spa/availability.ts';
 import type { OpeningHours } from '../../src/modules/providers/providers.entity.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createProvider, createSpaService } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
-import { unix } from '../passes/db-state.ts';
+import { unix } from '../support/assertions.ts';
 
-let app: TestApp;
+// Every tested date lies ahead of this instant unless a test moves the clock.
+const app = useApp({}, { now: new Date('2026-01-01T00:00:00Z') });
 let reseller: TestReseller;
 
 /**
@@ -19,19 +20,13 @@ const asked: { providerId: string; from: Date; to: Date }[] = [];
 let restoreBookedIntervals: () => void;
 
 beforeAll(async () => {
-  app = await startApp();
-  // Every tested date lies ahead of this instant unless a test moves the clock.
-  app.clock.set(new Date('2026-01-01T00:00:00Z'));
   reseller = await createReseller(app);
   restoreBookedIntervals = registerBookedIntervals(async (_em, providerId, from, to) => {
     asked.push({ providerId, from, to });
     return (booked.get(providerId) ?? []).filter((b) => b.start < to && b.end > from);
   });
 });
-afterAll(async () => {
-  restoreBookedIntervals?.();
-  await app?.close();
-});
+afterAll(() => { restoreBookedIntervals?.(); });
 
 const at = (iso: string) => new Date(iso);
 

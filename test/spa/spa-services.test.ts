@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createProvider, createSpaService } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
-import { expectError, expectValidationError } from '../passes/db-state.ts';
+import { expectError, expectValidationError } from '../support/assertions.ts';
 
-let app: TestApp;
+const app = useApp();
 let reseller: TestReseller;
 let spaId: string;
 /** The spa's services, oldest first. */
@@ -16,7 +16,6 @@ let gymId: string;
 const UNKNOWN_SPA = 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ';
 
 beforeAll(async () => {
-  app = await startApp();
   reseller = await createReseller(app);
   spaId = (await createProvider(app, { name: 'Thermae', category: 'SPA', tier: 'GOLD' })).id;
   services = [];
@@ -28,7 +27,6 @@ beforeAll(async () => {
   gymId = (await createProvider(app, { name: 'Iron Gym', category: 'GYM' })).id;
   await createSpaService(app, gymId, { name: 'Stray row on a gym' });
 });
-afterAll(async () => { await app?.close(); });
 
 const list = (id: string, query = '') => v3(app, `/spas/${id}/services${query}`, { key: reseller.key });
 
