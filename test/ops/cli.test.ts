@@ -1,15 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { configWith } from '../../src/config.ts';
-import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
-import { openOrm } from '../../src/db/orm.ts';
-import { ManualClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/logger.ts';
-import { buildServer } from '../../src/server.ts';
-import type { TestApp } from '../support/app.ts';
-import { withDatabase } from '../support/global-setup.ts';
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { gql, v3 } from '../support/http.ts';
 import { killStartedProcesses, runCli, type CliRun } from './processes.ts';
 
@@ -18,38 +9,11 @@ import { killStartedProcesses, runCli, type CliRun } from './processes.ts';
 // (in-process, on the same database) answering the keys the CLI printed.
 
 const T = 60_000;
-let app: TestApp;
-let server: http.Server;
+const app = useApp();
 const runs: CliRun[] = [];
 
-beforeAll(async () => {
-  const database = `${inject('runPrefix')}ops_cli_${randomBytes(4).toString('hex')}`;
-  await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
-  const databaseUrl = withDatabase(inject('adminUrl'), database);
-  const config = configWith({ DATABASE_URL: databaseUrl });
-  const orm = await openOrm(databaseUrl, 4);
-  server = buildServer({ orm, config, clock: new ManualClock(), log: createLogger(config) });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  app = {
-    baseUrl: `http://127.0.0.1:${port}`,
-    orm,
-    clock: new ManualClock(),
-    config,
-    databaseUrl,
-    sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await orm.close();
-    },
-  };
-});
 afterEach(async () => { await killStartedProcesses(); });
-afterAll(async () => {
-  await killStartedProcesses();
-  await app?.close();
-});
+afterAll(async () => { await killStartedProcesses(); });
 
 async function cli(...args: string[]): Promise<CliRun> {
   const run = await runCli(args, { DATABASE_URL: app.databaseUrl });
