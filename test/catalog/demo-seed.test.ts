@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/db/seed.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { gql, v3 } from '../support/http.ts';
 
 // `seed --demo` on an empty database: a catalogue in which every flow is reachable, and a client's
 // "what is near me" query answering from it.
 
-let app: TestApp;
+const app = useApp();
 let seeded: DemoSeed;
 
 beforeAll(async () => {
-  app = await startApp();
   seeded = (await seedDemo(app.orm.em.fork(), app.clock.now()))!;
 });
-afterAll(async () => { await app?.close(); });
 
 const one = async <T = Record<string, unknown>>(query: string, params: unknown[] = []) => (await app.sql<T>(query, params))[0];
 const num = (v: unknown) => Number(v);

@@ -1,17 +1,15 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';
 import { progressReporter } from '../../src/modules/catalog/catalog.progress.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 
 // docs/catalog-format.md stays true: its example imports as documented; and the progress output
 // an operator sees on a terminal.
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const doc = fs.readFileSync(new URL('../../docs/catalog-format.md', import.meta.url), 'utf8');
 

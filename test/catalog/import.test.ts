@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.ts';
 import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';
 import { CatalogRejected } from '../../src/modules/catalog/catalog.validate.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 import { killStartedProcesses, runCli, type CliRun } from '../ops/processes.ts';
@@ -14,12 +14,11 @@ import { killStartedProcesses, runCli, type CliRun } from '../ops/processes.ts';
 // imported catalogue read back through the REST surface and the rows.
 
 const T = 60_000;
-let app: TestApp;
+const app = useApp();
 let reseller: TestReseller;
 let dir: string;
 
 beforeAll(async () => {
-  app = await startApp();
   reseller = await createReseller(app, { currency: 'EUR' });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-import-'));
 });
@@ -27,7 +26,6 @@ afterEach(async () => { await killStartedProcesses(); });
 afterAll(async () => {
   await killStartedProcesses();
   fs.rmSync(dir, { recursive: true, force: true });
-  await app?.close();
 });
 
 function writeFile(name: string, content: unknown): string {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClassCategory } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
@@ -7,20 +7,17 @@ import { gql, v3 } from '../support/http.ts';
 // GET /class_categories and Query.classCategories: the active categories, newest first. This file's
 // database holds only the categories created here, so whole lists can be asserted.
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-10T12:00:00Z') });
 let reseller: TestReseller;
 let yoga: { id: string }, spinning: { id: string }, pilates: { id: string }, retired: { id: string };
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-10T12:00:00Z'));
   reseller = await createReseller(app);
   yoga = await createClassCategory(app, { name: 'Yoga', description: 'Stretch and breathe' });
   retired = await createClassCategory(app, { name: 'Jazzercise', description: 'Gone', active: false });
   spinning = await createClassCategory(app, { name: 'Spinning', description: 'Ride indoors' });
   pilates = await createClassCategory(app, { name: 'Pilates', description: 'Core strength' });
 });
-afterAll(async () => { await app?.close(); });
 
 describe('GET /class_categories', () => {
   it('lists the active categories newest first as class_category objects', async () => {

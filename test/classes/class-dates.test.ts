@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClass, createClassCategory, createClassInstance, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
@@ -10,7 +10,7 @@ import { gql, v3 } from '../support/http.ts';
 // Each class has one instance; the instants are written out in UTC so the test does not lean on
 // the time-zone code it checks.
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-01T12:00:00Z') });
 let reseller: TestReseller;
 let categoryName: string;
 const cls = new Map<string, string>();
@@ -36,8 +36,6 @@ const cases: Case[] = [
 ];
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-01T12:00:00Z'));
   reseller = await createReseller(app);
   const category = await createClassCategory(app);
   categoryName = category.name;
@@ -51,7 +49,6 @@ beforeAll(async () => {
     cls.set(c.label, made.id);
   }
 });
-afterAll(async () => { await app?.close(); });
 
 const expectedOn = (date: string) => cases.filter((c) => c.date === date).map((c) => cls.get(c.label)!).sort().reverse();
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClass, createClassCategory, createClassInstance, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
@@ -7,15 +7,13 @@ import { gql, v3 } from '../support/http.ts';
 // GET /classes/{id} and Query.class / Class.instances: upcoming SCHEDULED instances only
 // (starting after the clock's now), soonest first, with local date and time and spots left.
 
-let app: TestApp;
+const app = useApp();
 let reseller: TestReseller;
 const NOW = new Date('2027-06-01T08:00:00Z');
 
 beforeAll(async () => {
-  app = await startApp();
   reseller = await createReseller(app);
 });
-afterAll(async () => { await app?.close(); });
 
 async function classWithInstances() {
   app.clock.set(NOW);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClass, createClassCategory, createClassInstance, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
@@ -8,16 +8,13 @@ import { gql, v3 } from '../support/http.ts';
 // validation error with its param. The catalogue is shared: tests isolate their rows with a
 // category (or a place) of their own.
 
-let app: TestApp;
-let reseller: TestReseller;
 const NOW = new Date('2027-03-10T12:00:00Z');
+const app = useApp({}, { now: NOW });
+let reseller: TestReseller;
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(NOW);
   reseller = await createReseller(app);
 });
-afterAll(async () => { await app?.close(); });
 
 const ids = (body: { data: { id: string }[] }) => body.data.map((c) => c.id);
 const uniqueName = (base: string) => `${base} ${Math.random().toString(36).slice(2, 8)}`;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createClass, createClassCategory, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
@@ -7,15 +7,12 @@ import { gql } from '../support/http.ts';
 // Provider.classes: each provider's classes newest first, paged per provider even when many
 // providers are read in one batch.
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-10T12:00:00Z') });
 let reseller: TestReseller;
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-10T12:00:00Z'));
   reseller = await createReseller(app);
 });
-afterAll(async () => { await app?.close(); });
 
 const CLASSES = `query($ids: [ID!]!, $first: Int, $after: String, $last: Int, $before: String) {
   nodes(ids: $ids) { id ... on Provider { classes(first: $first, after: $after, last: $last, before: $before) {

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../src/platform/errors.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
 import { routes } from '../../src/rest/router.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { V3, v3 } from '../support/http.ts';
 
 // The committed artifacts are generated from the code; these tests fail when either drifts.
@@ -38,9 +38,7 @@ describe('committed artifacts', () => {
 });
 
 describe('the OpenAPI document', () => {
-  let app: TestApp;
-  beforeAll(async () => { app = await startApp(); });
-  afterAll(async () => { await app?.close(); });
+  const app = useApp();
 
   it('is served at /v3/api/business/reseller/openapi.json without a key, equal to docs/openapi.json', async () => {
     const res = await v3(app, '/openapi.json');

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createReseller, issuePass, createPassPackage } from '../support/factories.ts';
 import { call, gql, v3 } from '../support/http.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 /** The samples of one metric family, keyed by their label set as written. */
 function samples(text: string, name: string): Map<string, number> {

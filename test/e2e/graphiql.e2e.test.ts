@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 
 // A real browser on the real GraphiQL page: Debian's Chromium (`apt-get install chromium`),
@@ -12,12 +12,11 @@ const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-let app: TestApp;
+const app = useApp();
 let userDataDir: string;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
-  app = await startApp();
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-e2e-chromium-'));
   context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 });
@@ -27,7 +26,6 @@ afterAll(async () => {
     await context?.close();
   } finally {
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-    await app?.close();
   }
 });
 

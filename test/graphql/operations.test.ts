@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller, type TestReseller } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
 import { operation } from './documents.ts';
@@ -10,9 +10,7 @@ import type {
 
 // The operations of passes.graphql, sent as written and read through the types codegen made of them.
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 async function send<Result, Variables extends Record<string, unknown>>(reseller: TestReseller, name: string, variables: Variables): Promise<Result> {
   const res = await gql<Result>(app, reseller.key, operation(name), variables);

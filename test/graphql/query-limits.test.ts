@@ -1,17 +1,15 @@
 import { createSchema, createYoga } from 'graphql-yoga';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryLimits } from '../../src/graphql/builder.ts';
 import { queryCostLimits } from '../../src/graphql/limits.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
 
 // decisions §14: depth ≤ 12 and a cost where each connection multiplies by first/last; a
 // rejected document is a validation error (400, no `data`), so no resolver runs.
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const PAGE_FIELDS = 'edges { node { id name description price currency duration paymentModel providerCount createdAt categories { type tiers visitsAllowed creditAllocated } } }';
 // Nested connections multiply: providers × classes × instances at n = 10 costs ~3,000; at n = 100

@@ -1,13 +1,11 @@
 import { getIntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { startApp, useApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 import { call, gql } from '../support/http.ts';
 import { operation } from './documents.ts';
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 describe('GET /graphql from a browser', () => {
   it('answers the GraphiQL page without an API key', async () => {

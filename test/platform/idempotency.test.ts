@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { call, gql, v3, type Reply } from '../support/http.ts';
 
 // Spec part 8 (idempotency rules 1–8) and decisions §6, black-box: real HTTP, real PostgreSQL.
 
-let app: TestApp;
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 const newKey = () => randomUUID();
 
@@ -449,9 +447,7 @@ describe('Idempotency-Key where it is not accepted', () => {
 });
 
 describe('Idempotency-Key while a request with the same key is in progress', () => {
-  let slow: TestApp;
-  beforeAll(async () => { slow = await startApp({ IDEMPOTENCY_WAIT_MS: '300' }); });
-  afterAll(async () => { await slow?.close(); });
+  const slow = useApp({ IDEMPOTENCY_WAIT_MS: '300' });
 
   /** Holds an uncommitted idempotency record for (reseller, key), as a first request in flight would. */
   async function holdKey(target: TestApp, resellerId: string, key: string) {

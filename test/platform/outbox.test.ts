@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { dispatchOnce, enqueue, type OutboxRow } from '../../src/platform/outbox.ts';
-import { startApp, type TestApp } from '../support/app.ts';
+import { useApp } from '../support/app.ts';
 
-let app: TestApp;
 const log = createLogger({ LOG_LEVEL: 'silent' });
-beforeAll(async () => { app = await startApp(); });
-afterAll(async () => { await app?.close(); });
+const app = useApp();
 
 async function enqueueMany(topic: string, n: number) {
   await app.orm.em.fork().transactional(async (em) => {

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createReseller, createPassPackage, type TestReseller } from '../support/factories.ts';
 import { createProvider, createSpaService } from '../support/catalog.ts';
 import { v3 } from '../support/http.ts';
 
-let app: TestApp;
+const app = useApp();
 let reseller: TestReseller;
 beforeAll(async () => {
-  app = await startApp();
   reseller = await createReseller(app);
   await createPassPackage(app, reseller);
 });
-afterAll(async () => { await app?.close(); });
 
 describe('a query parameter sent twice', () => {
   it.each([

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-10T12:00:00Z') });
 let reseller: TestReseller;
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-10T12:00:00Z'));
   reseller = await createReseller(app);
 });
-afterAll(async () => { await app?.close(); });
 
 // The catalogue is shared by every test of this file: each test lists its own providers through
 // a tier label or a place of its own.

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createProvider } from '../support/catalog.ts';
 import { createPassPackage, createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 import { statementsDuring } from './support.ts';
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-10T12:00:00Z') });
 let reseller: TestReseller;
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-10T12:00:00Z'));
   reseller = await createReseller(app);
 });
-afterAll(async () => { await app?.close(); });
 
 // The catalogue is shared by the tests of this file, so each test's passes cover tier labels
 // of its own: its counts and lists see only its providers.

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
 import { createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
@@ -10,7 +10,7 @@ import { pageBackward, pageForward } from './support.ts';
 // prime meridian, in either direction, are at exactly the same distance (the sphere's symmetry
 // survives floating point there), so every ring below is a genuine tie.
 
-let app: TestApp;
+const app = useApp({}, { now: new Date('2027-03-10T12:00:00Z') });
 let reseller: TestReseller;
 /** Provider ids in the order the list must show them: by ring (distance), then id. */
 let expected: string[];
@@ -20,8 +20,6 @@ let outside: string;
 const ORIGIN = 'lat=0&lon=0&radius_km=50';
 
 beforeAll(async () => {
-  app = await startApp();
-  app.clock.set(new Date('2027-03-10T12:00:00Z'));
   reseller = await createReseller(app);
   // [ring, lat, lon]; created in an order unrelated to distance, so ids do not follow the rings.
   const layout: [number, number, number][] = [
@@ -38,7 +36,6 @@ beforeAll(async () => {
   outside = (await createProvider(app, { lat: 0, lon: 0.5 })).id; // ≈ 55.7 km, beyond the radius
   expected = [...ringOf.keys()].sort((a, b) => ringOf.get(a)! - ringOf.get(b)! || (a < b ? -1 : 1));
 });
-afterAll(async () => { await app?.close(); });
 
 describe('REST proximity paging with ties', () => {
   it('the first page is nearest first with distance_km, ties by id, and the radius excludes the farther one', async () => {
