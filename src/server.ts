@@ -7,10 +7,10 @@ import type { Logger } from './platform/logger.ts';
 import { DomainError } from './platform/errors.ts';
 import { createPipeline, type Pipeline } from './platform/pipeline.ts';
 import { newRequestId } from './platform/request-context.ts';
-import { createHttpMetrics, METRICS_CONTENT_TYPE, type HttpMetrics } from './platform/metrics.ts';
+import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
-import { handleRest, routes, V3_BASE } from './rest/router.ts';
+import { handleRest, V3_BASE } from './rest/router.ts';
 import { sendError, sendJson } from './rest/http.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
@@ -22,11 +22,7 @@ export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Log
 export function buildServer(deps: AppDeps): http.Server {
   const pipeline = createPipeline(deps);
   const yoga = createGraphQL(deps.config, pipeline);
-  const metrics = createHttpMetrics({
-    base: V3_BASE,
-    routes: [...routes, { method: 'GET', path: '/openapi.json' }],
-    fixedPaths: ['/graphql', '/healthz', '/readyz', '/metrics'],
-  });
+  const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
     const log = deps.log.child({ request_id: requestId });
@@ -35,7 +31,7 @@ export function buildServer(deps: AppDeps): http.Server {
     res.on('finish', () => {
       const ms = performance.now() - started;
       log.info({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(ms) }, 'request');
-      metrics.observe(req.method, req.url, res.statusCode, ms / 1000);
+      metrics.observe(req, res.statusCode, ms / 1000);
     });
     route(deps, pipeline, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
       log.error({ err }, 'unhandled error');
@@ -64,16 +60,18 @@ function answerTransportError(err: NodeJS.ErrnoException, socket: Socket, log: L
     `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-async function route(deps: AppDeps, pipeline: Pipeline, yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger, metrics: HttpMetrics): Promise<void> {
+async function route(deps: AppDeps, pipeline: Pipeline, yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger, metrics: Metrics): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
   if (path === V3_BASE || path.startsWith(`${V3_BASE}/`)) {
     return handleRest(pipeline, req, res, path.slice(V3_BASE.length) || '/', url.search, requestId, log);
   }
+  // The REST router labels the route it matched; the other paths are their own label.
+  if (['/graphql', '/healthz', '/readyz', '/metrics'].includes(path)) labelRoute(req, path);
   if (path === '/graphql') return handleGraphQL(pipeline, yoga, req, res, url.search, requestId, log);
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (path === '/metrics' && req.method === 'GET') {
-    const text = metrics.exposition();
+    const text = await metrics.exposition();
     res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
     return void res.end(text);
   }

@@ -1,93 +1,86 @@
-// Prometheus text exposition (format 0.0.4) of the HTTP traffic, for GET /metrics.
+// GET /metrics: Prometheus text (format 0.0.4) through prom-client — the process (CPU, memory,
+// handles, event loop lag, GC), the database pool, and the HTTP traffic by matched route.
 // Labels are bounded sets: route templates, never raw paths, so ids cannot explode cardinality.
+import type { IncomingMessage } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Pool } from 'pg';
 
-export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** The route label of a request no route matched (unknown path, or a method the path does not take). */
+export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Seconds; the Prometheus client defaults, which cover both a health check and a slow page. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-export interface RouteTemplate { method: string; path: string }
+// Set by whoever dispatches the request (the REST router, server.ts), read when the response finishes.
+const routeLabels = new WeakMap<IncomingMessage, string>();
 
-export interface HttpMetrics {
-  /** Records one answered request; `url` is the raw request URL, reduced here to its template. */
-  observe(method: string | undefined, url: string | undefined, status: number, seconds: number): void;
-  /** The current values in the Prometheus text format. */
-  exposition(): string;
+/** Names the route template (e.g. `/v3/api/business/reseller/issued_passes/{client_id}`) `req` matched. */
+export function labelRoute(req: IncomingMessage, route: string): void {
+  routeLabels.set(req, route);
 }
 
-/**
- * `base` and `routes` are the V3 route table (paths with {name} parameters); `fixedPaths` are
- * other paths counted as themselves. Everything else is counted as route "other".
- */
-export function createHttpMetrics(options: { base: string; routes: readonly RouteTemplate[]; fixedPaths: readonly string[] }): HttpMetrics {
-  const templates = options.routes.map((r) => ({
-    method: r.method,
-    path: r.path,
-    pattern: new RegExp(`^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
-  }));
-  const fixed = new Set(options.fixedPaths);
-  const requests = new Map<string, number>();
-  const durations = new Map<string, { buckets: number[]; sum: number; count: number }>();
-
-  function routeOf(method: string, url: string): string {
-    const path = pathnameOf(url);
-    if (path === options.base || path.startsWith(`${options.base}/`)) {
-      const sub = path.slice(options.base.length) || '/';
-      // First match in table order, as the router dispatches.
-      const match = templates.find((t) => t.method === method && t.pattern.test(sub));
-      if (match) return match.path;
-    }
-    return fixed.has(path) ? path : 'other';
+// Process-wide: the GC observer and the event-loop histogram exist once per process, however many
+// servers it builds (the tests build several); each server's scrape includes them.
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
   }
+  return processRegistry;
+}
+
+export interface Metrics {
+  /** Records one answered request under the route `labelRoute` gave it (else `unmatched`). */
+  observe(req: IncomingMessage, status: number, seconds: number): void;
+  /** The current values in the Prometheus text format; pool gauges are read now. */
+  exposition(): Promise<string>;
+}
+
+/** `pool` gives the ORM's `pg` pool (MikroORM: `orm.driver.getConnection().getNativeClient()`). */
+export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'http_requests_total', help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const, registers,
+  });
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds', help: 'Time from receiving a request to finishing its response.',
+    labelNames: ['method', 'route'] as const, buckets: BUCKETS, registers,
+  });
+  const pool = options.pool;
+  new Gauge({
+    name: 'db_pool_max_connections', help: 'The most connections the database pool opens (DB_POOL_MAX).', registers,
+    async collect() { this.set((await pool()).options.max ?? 0); },
+  });
+  new Gauge({
+    name: 'db_pool_connections', help: 'Open database pool connections, by state: idle, or in use by a request or job.',
+    labelNames: ['state'] as const, registers,
+    async collect() {
+      const p = await pool();
+      this.set({ state: 'idle' }, p.idleCount);
+      this.set({ state: 'in_use' }, p.totalCount - p.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'db_pool_waiting_requests', help: 'Requests for a database connection waiting because the pool is at its maximum.', registers,
+    async collect() { this.set((await pool()).waitingCount); },
+  });
 
   return {
-    observe(rawMethod, url, status, seconds) {
-      const method = rawMethod && METHODS.has(rawMethod) ? rawMethod : 'OTHER';
-      const route = routeOf(method, url ?? '/');
-      const counterKey = labels({ method, route, status: String(status) });
-      requests.set(counterKey, (requests.get(counterKey) ?? 0) + 1);
-      const histogramKey = labels({ method, route });
-      const h = durations.get(histogramKey) ?? { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
-      durations.set(histogramKey, h);
-      BUCKETS.forEach((le, i) => { if (seconds <= le) h.buckets[i] += 1; });
-      h.sum += seconds;
-      h.count += 1;
+    observe(req, status, seconds) {
+      const method = req.method && METHODS.has(req.method) ? req.method : 'OTHER';
+      const route = routeLabels.get(req) ?? UNMATCHED_ROUTE;
+      requests.inc({ method, route, status: String(status) });
+      durations.observe({ method, route }, seconds);
     },
-    exposition() {
-      const lines = [
-        '# HELP http_requests_total HTTP requests answered, by method, route template and status.',
-        '# TYPE http_requests_total counter',
-      ];
-      for (const [key, n] of requests) lines.push(`http_requests_total{${key}} ${n}`);
-      lines.push(
-        '# HELP http_request_duration_seconds Time from receiving a request to finishing its response.',
-        '# TYPE http_request_duration_seconds histogram',
-      );
-      for (const [key, h] of durations) {
-        BUCKETS.forEach((le, i) => lines.push(`http_request_duration_seconds_bucket{${key},le="${le}"} ${h.buckets[i]}`));
-        lines.push(
-          `http_request_duration_seconds_bucket{${key},le="+Inf"} ${h.count}`,
-          `http_request_duration_seconds_sum{${key}} ${h.sum}`,
-          `http_request_duration_seconds_count{${key}} ${h.count}`,
-        );
-      }
-      return `${lines.join('\n')}\n`;
+    async exposition() {
+      // Each registry's text ends with a newline, so the two join into one valid exposition.
+      return (await processMetrics().metrics()) + (await registry.metrics());
     },
   };
-}
-
-/** The pathname as the server's router sees it (URL-normalised). */
-function pathnameOf(url: string): string {
-  try {
-    return new URL(url, 'http://localhost').pathname;
-  } catch {
-    return '';
-  }
-}
-
-function labels(values: Record<string, string>): string {
-  return Object.entries(values)
-    .map(([name, value]) => `${name}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-    .join(',');
 }

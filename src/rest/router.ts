@@ -3,6 +3,7 @@ import { DomainError, errorBody, validationError } from '../platform/errors.ts';
 import { fingerprint } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
+import { labelRoute } from '../platform/metrics.ts';
 import { parseQueryString, textProblem } from '../platform/text.ts';
 import { passesRoutes } from '../modules/passes/passes.rest.ts';
 import { clientsRoutes } from '../modules/clients/clients.rest.ts';
@@ -43,12 +44,14 @@ const compiled: CompiledRoute[] = routes.map((route) => {
 export async function handleRest(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, search: string, requestId: string, log: Logger): Promise<void> {
   const method = req.method ?? 'GET';
   if (method === 'GET' && path === '/openapi.json') {
+    labelRoute(req, `${V3_BASE}/openapi.json`);
     return sendJson(res, 200, openApiDocument(routes), { 'Request-Id': requestId });
   }
   const reply = (r: RouteResponse, headers: Record<string, string> = {}) =>
     sendJson(res, r.status, r.body, { 'Request-Id': requestId, ...headers });
   try {
     const match = findRoute(method, path);
+    labelRoute(req, V3_BASE + match.route.path);
     const raw = await readBody(req, pipeline.bodyLimit);
     const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') });
     const { route, params } = match;
