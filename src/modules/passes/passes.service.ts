@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { notFound } from '../../platform/errors.ts';
-import { keysetPage, keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -22,35 +22,44 @@ export type { Duration, IssuedPass, IssuedPassStatus, PassPackage, PaymentModel 
 export type IssuedPassObject = ReturnType<typeof presentIssuedPass>;
 export type PassRenewalObject = ReturnType<typeof presentRenewal>;
 
-export async function listPasses(ctx: Ctx, page: PageArgs): Promise<Page<PassPackage>> {
-  const { resellerId } = resellerOf(ctx);
-  return keysetPage(ctx.em, PassPackageSchema, { resellerId }, page, 'pass');
+/** A page of the reseller's pass packages, newest first (GraphQL `passes`; providerCount is batched apart). */
+export async function listPasses(ctx: Ctx, args: PageArgs): Promise<Page<PassPackage>> {
+  const page = await passPage(ctx, args, false);
+  return { ...page, data: page.data.map(passFromRow) };
 }
 
 export interface PassWithProviderCount { pass: PassPackage; providerCount: number }
 
-/**
- * GET /passes, the hottest list: a page of the reseller's pass packages, each with the number of
- * providers it covers, in one statement (a cursor's check included), read as plain rows.
- */
+/** GET /passes: the same page, each pass with the number of providers it covers, still one statement. */
 export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Promise<Page<PassWithProviderCount>> {
+  const page = await passPage(ctx, args, true);
+  return { ...page, data: page.data.map((row) => ({ pass: passFromRow(row), providerCount: Number(row.provider_count) })) };
+}
+
+/**
+ * The pass lists are the hottest reads: one statement each (the cursor's check included), read as
+ * plain rows through MikroORM's connection and mapped without hydration.
+ */
+async function passPage(ctx: Ctx, args: PageArgs, withProviderCounts: boolean): Promise<Page<PassRow & { provider_count: string }>> {
   const { resellerId } = resellerOf(ctx);
   const scope = { sql: 'reseller_id = ?', params: [resellerId] };
   const keyset = keysetSql(args, 'pass', 'pass_package', scope);
+  const coverage = withProviderCounts
+    ? { cte: `, coverage as (${coveredProviderCountsSql('page')})`, column: 'coalesce(coverage.providers, 0)', join: 'left join coverage on coverage.pass_id = page.id' }
+    : { cte: '', column: '0', join: '' };
   const rows = await ctx.em.execute<(PassRow & { provider_count: string; cursor_ok: boolean })[]>(
     `with page as (
        select id, reseller_id, name, description, price, currency, duration, payment_model, categories, created_at
          from pass_package where ${scope.sql} and ${keyset.bound.sql}
         order by id ${keyset.order} limit ?
-     ), coverage as (${coveredProviderCountsSql('page')})
-     select page.*, coalesce(coverage.providers, 0) as provider_count, ${keyset.cursorOk.sql} as cursor_ok
-       from page left join coverage on coverage.pass_id = page.id
+     )${coverage.cte}
+     select page.*, ${coverage.column} as provider_count, ${keyset.cursorOk.sql} as cursor_ok
+       from page ${coverage.join}
       order by page.id ${keyset.order}`,
     [...scope.params, ...keyset.bound.params, keyset.limit, ...keyset.cursorOk.params],
   );
-  const page = await pageFromRows(rows, args, keyset,
+  return pageFromRows(rows, args, keyset,
     async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
-  return { ...page, data: page.data.map((row) => ({ pass: passFromRow(row), providerCount: Number(row.provider_count) })) };
 }
 
 interface PassRow {
