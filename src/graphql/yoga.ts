@@ -21,7 +21,7 @@ export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer
     context: ({ ctx }) => ctx ?? ({} as Ctx),
     landingPage: false,
     renderGraphiQL,
-    graphiql: { title: 'Reseller gateway GraphiQL', defaultQuery: GRAPHIQL_QUERY },
+    graphiql: { title: 'Reseller gateway GraphiQL', defaultTabs: [{ query: GRAPHIQL_QUERY, variables: GRAPHIQL_VARIABLES }] },
     logging: false,
     // Domain errors keep their catalogue code; anything else is masked, with only the request id.
     maskedErrors: {
@@ -65,23 +65,90 @@ function disableIntrospection() {
   };
 }
 
-const GRAPHIQL_QUERY = `# Send your API key in the Headers tab: {"Authorization": "Bearer sk_..."}
-query Passes {
-  passes(first: 10) {
+/**
+ * GraphiQL's first document: one named operation per main flow, with variables. Run them in
+ * order: the ids each one needs come from the one before (Passes → IssuePass → IssuedPass;
+ * ProvidersNear → SpaAvailability). Held valid against the schema by test/first-hour/graphiql.test.ts.
+ */
+export const GRAPHIQL_QUERY = `# Send a demo API key (printed by \`npm start\`) in the Headers tab:
+#   {"Authorization": "Bearer sk_..."}
+# Pick an operation with the run button; replace the <...> values in the Variables tab.
+
+query Passes($first: Int = 10, $after: String) {
+  passes(first: $first, after: $after) {
     edges { node { id name price currency paymentModel categories { type tiers visitsAllowed creditAllocated } } }
     pageInfo { hasNextPage endCursor }
   }
 }
 
-# mutation Issue($passId: ID!) {
-#   issuePass(input: { passId: $passId, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" }) {
-#     __typename
-#     ... on IssuedPassPayload { issuedPass { id passcode status expiresAt client { id } } }
-#     ... on Error { code message }
-#     ... on InputError { param }
-#   }
-# }
+# Add an "Idempotency-Key" header with a fresh value per new pass; a retry sends the same one.
+mutation IssuePass($passId: ID!, $email: String!) {
+  issuePass(input: { passId: $passId, firstName: "Ada", lastName: "Lovelace", email: $email }) {
+    __typename
+    ... on IssuedPassPayload { issuedPass { id passcode status startDate expiresAt client { id } } }
+    ... on Error { code message }
+    ... on InputError { param }
+  }
+}
+
+query IssuedPass($clientId: ID!) {
+  issuedPass(clientId: $clientId) {
+    id passcode status startDate expiresAt
+    pass { id name }
+    client { id firstName lastName email creditBalance }
+    categories { type visitsAllowed visitsUsed creditAllocated }
+  }
+}
+
+# The demo catalogue has providers in Berlin (52.52, 13.405), New York (40.7549, -73.984) and Tokyo (35.658, 139.7016).
+query ProvidersNear($lat: Float = 52.52, $lon: Float = 13.405, $radiusKm: Float = 5, $category: ProviderCategory) {
+  providers(near: { lat: $lat, lon: $lon, radiusKm: $radiusKm }, category: $category, first: 5) {
+    edges {
+      node {
+        id name category tier city distanceKm timezone
+        services(first: 3) { edges { node { id name durationMinutes credits } } }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
+query Classes($lat: Float = 52.52, $lon: Float = 13.405, $classCategory: String = "Yoga") {
+  classes(near: { lat: $lat, lon: $lon, radiusKm: 10 }, category: $classCategory, first: 5) {
+    edges {
+      node {
+        id name durationMinutes distanceKm
+        category { name }
+        provider { id name }
+        instances(first: 3) { edges { node { id date time spotsRemaining status } } }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
+# A spa's id and service ids come from ProvidersNear with "category": "SPA"; the date is local to the spa.
+query SpaAvailability($spaId: ID!, $serviceIds: [ID!]!, $date: Date!) {
+  spaAvailability(spaId: $spaId, serviceIds: $serviceIds, date: $date) {
+    timezone durationMinutes
+    spa { name }
+    services { name durationMinutes }
+    slots { time startsAt available }
+  }
+}
 `;
+
+/** The Variables tab's first content, shared by the operations (each reads the ones it declares); the <...> values say where each id comes from. */
+export const GRAPHIQL_VARIABLES = JSON.stringify({
+  first: 10,
+  passId: '<a pass id from Passes>',
+  email: 'ada@example.com',
+  clientId: '<issuedPass.client.id from IssuePass>',
+  category: 'SPA',
+  spaId: '<a SPA provider id from ProvidersNear>',
+  serviceIds: ['<a service id of that spa from ProvidersNear>'],
+  date: '<a date, YYYY-MM-DD, today or later>',
+}, null, 2);
 
 /** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
 function logUnexpectedErrors() {
