@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createYoga, useErrorHandler, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useErrorHandler, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 // GraphiQL with its assets bundled: the page works without reaching a CDN.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
@@ -21,7 +21,7 @@ export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer
     context: ({ ctx }) => ctx ?? ({} as Ctx),
     landingPage: false,
     renderGraphiQL,
-    graphiql: { title: 'Reseller gateway GraphiQL', defaultTabs: [{ query: GRAPHIQL_QUERY, variables: GRAPHIQL_VARIABLES }] },
+    graphiql: graphiqlOptions(),
     logging: false,
     // Domain errors keep their catalogue code; anything else is masked, with only the request id.
     maskedErrors: {
@@ -149,6 +149,13 @@ export const GRAPHIQL_VARIABLES = JSON.stringify({
   serviceIds: ['<a service id of that spa from ProvidersNear>'],
   date: '<a date, YYYY-MM-DD, today or later>',
 }, null, 2);
+
+// GraphiQL 5 fills its Variables editor only from `variables` (a tab's own variables are not shown
+// on first load); yoga hands every option to the page, though its type does not list this one.
+const graphiqlOptions = (): GraphiQLOptions => {
+  const options = { title: 'Reseller gateway GraphiQL', defaultQuery: GRAPHIQL_QUERY, variables: GRAPHIQL_VARIABLES };
+  return options;
+};
 
 /** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
 function logUnexpectedErrors() {

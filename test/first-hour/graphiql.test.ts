@@ -42,7 +42,6 @@ describe('the GraphiQL example document', () => {
   it('is what the GraphiQL page opens with, the variables beside it', async () => {
     const page = await call(app, '/graphql', { headers: { Accept: 'text/html' } });
     expect(page.status).toBe(200);
-    expect(page.text).toContain('defaultTabs');
     expect(page.text).toContain('query SpaAvailability');
     expect(page.text).toContain('a SPA provider id from ProvidersNear');
   });
