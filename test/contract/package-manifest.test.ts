@@ -47,6 +47,6 @@ describe('package.json', () => {
   });
 
   it('the command is the plain-JavaScript launcher, which checks the Node version first', () => {
-    expect(manifest.bin).toEqual({ 'reseller-gateway': 'bin/reseller-gateway.mjs' });
+    expect(manifest.bin).toEqual({ 'reseller-gateway': 'src/cli/launcher.mjs' });
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../ops/processes.ts';
 
-// `reseller-gateway` (bin/reseller-gateway.mjs) on a Node older than 22.17 says what to run
+// `reseller-gateway` (src/cli/launcher.mjs) on a Node older than 22.17 says what to run
 // instead, in one line, where `node src/main.ts` would stop at ERR_UNKNOWN_FILE_EXTENSION.
 // The old Node is the pinned one told it is 20.20.2 before the launcher runs.
 
@@ -13,10 +13,10 @@ function launch(args: string[], pretendVersion?: string) {
   const pretend = pretendVersion
     ? ['--import', `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${pretendVersion}"})`]
     : [];
-  return spawnSync(pinnedNode, [...pretend, 'bin/reseller-gateway.mjs', ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(pinnedNode, [...pretend, 'src/cli/launcher.mjs', ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
 }
 
-describe('bin/reseller-gateway.mjs', () => {
+describe('src/cli/launcher.mjs', () => {
   it.each(['20.20.2', '22.16.0', '18.19.1'])('on Node %s prints one line naming the commands that bring their own Node, and exits 1', (version) => {
     const run = launch(['serve'], version);
     expect(run.status).toBe(1);
