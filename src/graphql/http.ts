@@ -21,7 +21,7 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     const raw = req.method === 'POST' ? await readBody(req, pipeline.bodyLimit) : Buffer.alloc(0);
     checkTransportText(req, raw, search);
     const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') });
-    // The Idempotency-Key is checked only for a mutation (decisions: ignored on queries), by the plugin.
+    // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
     const ctx = pipeline.context(caller, { requestId, log });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });

@@ -6,7 +6,7 @@ import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { inSavepoint, inTransaction, type TxCtx } from './transaction.ts';
 
-// Spec part 8 (rules 1–8) and decisions §6. The record is written in the same transaction as
+// docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
 // the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
 // same (reseller, key), which is how a second request waits for the first, across processes.
 

@@ -6,7 +6,7 @@ import type { Provider } from '../providers/providers.service.ts';
 import { classInstanceStatuses, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 import { spotsRemaining, UPCOMING_INSTANCES_SHOWN, type ClassListing } from './classes.service.ts';
 
-// V3 presenters (decisions §8): allow-lists from rows to the wire. Each returns z.infer of its
+// V3 presenters (docs/openapi.json documents them): allow-lists from rows to the wire. Each returns z.infer of its
 // schema, which the OpenAPI document publishes (docs/openapi.json).
 
 export const classCategorySchema = z.object({

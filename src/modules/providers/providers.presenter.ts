@@ -3,7 +3,7 @@ import { unixSeconds } from '../../platform/clock.ts';
 import { kilometres } from '../../platform/geo.ts';
 import { providerCategories, type CopayOption, type Provider } from './providers.entity.ts';
 
-// V3 presenters (decisions §8): allow-lists from rows to the wire. Each returns z.infer of its
+// V3 presenters (docs/openapi.json documents them): allow-lists from rows to the wire. Each returns z.infer of its
 // schema, which the OpenAPI document publishes (docs/openapi.json).
 
 export const providerSchema = z.object({

@@ -3,7 +3,7 @@ import { unixSeconds } from '../../platform/clock.ts';
 import type { SpaService } from './spa.entity.ts';
 import type { SpaAvailability } from './spa.service.ts';
 
-// V3 presenters (decisions §8): allow-lists from rows to the wire. Each returns z.infer of its
+// V3 presenters (docs/openapi.json documents them): allow-lists from rows to the wire. Each returns z.infer of its
 // schema, which the OpenAPI document publishes (docs/openapi.json).
 
 export const spaServiceSchema = z.object({
