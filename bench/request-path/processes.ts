@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from '../../src/db/embedded.ts';
+
+export { freePort };
 
 // The servers under load run as child processes, so the load generator never shares their event
 // loop. Every child is tracked here and stopped on exit, on an error and on Ctrl-C.
@@ -48,16 +51,6 @@ export function killAllServersNow(): void {
   for (const child of children) child.kill('SIGKILL');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

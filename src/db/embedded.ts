@@ -243,7 +243,8 @@ function stopChild(child: ChildProcess, root: string): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback right now (the embedded cluster's, the bench's servers'). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
