@@ -97,8 +97,9 @@ function findRoute(method: string, path: string): { route: Route; params: Record
     return { route: c.route, params };
   }
   if (allowed.length > 0) {
-    throw new DomainError('method_not_allowed', `${method} is not allowed on ${V3_BASE}${path}; allowed: ${allowed.join(', ')}`,
-      { headers: { Allow: allowed.join(', ') } });
+    // Two patterns can match one path (`/issued_passes/update` and `/issued_passes/{client_id}`): list each method once.
+    const allow = [...new Set(allowed)].join(', ');
+    throw new DomainError('method_not_allowed', `${method} is not allowed on ${V3_BASE}${path}; allowed: ${allow}`, { headers: { Allow: allow } });
   }
   throw new DomainError('resource_not_found', `No such operation: ${method} ${V3_BASE}${path}`);
 }
