@@ -2,7 +2,8 @@ import { ResellerSchema, ApiKeySchema } from '../modules/resellers/resellers.ent
 import { BusinessTransactionSchema } from '../modules/ledger/ledger.entity.ts';
 import { CreditTransactionSchema } from '../modules/credits/credits.entity.ts';
 import { ClientSchema } from '../modules/clients/clients.entity.ts';
-import { PassPackageSchema, IssuedPassSchema } from '../modules/passes/passes.entity.ts';
+import { PassPackageSchema, IssuedPassSchema, VisitEntitlementSchema } from '../modules/passes/passes.entity.ts';
+import { BookingSchema, BookingSessionSchema } from '../modules/bookings/bookings.entity.ts';
 import { ProviderSchema, CopayOptionSchema } from '../modules/providers/providers.entity.ts';
 import { SpaServiceSchema } from '../modules/spa/spa.entity.ts';
 import { ClassCategorySchema, ClassSchema, ClassInstanceSchema } from '../modules/classes/classes.entity.ts';
@@ -22,4 +23,7 @@ export const entities = [
   ClassCategorySchema,
   ClassSchema,
   ClassInstanceSchema,
+  VisitEntitlementSchema,
+  BookingSchema,
+  BookingSessionSchema,
 ];

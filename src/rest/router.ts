@@ -10,6 +10,7 @@ import { clientsRoutes } from '../modules/clients/clients.rest.ts';
 import { providersRoutes } from '../modules/providers/providers.rest.ts';
 import { spaRoutes } from '../modules/spa/spa.rest.ts';
 import { classesRoutes } from '../modules/classes/classes.rest.ts';
+import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
 import { openApiDocument } from './openapi.ts';
 import { header, parseJsonBody, readBody, sendJson } from './http.ts';
 import type { Route, RouteResponse } from './route.ts';
@@ -23,6 +24,7 @@ export const routes: Route[] = [
   ...providersRoutes,
   ...spaRoutes,
   ...classesRoutes,
+  ...bookingsRoutes,
 ];
 
 interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }

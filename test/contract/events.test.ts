@@ -130,7 +130,9 @@ describe('outbox rows of the passes flows', () => {
 // Compile-time half of the contract, checked by `npm run typecheck` (never run): only a catalogued
 // type that some use case records, with its declared payload.
 async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass.created'], renewal: EventObjects['issued_pass.renewed']) {
-  expectTypeOf<EmittedEventType>().toEqualTypeOf<'issued_pass.created' | 'issued_pass.updated' | 'issued_pass.renewed'>();
+  expectTypeOf<EmittedEventType>().toEqualTypeOf<'issued_pass.created' | 'issued_pass.updated' | 'issued_pass.renewed'
+    | 'booking.created' | 'booking.confirmed' | 'booking.cancelled' | 'booking.completed' | 'booking.rescheduled'
+    | 'booking_session.created' | 'booking_session.expired'>();
   await recordEvent(ctx, 'issued_pass.created', issued);
   await recordEvent(ctx, 'issued_pass.renewed', renewal);
   // @ts-expect-error an unknown type
@@ -138,5 +140,5 @@ async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass
   // @ts-expect-error the payload of another type
   await recordEvent(ctx, 'issued_pass.created', renewal);
   // @ts-expect-error a planned type has no payload until its module records it
-  await recordEvent(ctx, 'booking.created', issued);
+  await recordEvent(ctx, 'access_code.created', issued);
 }

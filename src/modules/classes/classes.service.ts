@@ -2,6 +2,7 @@ import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import type { TxEm } from '../../platform/transaction.ts';
 import { findProviders, type Provider } from '../providers/providers.service.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 
@@ -81,4 +82,43 @@ export async function classesOfProviders(ctx: Ctx, providerIds: readonly string[
 
 function mapPages<R, T>(pages: Map<string, Page<R> | Error>, map: (row: R) => T): Map<string, Page<T> | Error> {
   return new Map([...pages].map(([id, p]) => [id, p instanceof Error ? p : { ...p, data: p.data.map(map) }]));
+}
+
+export type { Class, ClassInstance } from './classes.entity.ts';
+
+/** A class instance with its class, as a booking holds it. */
+export interface BookableInstance { instance: ClassInstance; cls: Class }
+
+/**
+ * Locks a class instance for a booking change (FOR NO KEY UPDATE: bookings referencing it may still
+ * be inserted) and reads it with its class. Concurrent bookings of one instance queue here, so the
+ * spot count and "already booked" checks that follow are race-free. Unknown: 404 on `param`.
+ */
+export async function lockClassInstance(em: TxEm, id: string, param?: string): Promise<BookableInstance> {
+  const rows = isId('classInstance', id)
+    ? await em.execute<Record<string, string>[]>(
+      `select ci.*, c.provider_id as class_provider_id, c.category_id as class_category_id, c.name as class_name,
+              c.description as class_description, c.duration_minutes as class_duration_minutes, c.created_at as class_created_at
+         from class_instance ci join class c on c.id = ci.class_id
+        where ci.id = ? for no key update of ci`, [id])
+    : [];
+  const [row] = rows;
+  if (!row) throw notFound('class instance', id, param);
+  const instance = em.map(ClassInstanceSchema, row);
+  const cls = em.map(ClassSchema, {
+    id: row.class_id, provider_id: row.class_provider_id, category_id: row.class_category_id, name: row.class_name,
+    description: row.class_description, duration_minutes: row.class_duration_minutes, created_at: row.class_created_at,
+  });
+  return { instance, cls };
+}
+
+/** Takes one spot of a locked instance; false when it is full. */
+export async function takeSpot(em: TxEm, instanceId: string): Promise<boolean> {
+  const rows = await em.execute('update class_instance set spots_taken = spots_taken + 1 where id = ? and spots_taken < capacity returning id', [instanceId]);
+  return rows.length === 1;
+}
+
+/** Gives a spot back (a cancelled or moved booking). */
+export async function releaseSpot(em: TxEm, instanceId: string): Promise<void> {
+  await em.execute('update class_instance set spots_taken = spots_taken - 1 where id = ? and spots_taken > 0', [instanceId]);
 }

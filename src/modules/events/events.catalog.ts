@@ -1,4 +1,5 @@
 import type { IssuedPassObject, PassRenewalObject } from '../passes/passes.service.ts';
+import type { BookingObject, BookingSessionObject } from '../bookings/bookings.service.ts';
 
 // The catalogue of event types: what a webhook endpoint can subscribe to (`enabled_events`) and
 // receive. It is a public contract: types are added, never renamed or reshaped (README "Events").
@@ -25,13 +26,13 @@ export const eventCatalog = {
   'issued_pass.updated': emitted<IssuedPassObject>('issued_pass', 'An issued pass changed: another pass package, or a new expiry.'),
   'issued_pass.renewed': emitted<PassRenewalObject>('pass_renewal', 'A PREPAID pass was renewed for one more period and its price debited.'),
   'issued_pass.expired': planned('issued_pass', 'An issued pass passed its expiry without renewal (found by the expiry sweep).'),
-  'booking.created': planned('booking', 'A class or spa slot was booked (PENDING).'),
-  'booking.confirmed': planned('booking', 'The provider confirmed a booking (PENDING to CONFIRMED).'),
-  'booking.cancelled': planned('booking', 'A booking was cancelled; its `refund` says what went back.'),
-  'booking.completed': planned('booking', 'The provider checked the client in (CONFIRMED to COMPLETED).'),
-  'booking.rescheduled': planned('booking', 'A booking moved to another time: it is RESCHEDULED and a new PENDING booking replaces it.'),
-  'booking_session.created': planned('booking_session', 'A booking needs a co-pay or extra visits first: a session to confirm it was opened.'),
-  'booking_session.expired': planned('booking_session', 'A booking session ran out (24 h) before it was confirmed.'),
+  'booking.created': emitted<BookingObject>('booking', 'A class or spa slot was booked (PENDING).'),
+  'booking.confirmed': emitted<BookingObject>('booking', 'The provider confirmed a booking (PENDING to CONFIRMED).'),
+  'booking.cancelled': emitted<BookingObject>('booking', 'A booking was cancelled; its `refund` says what went back.'),
+  'booking.completed': emitted<BookingObject>('booking', 'The provider checked the client in (CONFIRMED to COMPLETED).'),
+  'booking.rescheduled': emitted<BookingObject>('booking', 'A booking moved to another time: it is RESCHEDULED and a new PENDING booking replaces it.'),
+  'booking_session.created': emitted<BookingSessionObject>('booking_session', 'A booking needs a co-pay or extra visits first: a session to confirm it was opened.'),
+  'booking_session.expired': emitted<BookingSessionObject>('booking_session', 'A booking session ran out (24 h) before it was confirmed.'),
   'access_code.created': planned('access_code', 'A single-use access code (QR) was generated for a client.'),
   'access_code.redeemed': planned('access_code', 'A provider redeemed an access code, recording a visit.'),
   'credits.purchased': planned('credit_purchase', "A credit package was bought into a client's wallet, debiting the business account."),

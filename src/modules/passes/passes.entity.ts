@@ -58,3 +58,28 @@ export const IssuedPassSchema = defineEntity({
   },
 });
 export type IssuedPass = InferEntity<typeof IssuedPassSchema>;
+
+// Visits bought on top of the pass (src/modules/passes/visits.ts).
+export const VisitEntitlementSchema = defineEntity({
+  name: 'VisitEntitlement',
+  tableName: 'visit_entitlement',
+  properties: {
+    id: p.string().primary(),
+    resellerId: p.string(),
+    clientId: p.string(),
+    issuedPassId: p.string(),
+    kind: p.enum(['EXTRA_VISITS', 'COPAY'] as const),
+    category: p.enum(['GYM', 'SPA'] as const),
+    providerId: p.string().nullable(),
+    copayOptionId: p.string().nullable(),
+    visitsTotal: p.integer(),
+    visitsUsed: p.integer(),
+    amountPaid: p.bigint('number'),
+    currency: p.string(),
+    validFrom: p.datetime(),
+    validUntil: p.datetime(),
+    sessionId: p.string().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+export type VisitEntitlement = InferEntity<typeof VisitEntitlementSchema>;

@@ -17,7 +17,9 @@ import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
 // Other modules reach passes only through this file (README "Module boundaries").
 export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
-export type { Duration, IssuedPass, IssuedPassStatus, PassPackage, PaymentModel } from './passes.entity.ts';
+export type { Duration, IssuedPass, IssuedPassStatus, PassCategory, PassPackage, PaymentModel, CategoryType, VisitEntitlement } from './passes.entity.ts';
+export { grantEntitlement, restoreVisit, takeEntitlementVisit, takePassVisit, visitsPeriodOf } from './visits.ts';
+import { visitsPeriodOf } from './visits.ts';
 /** Payloads (`data.object`) of the issued_pass.* events: the V3 representations (src/modules/events/events.catalog.ts). */
 export type IssuedPassObject = ReturnType<typeof presentIssuedPass>;
 export type PassRenewalObject = ReturnType<typeof presentRenewal>;
@@ -100,6 +102,14 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
   return { issuedPass, pass };
 }
 
+/** An issued pass of the caller's reseller by its id (a booking's `user_pass_id`); 404 on `param` otherwise. */
+export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
+  const { resellerId } = resellerOf(ctx);
+  const issuedPass = isId('issuedPass', id) ? await ctx.em.findOne(IssuedPassSchema, { id, resellerId }) : null;
+  if (!issuedPass) throw notFound('issued pass', id, param);
+  return { issuedPass, pass: await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId }) };
+}
+
 export async function getIssuedPassOfClient(ctx: Ctx, clientId: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
   const client = await getOwnClient(ctx, clientId);
   const current = await currentPassOf(ctx.em, client);
@@ -113,7 +123,6 @@ export function effectiveStatus(pass: Pick<IssuedPass, 'status' | 'expiresAt'>, 
   return pass.status;
 }
 
-export const visitsPeriodOf = (at: Date): string => at.toISOString().slice(0, 7);
 
 /** Visits used in the current calendar month; counters of an earlier month read as zero. */
 export function visitsUsed(pass: Pick<IssuedPass, 'visitsPeriod' | 'visitsUsed'>, type: CategoryType, now: Date): number {

@@ -9,6 +9,7 @@ import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.e
 import { getOwnClient } from '../clients/clients.service.ts';
 import { addDuration, findCurrentIssuedPass, visitsPeriodOf } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';
+import { resetPassVisits } from './visits.ts';
 import { presentRenewal } from './passes.presenter.ts';
 
 export const renewInput = z.strictObject({});
@@ -33,6 +34,7 @@ export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewIn
   const now = ctx.clock.now();
   const previousExpiresAt = issuedPass.expiresAt;
   const from = previousExpiresAt.getTime() > now.getTime() ? previousExpiresAt : now;
+  await resetPassVisits(ctx.em, issuedPass, now);
   issuedPass.expiresAt = addDuration(from, pass.duration);
   issuedPass.status = 'ACTIVE';
   issuedPass.visitsPeriod = visitsPeriodOf(now);

@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { ProviderSchema, type Provider } from './providers.entity.ts';
+import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
 // Other modules reach providers only through this file (README "Module boundaries").
 export { providerCategories } from './providers.entity.ts';
 export type { CopayOption, OpeningHours, Provider, ProviderCategory } from './providers.entity.ts';
-export { countCoveredProviders, coveredProviderCountsSql } from './pass-coverage.ts';
+export { countCoveredProviders, coveredProviderCountsSql, coveredTiers } from './pass-coverage.ts';
 
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {
@@ -30,4 +30,14 @@ export function findProviders(em: EntityManager, ids: readonly string[]): Promis
 /** Whether the catalogue has this provider (a malformed id names none: no query). */
 export async function providerExists(em: EntityManager, id: string): Promise<boolean> {
   return isId('provider', id) && (await em.count(ProviderSchema, { id })) > 0;
+}
+
+/** The provider's co-pay options in one currency, newest first (what a booking session offers). */
+export function copayOptionsOf(em: EntityManager, providerId: string, currency: string): Promise<CopayOption[]> {
+  return em.find(CopayOptionSchema, { providerId, currency }, { orderBy: { id: 'desc' } });
+}
+
+/** Co-pay options by id (a session's confirm re-reads the one chosen). */
+export function findCopayOptions(em: EntityManager, ids: readonly string[]): Promise<CopayOption[]> {
+  return em.find(CopayOptionSchema, { id: { $in: [...new Set(ids)] } }, { orderBy: { id: 'desc' } });
 }

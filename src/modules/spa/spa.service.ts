@@ -3,6 +3,7 @@ import { DomainError, notFound, validationError } from '../../platform/errors.ts
 import { isId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import type { TxEm } from '../../platform/transaction.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { getProvider } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
@@ -13,6 +14,9 @@ import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 export const MAX_SERVICES_PER_APPOINTMENT = 10;
 
 /** A provider of category SPA; a gym or an unknown id is not found. */
+export type { SpaService } from './spa.entity.ts';
+export type { Slot } from './availability.ts';
+
 export async function getSpa(ctx: Ctx, spaId: string, param?: string): Promise<Provider> {
   const provider = await getProvider(ctx, spaId, param).catch((err: unknown) => {
     if (err instanceof DomainError && err.code === 'resource_not_found') throw notFound('spa', spaId, param);
@@ -88,4 +92,21 @@ export async function getSpaAvailability(
   const durationMinutes = services.reduce((sum, s) => sum + s.durationMinutes, 0);
   const slots = await spaDaySlots(ctx.em, spa, date, durationMinutes, ctx.clock.now());
   return { spa, date, services, durationMinutes, slots };
+}
+
+export { SLOT_MINUTES, registerBookedIntervals, type BookedInterval } from './availability.ts';
+
+/**
+ * Locks the spa for an appointment change (FOR NO KEY UPDATE on its provider row, which bookings
+ * referencing it do not conflict with): appointments of one spa are placed one at a time, so the
+ * slot check that follows sees every appointment committed before it.
+ */
+export async function lockSpa(em: TxEm, spaId: string): Promise<void> {
+  await em.execute('select id from provider where id = ? for no key update', [spaId]);
+}
+
+/** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
+export async function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
+  const slots = await spaDaySlots(em, spa, date, durationMinutes, now);
+  return slots.find((s) => s.time === time);
 }

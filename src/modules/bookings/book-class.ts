@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { DomainError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
+import { parseInput } from '../../platform/validation.ts';
+import { localTimeOf } from '../../platform/time.ts';
+import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/classes.service.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../passes/passes.service.ts';
+import { copayOptionsOf, findProviders, type Provider } from '../providers/providers.service.ts';
+import { newBooking, newSession, type Booking, type NewBooking } from './bookings.service.ts';
+import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
+import { BookingSchema } from './bookings.entity.ts';
+import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
+
+export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
+export type BookClassInput = z.input<typeof bookClassInput>;
+
+/** A class instance locked for a booking, with its provider. */
+export interface ClassSlot extends BookableInstance { provider: Provider }
+
+/** Locks the instance and checks it can take a booking now: scheduled and not started (409 class_not_bookable). */
+export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'class_instance_id'): Promise<ClassSlot> {
+  const locked = await lockClassInstance(ctx.em, id, param);
+  if (locked.instance.status !== 'SCHEDULED') throw new DomainError('class_not_bookable', `Class instance '${id}' is cancelled`);
+  if (locked.instance.startsAt.getTime() <= ctx.clock.now().getTime()) throw new DomainError('class_not_bookable', `Class instance '${id}' has started`);
+  const [provider] = await findProviders(ctx.em, [locked.cls.providerId]);
+  return { ...locked, provider };
+}
+
+/** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
+export async function checkSpot(ctx: TxCtx, slot: ClassSlot, clientId: string): Promise<void> {
+  const mine = await ctx.em.count(BookingSchema, { classInstanceId: slot.instance.id, clientId, status: { $in: ['PENDING', 'CONFIRMED'] } });
+  if (mine > 0) throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
+  if (slot.instance.spotsTaken >= slot.instance.capacity) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
+}
+
+/**
+ * POST /bookings/class, three outcomes (README "Bookings"): booked now with a visit taken from the
+ * pass (or from extra visits bought before, or a co-pay package at this provider);
+ * `additional_visits_required` when the pass covers the tier but the month's visits are used up;
+ * `copay_required` when it does not cover the tier and the provider offers co-pay options.
+ * Otherwise 403 provider_not_covered.
+ */
+export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initiation> {
+  const input = parseInput(bookClassInput, raw);
+  const slot = await lockBookableInstance(ctx, input.class_instance_id);
+  const holder = await holderOf(ctx, input, slot.instance.startsAt);
+  await checkSpot(ctx, slot, holder.client.id);
+  const now = ctx.clock.now();
+  const id = newId('booking', now.getTime());
+  const { covered, category } = coverageOf(holder.pass, slot.provider);
+  const visit = { issuedPassId: holder.issuedPass.id, clientId: holder.client.id, category: slot.provider.category, at: now, bookingId: id, reason: 'BOOKING' as const };
+
+  if (covered) {
+    const period = await takePassVisit(ctx.em, { ...visit, allowed: category!.visits_allowed });
+    if (period) return { booking: await bookInstance(ctx, holder, slot, { payment: 'PASS', visitPeriod: period }, id) };
+    const extra = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'EXTRA_VISITS' });
+    if (extra) return { booking: await bookInstance(ctx, holder, slot, { payment: 'EXTRA_VISITS', visitEntitlementId: extra }, id) };
+    return openClassSession(ctx, holder, slot, {
+      kind: 'CLASS_EXTRA_VISITS', copayOptionIds: [], costPerVisit: costPerVisit(holder.pass, category!),
+      visitsUsed: visitsUsed(holder.issuedPass, slot.provider.category, now), maxVisits: category!.visits_allowed,
+    });
+  }
+  const copay = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'COPAY', providerId: slot.provider.id });
+  if (copay) return { booking: await bookInstance(ctx, holder, slot, { payment: 'COPAY', visitEntitlementId: copay }, id) };
+  const options = await copayOptionsOf(ctx.em, slot.provider.id, resellerOf(ctx).currency);
+  if (options.length === 0) {
+    throw new DomainError('provider_not_covered', `The client's pass does not cover provider '${slot.provider.id}' (tier ${slot.provider.tier}) and it offers no co-pay option`);
+  }
+  const { session } = await openClassSession(ctx, holder, slot, {
+    kind: 'CLASS_COPAY', copayOptionIds: options.map((o) => o.id), costPerVisit: null, visitsUsed: null, maxVisits: null,
+  });
+  return { session: session!, copayOptions: options };
+}
+
+async function openClassSession(ctx: TxCtx, holder: Holder, slot: ClassSlot, purchase: {
+  kind: 'CLASS_COPAY' | 'CLASS_EXTRA_VISITS'; copayOptionIds: string[]; costPerVisit: number | null; visitsUsed: number | null; maxVisits: number | null;
+}): Promise<Initiation> {
+  const now = ctx.clock.now();
+  const session = newSession(ctx.em, {
+    ...classFields(holder, slot), kind: purchase.kind, currency: resellerOf(ctx).currency,
+    copayAmount: null, copayCredits: null, copayOptionIds: purchase.copayOptionIds, costPerVisit: purchase.costPerVisit,
+    visitsUsed: purchase.visitsUsed, maxVisits: purchase.maxVisits,
+  }, now);
+  await ctx.em.flush();
+  await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
+  return { session, copayOptions: [] };
+}
+
+type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod' | 'visitEntitlementId' | 'sessionId' | 'rescheduledFrom'>>;
+
+/** Takes the spot (checked free under the lock) and creates the PENDING booking holding one visit. */
+export async function bookInstance(ctx: TxCtx, holder: Holder, slot: ClassSlot, payment: Payment, id: string): Promise<Booking> {
+  if (!(await takeSpot(ctx.em, slot.instance.id))) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
+  const now = ctx.clock.now();
+  const booking = newBooking(ctx.em, {
+    ...classFields(holder, slot), ...payment, visitsDeducted: 1, creditsCharged: 0, currency: resellerOf(ctx).currency,
+  }, now, id);
+  await ctx.em.flush();
+  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  return booking;
+}
+
+/** The fields every booking or session of this class instance has. */
+export function classFields(holder: Holder, slot: ClassSlot) {
+  return {
+    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: slot.provider.id,
+    type: 'class' as const, classInstanceId: slot.instance.id, serviceIds: [], serviceName: slot.cls.name, providerName: slot.provider.name,
+    localDate: slot.instance.localDate, localTime: localTimeOf(slot.instance.startsAt, slot.provider.timezone),
+    startsAt: slot.instance.startsAt, endsAt: new Date(slot.instance.startsAt.getTime() + slot.cls.durationMinutes * 60_000),
+  };
+}

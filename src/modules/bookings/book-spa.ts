@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { DomainError, validationError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import { localDate, parseInput } from '../../platform/validation.ts';
+import { zonedInstant } from '../../platform/time.ts';
+import { debitWallet } from '../credits/credits.service.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { idParam } from '../passes/passes.service.ts';
+import { checkServiceIds, getSpa, lockSpa, servicesOfSpa, slotAt, type SpaService } from '../spa/spa.service.ts';
+import type { Provider } from '../providers/providers.service.ts';
+import { newBooking, newSession } from './bookings.service.ts';
+import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
+import { coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
+
+export const localTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Expected a time as HH:MM (24-hour)');
+
+export const bookSpaInput = z.strictObject({
+  date: localDate,
+  time: localTime,
+  spa_id: idParam,
+  service_ids: z.array(z.string()),
+  ...holderFields,
+});
+export type BookSpaInput = z.input<typeof bookSpaInput>;
+
+/** A spa appointment asked for: the spa, its services and the instants it runs between. */
+export interface Appointment { spa: Provider; services: SpaService[]; date: string; time: string; startsAt: Date; endsAt: Date }
+
+/** Reads and checks what an appointment names (spa, services, a future local time that exists). */
+export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<Appointment> {
+  checkServiceIds(input.service_ids);
+  const spa = await getSpa(ctx, input.spa_id, 'spa_id');
+  const services = await servicesOfSpa(ctx.em, spa, input.service_ids);
+  const startsAt = zonedInstant(input.date, input.time, spa.timezone);
+  if (!startsAt) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
+  if (startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
+  const minutes = services.reduce((sum, s) => sum + s.durationMinutes, 0);
+  return { spa, services, date: input.date, time: input.time, startsAt, endsAt: new Date(startsAt.getTime() + minutes * 60_000) };
+}
+
+/** The appointment a session or booking holds, re-read (its spa and services as they are now). */
+export async function appointmentParts(ctx: TxCtx, held: { providerId: string; serviceIds: string[]; localDate: string; localTime: string; startsAt: Date; endsAt: Date }): Promise<Appointment> {
+  const spa = await getSpa(ctx, held.providerId);
+  const services = await servicesOfSpa(ctx.em, spa, held.serviceIds);
+  return { spa, services, date: held.localDate, time: held.localTime, startsAt: held.startsAt, endsAt: held.endsAt };
+}
+
+/**
+ * Checks the slot under the spa's lock: a quarter-hour start inside opening hours (else 400) with a
+ * room free for the whole appointment (else 409 slot_unavailable). `lock` false for a session,
+ * which only reserves at its confirm.
+ */
+export async function checkSlot(ctx: TxCtx, a: Appointment, lock: boolean): Promise<void> {
+  if (lock) await lockSpa(ctx.em, a.spa.id);
+  const minutes = (a.endsAt.getTime() - a.startsAt.getTime()) / 60_000;
+  const slot = await slotAt(ctx.em, a.spa, a.date, a.time, minutes, ctx.clock.now());
+  if (!slot) throw validationError('time', `${a.time} is not a bookable start at this spa on ${a.date}: outside opening hours, or not on a quarter hour`);
+  if (!slot.available) throw new DomainError('slot_unavailable', `The spa has no room free at ${a.date} ${a.time} for ${minutes} minutes`);
+}
+
+/**
+ * POST /bookings/spa. Covered (the pass's SPA category includes the spa's tier): the appointment
+ * is booked now and its credits debited. Not covered but every service carries a co-pay in the
+ * reseller's currency: a session to confirm once the co-pay is collected. Neither: 403.
+ */
+export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation> {
+  const input = parseInput(bookSpaInput, raw);
+  const appointment = await appointmentOf(ctx, input);
+  const holder = await holderOf(ctx, input, appointment.startsAt);
+  if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment) };
+
+  const { currency } = resellerOf(ctx);
+  const priced = appointment.services.every((s) => s.copayAmount !== null && s.currency === currency);
+  if (!priced) {
+    throw new DomainError('provider_not_covered', `The client's pass does not cover spa '${appointment.spa.id}' (tier ${appointment.spa.tier}) and its services carry no co-pay in ${currency}`);
+  }
+  await checkSlot(ctx, appointment, false);
+  const now = ctx.clock.now();
+  const session = newSession(ctx.em, {
+    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
+    kind: 'SPA_COPAY', type: 'spa', classInstanceId: null, ...spaNames(appointment),
+    localDate: appointment.date, localTime: appointment.time, startsAt: appointment.startsAt, endsAt: appointment.endsAt,
+    currency, copayAmount: sum(appointment.services, (s) => s.copayAmount ?? 0), copayCredits: sum(appointment.services, (s) => s.credits),
+    copayOptionIds: [], costPerVisit: null, visitsUsed: null, maxVisits: null,
+  }, now);
+  await ctx.em.flush();
+  await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
+  return { session, copayOptions: [] };
+}
+
+async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment) {
+  await checkSlot(ctx, a, true);
+  const now = ctx.clock.now();
+  const id = newId('booking', now.getTime());
+  const credits = sum(a.services, (s) => s.credits);
+  if (credits > 0) {
+    await debitWallet(ctx.em, {
+      resellerId: holder.client.resellerId, clientId: holder.client.id, amount: credits, at: now, bookingId: id,
+      description: `Spa appointment at ${a.spa.name}: ${spaNames(a).serviceName}`,
+    });
+  }
+  const booking = newBooking(ctx.em, {
+    ...spaBookingFields(holder, a), payment: 'PASS', visitsDeducted: 0, creditsCharged: credits, currency: resellerOf(ctx).currency,
+  }, now, id);
+  await ctx.em.flush();
+  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  return booking;
+}
+
+export function spaNames(a: Appointment) {
+  return { serviceIds: a.services.map((s) => s.id), serviceName: a.services.map((s) => s.name).join(', '), providerName: a.spa.name };
+}
+
+/** The fields every spa booking of this appointment has. */
+export function spaBookingFields(holder: Holder, a: Appointment) {
+  return {
+    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: a.spa.id,
+    type: 'spa' as const, classInstanceId: null, ...spaNames(a),
+    localDate: a.date, localTime: a.time, startsAt: a.startsAt, endsAt: a.endsAt,
+  };
+}
+
+export const sum = <T>(items: readonly T[], of: (item: T) => number): number => items.reduce((s, i) => s + of(i), 0);

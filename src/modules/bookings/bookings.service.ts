@@ -1,0 +1,123 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { notFound, validationError } from '../../platform/errors.ts';
+import { isId, newId } from '../../platform/ids.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import type { TxEm } from '../../platform/transaction.ts';
+import { getOwnClient } from '../clients/clients.service.ts';
+import { registerBookedIntervals } from '../spa/spa.service.ts';
+import {
+  BookingSchema, BookingSessionSchema, bookingStatuses, bookingTypes,
+  type Booking, type BookingSession, type BookingStatus, type BookingType,
+} from './bookings.entity.ts';
+import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
+
+// Other modules reach bookings only through this file (README "Module boundaries").
+export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
+export { bookingStatuses, bookingTypes } from './bookings.entity.ts';
+/** Payloads (`data.object`) of the booking.* and booking_session.* events. */
+export type BookingObject = ReturnType<typeof presentBooking>;
+export type BookingSessionObject = ReturnType<typeof presentBookingSession>;
+
+/** Statuses that hold a slot or a spot. */
+export const LIVE_STATUSES = ['PENDING', 'CONFIRMED'] as const satisfies readonly BookingStatus[];
+export const isLive = (b: Pick<Booking, 'status'>): boolean => (LIVE_STATUSES as readonly string[]).includes(b.status);
+
+/** How long a co-pay or extra-visits session can be confirmed (spec part 1). */
+export const SESSION_LIFETIME_MS = 24 * 3600_000;
+
+// Spa availability counts the live spa appointments of a provider (src/modules/spa/availability.ts).
+registerBookedIntervals(async (em, providerId, from, to) => {
+  const rows = await em.execute<{ starts_at: Date; ends_at: Date }[]>(
+    `select starts_at, ends_at from booking
+      where provider_id = ? and type = 'spa' and status in ('PENDING', 'CONFIRMED') and starts_at < ? and ends_at > ?`,
+    [providerId, to, from]);
+  return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
+});
+
+export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt' | 'updatedAt' | 'refund' | 'rescheduledTo'
+  | 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>
+  & Partial<Pick<Booking, 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>>;
+
+/** A new PENDING booking (bookings always start PENDING; only the provider moves them on). Persisted at the next flush. */
+export function newBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Booking {
+  return em.create(BookingSchema, {
+    rescheduledFrom: null, sessionId: null, visitEntitlementId: null, visitPeriod: null, copayAmount: null,
+    ...fields,
+    id, status: 'PENDING', rescheduledTo: null, refund: null,
+    history: [{ status: 'PENDING', at: at.toISOString() }], createdAt: at, updatedAt: at,
+  });
+}
+
+/** Moves a (locked) booking to `status`, appending to its history. Persisted at the next flush. */
+export function moveTo(booking: Booking, status: BookingStatus, at: Date): void {
+  booking.status = status;
+  booking.history = [...booking.history, { status, at: at.toISOString() }];
+  booking.updatedAt = at;
+}
+
+/** A booking of the caller's reseller, locked for a change; another reseller's or an unknown id is 404. */
+export async function lockOwnBooking(ctx: Ctx & { em: TxEm }, id: string): Promise<Booking> {
+  const { resellerId } = resellerOf(ctx);
+  const booking = isId('booking', id)
+    ? await ctx.em.findOne(BookingSchema, { id, resellerId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    : null;
+  if (!booking) throw notFound('booking', id);
+  return booking;
+}
+
+export async function getOwnBooking(ctx: Ctx, id: string): Promise<Booking> {
+  const { resellerId } = resellerOf(ctx);
+  const booking = isId('booking', id) ? await ctx.em.findOne(BookingSchema, { id, resellerId }) : null;
+  if (!booking) throw notFound('booking', id);
+  return booking;
+}
+
+export interface BookingFilters { status?: string; type?: string }
+
+/** Filter values in any case (`pending`, `PENDING`); anything else is a 400 naming the filter. */
+export function parseBookingFilters(f: BookingFilters): { status?: BookingStatus; type?: BookingType } {
+  const status = f.status?.toUpperCase();
+  if (status !== undefined && !(bookingStatuses as readonly string[]).includes(status)) {
+    throw validationError('status', `status must be one of ${bookingStatuses.join(', ')} (any case)`);
+  }
+  const type = f.type?.toLowerCase();
+  if (type !== undefined && !(bookingTypes as readonly string[]).includes(type)) {
+    throw validationError('type', `type must be one of ${bookingTypes.join(', ')} (any case)`);
+  }
+  return { ...(status ? { status: status as BookingStatus } : {}), ...(type ? { type: type as BookingType } : {}) };
+}
+
+/** A client's bookings, newest first, optionally of one status and type. */
+export async function listClientBookings(ctx: Ctx, clientId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
+  const where = parseBookingFilters(filters);
+  const client = await getOwnClient(ctx, clientId);
+  return keysetPage(ctx.em, BookingSchema, { clientId: client.id, resellerId: client.resellerId, ...where }, page, 'booking');
+}
+
+export type NewSession = Omit<BookingSession, 'id' | 'status' | 'bookingId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
+
+/** A new OPEN session that expires SESSION_LIFETIME_MS after `at`. Persisted at the next flush. */
+export function newSession(em: TxEm, fields: NewSession, at: Date): BookingSession {
+  return em.create(BookingSessionSchema, {
+    ...fields, id: newId('session', at.getTime()), status: 'OPEN', bookingId: null,
+    expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS), createdAt: at, updatedAt: at,
+  });
+}
+
+/** A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind: 404. */
+export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<BookingSession> {
+  const { resellerId } = resellerOf(ctx);
+  const session = isId('session', id)
+    ? await ctx.em.findOne(BookingSessionSchema, { id, resellerId, type }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    : null;
+  if (!session) throw notFound(`${type} booking session`, id);
+  return session;
+}
+
+/** Live spa appointments and class bookings are counted per provider; used by the provider side. */
+export function bookingsOfProvider(em: EntityManager, providerId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
+  const where = parseBookingFilters(filters);
+  return keysetPage(em, BookingSchema, { providerId, ...where }, page, 'booking');
+}
