@@ -16,6 +16,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(90),
   IDEMPOTENCY_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
   GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  SESSION_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
   OUTBOX_IN_PROCESS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),

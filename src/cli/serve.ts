@@ -5,7 +5,8 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo, type DemoSeed } from '../db/seed.ts';
-import { startBackgroundJobs, type BackgroundJobs } from '../platform/background.ts';
+import { startBackgroundJobs, type BackgroundJobs, type Sweep } from '../platform/background.ts';
+import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
 import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { describeEndpoints, describeSeed } from './banner.ts';
@@ -32,7 +33,7 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
     seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
     if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
     else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
-    if (config.OUTBOX_IN_PROCESS) jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log });
+    if (config.OUTBOX_IN_PROCESS) jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, sweeps: moduleSweeps(config, log) });
   } catch (err) {
     await db.close();
     throw err;
@@ -52,13 +53,20 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
 /** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */
 export async function worker(config: Config, log: Logger): Promise<number> {
   const db = await openDatabase(config, log, 'client');
-  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log });
+  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, sweeps: moduleSweeps(config, log) });
   log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
   onStopSignal(log, async () => {
     await jobs.stop();
     await db.close();
   });
   return new Promise<number>(() => undefined);
+}
+
+/** The modules' periodic jobs, run beside the outbox wherever background jobs run. */
+export function moduleSweeps(config: Config, log: Logger): Sweep[] {
+  return [
+    { name: 'booking sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireBookingSessions(orm.em.fork(), { clock: systemClock, config, log }) },
+  ];
 }
 
 function onStopSignal(log: Logger, stop: () => Promise<void>): void {

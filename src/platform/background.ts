@@ -5,16 +5,21 @@ import type { Logger } from './logger.ts';
 import { sweepIdempotencyRecords } from './idempotency.ts';
 import { startOutboxDispatcher, type OutboxHandler } from './outbox.ts';
 
-// The work that runs beside requests, never inside one: outbox delivery and the idempotency
-// expiry sweep. `serve` runs it once per instance (OUTBOX_IN_PROCESS=true), `worker` runs it alone.
+// The work that runs beside requests, never inside one: outbox delivery, the idempotency expiry
+// sweep and the modules' sweeps (e.g. booking sessions). `serve` runs it once per instance
+// (OUTBOX_IN_PROCESS=true), `worker` runs it alone.
 
 export interface BackgroundJobs { stop(): Promise<void> }
+
+/** A module's periodic job; `run` returns how many things it changed (logged when not zero). */
+export interface Sweep { name: string; everyMs: number; run(orm: MikroORM): Promise<number> }
 
 export function startBackgroundJobs(orm: MikroORM, deps: {
   config: Config;
   clock: Clock;
   log: Logger;
   handlers?: Record<string, OutboxHandler>;
+  sweeps?: Sweep[];
 }): BackgroundJobs {
   const { config, clock, log } = deps;
   const dispatcher = startOutboxDispatcher(orm, deps.handlers ?? {}, { clock, log, pollMs: config.OUTBOX_POLL_MS });
@@ -22,9 +27,13 @@ export function startBackgroundJobs(orm: MikroORM, deps: {
     const removed = await sweepIdempotencyRecords(orm.em.fork(), clock, config);
     if (removed) log.debug({ removed }, 'expired idempotency records swept');
   }, (err) => log.error({ err }, 'idempotency sweep failed'));
+  const sweeps = (deps.sweeps ?? []).map((sweep) => every(sweep.everyMs, async () => {
+    const changed = await sweep.run(orm);
+    if (changed) log.info({ sweep: sweep.name, changed }, 'sweep done');
+  }, (err) => log.error({ err, sweep: sweep.name }, 'sweep failed')));
   return {
     async stop() {
-      await Promise.all([dispatcher.stop(), sweeper.stop()]);
+      await Promise.all([dispatcher.stop(), sweeper.stop(), ...sweeps.map((s) => s.stop())]);
     },
   };
 }

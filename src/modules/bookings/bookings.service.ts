@@ -14,6 +14,7 @@ import {
 import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 
 // Other modules reach bookings only through this file (README "Module boundaries").
+export { expireBookingSessions } from './expire-sessions.ts';
 export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
 export { bookingStatuses, bookingTypes } from './bookings.entity.ts';
 /** Payloads (`data.object`) of the booking.* and booking_session.* events. */

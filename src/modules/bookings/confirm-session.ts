@@ -79,6 +79,7 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   const session = await lockOwnSession(ctx, sessionId, 'class');
   const now = ctx.clock.now();
   checkOpen(session, now);
+  refuseOtherKindsFields(session, raw);
   const purchase = session.kind === 'CLASS_EXTRA_VISITS' ? extraVisits(session, raw, now) : await copayPackage(ctx, session, raw, now);
   const slot = await lockBookableInstance(ctx, session.classInstanceId!, 'session_id');
   const holder = await holderOf(ctx, { user_pass_id: session.issuedPassId }, session.startsAt);
@@ -107,6 +108,15 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   markUsed(session, booking, now);
   await ctx.em.flush();
   return booking;
+}
+
+/** A field of the other session type is named first: it says the caller confirms the wrong kind of session. */
+function refuseOtherKindsFields(session: BookingSession, raw: ConfirmClassInput): void {
+  const [takes, needs] = session.kind === 'CLASS_EXTRA_VISITS'
+    ? [extraVisitsInput, 'number_of_visits and duration (an extra-visits session)']
+    : [copayPackageInput, 'copay_package_id (a co-pay session)'];
+  const foreign = Object.keys(raw ?? {}).find((k) => !(k in takes.shape));
+  if (foreign !== undefined) throw validationError(foreign, `Session '${session.id}' does not take '${foreign}': send ${needs}`);
 }
 
 interface Purchase { kind: 'EXTRA_VISITS' | 'COPAY'; amount: number; visits: number; validUntil: Date; copayOptionId: string | null; description: string }

@@ -1,0 +1,49 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { newRequestId, type Ctx } from '../../platform/request-context.ts';
+import { withTransaction } from '../../platform/transaction.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { BookingSessionSchema } from './bookings.entity.ts';
+import { presentBookingSession } from './bookings.presenter.ts';
+
+/** Sessions expired in one transaction; the sweep goes on until none is left. */
+const BATCH = 200;
+
+/**
+ * The session expiry sweep (in `serve` and `worker`, README "Bookings"): OPEN sessions past their
+ * `expires_at` become EXPIRED, each with its `booking_session.expired` event in the same
+ * transaction. Rows are claimed with SKIP LOCKED, so several processes sweep without doing a
+ * session twice, and a confirm holding a session's lock is never waited for (its own check
+ * refuses an expired session anyway). Returns how many sessions expired.
+ */
+export async function expireBookingSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const expired = await withTransaction(em.fork(), async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `select id from booking_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+        [now, BATCH]);
+      if (rows.length === 0) return 0;
+      const sessions = await tx.find(BookingSessionSchema, { id: { $in: rows.map((r) => r.id) } });
+      for (const session of sessions) {
+        session.status = 'EXPIRED';
+        session.updatedAt = now;
+      }
+      await tx.flush();
+      for (const session of sessions) {
+        // The sweep acts for the reseller that opened the session: its events go to that reseller.
+        const ctx: Ctx = {
+          em: tx, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId(),
+          caller: { kind: 'reseller', resellerId: session.resellerId, apiKeyId: 'background', currency: session.currency },
+        };
+        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session));
+      }
+      return sessions.length;
+    });
+    total += expired;
+    if (expired < BATCH) return total;
+  }
+}
