@@ -24,6 +24,8 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
   if (!isLive(booking)) throw new DomainError('not_cancellable', `Booking '${id}' is ${booking.status} and cannot be cancelled`);
   if (booking.startsAt.getTime() <= now.getTime()) throw new DomainError('not_cancellable', `Booking '${id}' has started`);
 
+  // The spot first: bookings lock the instance before the pass, and so does a cancel (no deadlock).
+  if (booking.classInstanceId) await releaseSpot(ctx.em, booking.classInstanceId);
   const [provider] = await findProviders(ctx.em, [booking.providerId]);
   const full = booking.startsAt.getTime() - now.getTime() >= provider.freeCancellationHours * 3600_000;
   const percent = full ? 100 : provider.lateCancellationRefundPercent;
@@ -47,7 +49,6 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
       period: booking.visitPeriod ?? null, at: now, bookingId: booking.id,
     })
     : 0;
-  if (booking.classInstanceId) await releaseSpot(ctx.em, booking.classInstanceId);
 
   const refund: Refund = { policy: full ? 'FULL' : 'LATE', credits_refunded: credits, visits_restored: visits, copay_refunded: copay, currency: booking.currency };
   booking.refund = refund;
