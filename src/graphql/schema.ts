@@ -8,6 +8,7 @@ import '../modules/passes/passes.graphql.ts';
 import '../modules/providers/providers.graphql.ts';
 import '../modules/spa/spa.graphql.ts';
 import '../modules/classes/classes.graphql.ts';
+import '../modules/bookings/bookings.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 
