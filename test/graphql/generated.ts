@@ -77,6 +77,7 @@ export type NodeQueryVariables = Exact<{
 
 
 export type NodeQuery = { node:
+    | { __typename: 'Booking', id: string }
     | { __typename: 'Class', id: string }
     | { __typename: 'ClassCategory', id: string }
     | { __typename: 'ClassInstance', id: string }
