@@ -120,18 +120,18 @@ registerNode('booking', BookingRef);
 
 // Added apart from the node's own fields: they refer to the Booking type itself.
 builder.objectFields(BookingRef, (t) => ({
-    rescheduledFrom: t.field({
-      type: BookingRef,
-      nullable: true,
-      description: 'The booking this one replaced; null unless it was made by a reschedule.',
-      resolve: (b, _, ctx) => (b.rescheduledFrom ? BookingRef.getDataloader(ctx).load(b.rescheduledFrom) : null),
-    }),
-    rescheduledTo: t.field({
-      type: BookingRef,
-      nullable: true,
-      description: 'The booking that replaced this one (status RESCHEDULED); null otherwise.',
-      resolve: (b, _, ctx) => (b.rescheduledTo ? BookingRef.getDataloader(ctx).load(b.rescheduledTo) : null),
-    }),
+  rescheduledFrom: t.field({
+    type: BookingRef,
+    nullable: true,
+    description: 'The booking this one replaced; null unless it was made by a reschedule.',
+    resolve: (b, _, ctx) => (b.rescheduledFrom ? BookingRef.getDataloader(ctx).load(b.rescheduledFrom) : null),
+  }),
+  rescheduledTo: t.field({
+    type: BookingRef,
+    nullable: true,
+    description: 'The booking that replaced this one (status RESCHEDULED); null otherwise.',
+    resolve: (b, _, ctx) => (b.rescheduledTo ? BookingRef.getDataloader(ctx).load(b.rescheduledTo) : null),
+  }),
 }));
 
 builder.queryFields((t) => ({
