@@ -1,12 +1,8 @@
 import { builder } from '../../graphql/builder.ts';
-import type { GraphQLContext } from '../../graphql/context.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
 import { runMutation } from '../../graphql/use-case.ts';
-import { isId } from '../../platform/ids.ts';
-import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
-import { invalidCursor, type ConnectionArgs, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { resellerOf } from '../../platform/request-context.ts';
+import type { ConnectionArgs } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
 import { bookClass } from './book-class.ts';
@@ -14,7 +10,7 @@ import { bookSpa } from './book-spa.ts';
 import { cancelBooking } from './cancel-booking.ts';
 import { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';
 import { rescheduleBooking } from './reschedule-booking.ts';
-import { listClientBookings, parseBookingFilters, type BookingFilters } from './bookings.service.ts';
+import { bookingPagesOfClients } from './bookings.service.ts';
 import {
   presentBooking, presentClassInitiation, presentSpaInitiation,
   type ClassInitiationObject, type Initiation, type SpaInitiationObject,
@@ -151,42 +147,6 @@ const ClientBookingsConnection = builder.connectionObject(
   { type: BookingRef, name: 'ClientBookingsConnection' },
   { name: 'ClientBookingsConnectionEdge' },
 );
-
-const asError = (err: unknown): Error => {
-  if (err instanceof Error) return err;
-  throw err;
-};
-
-/**
- * A page of bookings for each client of a page of clients (Client.bookings), by the rules of REST's
- * GET /clients/{id}/bookings: filters through parseBookingFilters, newest first, this reseller's
- * rows only. First pages (and `last` without a cursor) come in one statement for every client
- * (src/platform/pages-per-parent.ts). A cursor names one booking, so one client's list: that list is
- * paged by listClientBookings itself, and every other client's answers invalid_cursor, as REST does.
- */
-async function bookingPagesOfClients(ctx: GraphQLContext, clientIds: readonly string[], page: PageArgs, filters: BookingFilters): Promise<Map<string, Page<Booking> | Error>> {
-  const where = parseBookingFilters(filters);
-  const { resellerId } = resellerOf(ctx);
-  const ids = [...new Set(clientIds)];
-  const cursor = page.startingAfter ?? page.endingBefore;
-  if (cursor !== undefined) {
-    const [owner] = isId('booking', cursor)
-      ? await ctx.em.execute<{ client_id: string }[]>('select client_id from booking where id = ? and reseller_id = ?', [cursor, resellerId])
-      : [];
-    return new Map(await Promise.all(ids.map(async (id) => [
-      id,
-      id === owner?.client_id ? await listClientBookings(ctx, id, filters, page).catch(asError) : invalidCursor(page, cursor),
-    ] as const)));
-  }
-  const conditions = ['b.reseller_id = ?'];
-  const params: unknown[] = [resellerId];
-  if (where.status) { conditions.push('b.status = ?'); params.push(where.status); }
-  if (where.type) { conditions.push('b.type = ?'); params.push(where.type); }
-  const pages = await pagesPerParent(ctx.em, {
-    table: 'booking b', alias: 'b', parentColumn: 'client_id', descending: true, where: conditions, params,
-  }, ids, page);
-  return mapPages(pages, (row) => ctx.em.map(BookingSchema, row));
-}
 
 builder.objectFields(ClientRef, (t) => ({
   bookings: t.loadable({

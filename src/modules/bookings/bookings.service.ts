@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
@@ -121,4 +122,40 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
 export function bookingsOfProvider(em: EntityManager, providerId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
   const where = parseBookingFilters(filters);
   return keysetPage(em, BookingSchema, { providerId, ...where }, page, 'booking');
+}
+
+const asError = (err: unknown): Error => {
+  if (err instanceof Error) return err;
+  throw err;
+};
+
+/**
+ * A page of bookings for each client of a page of clients (Client.bookings), by the rules of REST's
+ * GET /clients/{id}/bookings: filters through parseBookingFilters, newest first, this reseller's
+ * rows only. First pages (and `last` without a cursor) come in one statement for every client
+ * (src/platform/pages-per-parent.ts). A cursor names one booking, so one client's list: that list is
+ * paged by listClientBookings itself, and every other client's answers invalid_cursor, as REST does.
+ */
+export async function bookingPagesOfClients(ctx: Ctx, clientIds: readonly string[], page: PageArgs, filters: BookingFilters): Promise<Map<string, Page<Booking> | Error>> {
+  const where = parseBookingFilters(filters);
+  const { resellerId } = resellerOf(ctx);
+  const ids = [...new Set(clientIds)];
+  const cursor = page.startingAfter ?? page.endingBefore;
+  if (cursor !== undefined) {
+    const [owner] = isId('booking', cursor)
+      ? await ctx.em.execute<{ client_id: string }[]>('select client_id from booking where id = ? and reseller_id = ?', [cursor, resellerId])
+      : [];
+    return new Map(await Promise.all(ids.map(async (id) => [
+      id,
+      id === owner?.client_id ? await listClientBookings(ctx, id, filters, page).catch(asError) : invalidCursor(page, cursor),
+    ] as const)));
+  }
+  const conditions = ['b.reseller_id = ?'];
+  const params: unknown[] = [resellerId];
+  if (where.status) { conditions.push('b.status = ?'); params.push(where.status); }
+  if (where.type) { conditions.push('b.type = ?'); params.push(where.type); }
+  const pages = await pagesPerParent(ctx.em, {
+    table: 'booking b', alias: 'b', parentColumn: 'client_id', descending: true, where: conditions, params,
+  }, ids, page);
+  return mapPages(pages, (row) => ctx.em.map(BookingSchema, row));
 }
