@@ -6,7 +6,9 @@ import type { Catalog, ClassRecord, CopayOptionRecord, ProviderRecord, SpaServic
 // The demo catalogue: three cities in three zones (Berlin and New York observe DST, Tokyo does
 // not), gyms and spas of every tier. Pseudo-random from a fixed seed, so every run builds the same
 // catalogue (only ids and the seed day differ). The demo passes cover GYM BRONZE–GOLD and SPA
-// SILVER–GOLD: BRONZE spas and PLATINUM providers are uncovered and carry co-pay prices.
+// SILVER–GOLD: BRONZE spas and PLATINUM providers are uncovered and carry co-pay prices. A few
+// classes at the first city's BRONZE and SILVER gyms (covered by both demo passes) have one spot
+// left, so the class_full path of README "First hour" is there for every demo reseller.
 
 export interface DemoCity { name: string; country: string; timezone: string; lat: number; lon: number }
 
@@ -124,6 +126,9 @@ export interface DemoCatalog {
   heldSpots: Map<string, number>;
 }
 
+/** Classes given exactly one spot left, one per demo reseller. */
+export const LAST_SPOT_CLASSES = 2;
+
 /**
  * The demo catalogue for a seed day `at`: instances over the 14 local days from the seed day,
  * all of them still in the future. `categoryIds` reuses stored class categories by name.
@@ -183,7 +188,32 @@ export function buildDemoCatalog(at: Date, categoryIds: Map<string, string> = ne
     }
     summary.push({ name: city.name, country: city.country, timezone: city.timezone, lat: city.lat, lon: city.lon, providers: PROVIDERS_PER_CITY });
   }
+  holdAllButOneSpot(catalog, at, cities[0].name, heldSpots);
   return { catalog, cities: summary, heldSpots };
+}
+
+/**
+ * The first LAST_SPOT_CLASSES instances (by start, of different classes) at `city`'s BRONZE and
+ * SILVER gyms that start one to four days after `at`: all their spots but one held.
+ */
+function holdAllButOneSpot(catalog: Catalog, at: Date, city: string, heldSpots: Map<string, number>) {
+  const providers = new Map(catalog.providers.map((p) => [p.id, p]));
+  const gymOf = new Map(catalog.classes.map((c) => [c.id, providers.get(c.provider_id)!]));
+  const from = at.getTime() + 24 * 3600_000;
+  const to = at.getTime() + 96 * 3600_000;
+  const candidates = catalog.class_instances.flatMap((i) => {
+    const gym = gymOf.get(i.class_id)!;
+    if (gym.city !== city || (gym.tier !== 'BRONZE' && gym.tier !== 'SILVER')) return [];
+    const start = zonedInstant(i.date, i.time, gym.timezone)!.getTime();
+    return start >= from && start <= to ? [{ instance: i, start }] : [];
+  }).sort((a, b) => a.start - b.start || (a.instance.id < b.instance.id ? -1 : 1));
+  const classes = new Set<string>();
+  for (const { instance } of candidates) {
+    if (classes.size === LAST_SPOT_CLASSES) break;
+    if (classes.has(instance.class_id)) continue;
+    classes.add(instance.class_id);
+    heldSpots.set(instance.id, instance.capacity - 1);
+  }
 }
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeSeed } from '../../src/cli/banner.ts';
 import { seedDemo, type DemoSeed } from '../../src/db/seed.ts';
 import { useApp } from '../support/app.ts';
 import { call, type Reply } from '../support/http.ts';
@@ -69,21 +70,23 @@ function words(line: string, vars: Record<string, string>): string[] {
   return out;
 }
 
-/** A `curl -s URL [-H header]… [-d body]` line as a request to the in-process app. */
+/** A `curl -s [-X method] URL [-H header]… [-d body]` line as a request to the in-process app. */
 async function curl(args: string[]): Promise<Reply> {
   expect(args.slice(0, 2)).toEqual(['curl', '-s']);
   const headers: Record<string, string> = {};
   let url: string | undefined;
   let body: string | undefined;
+  let method: string | undefined;
   for (let i = 2; i < args.length; i++) {
     if (args[i] === '-H') {
       const [name, ...value] = args[++i].split(':');
       headers[name.trim()] = value.join(':').trim();
     } else if (args[i] === '-d') body = args[++i];
+    else if (args[i] === '-X') method = args[++i];
     else url = args[i];
   }
   expect(url!.startsWith(app.baseUrl)).toBe(true);
-  return call(app, url!.slice(app.baseUrl.length), { raw: body, headers, method: body === undefined ? 'GET' : 'POST' });
+  return call(app, url!.slice(app.baseUrl.length), { raw: body, headers, method: method ?? (body === undefined ? 'GET' : 'POST') });
 }
 
 type Pick = (previous: Reply) => string;
@@ -126,7 +129,7 @@ const shellOfFirstBlock = () => ({
 const ids = (r: Reply) => (r.body.data as { id: string }[]).map((d) => d.id);
 
 describe('README "First hour"', () => {
-  const [readBack, paging, afterImport] = blocks('sh');
+  const [readBack, paging, afterImport, classBooking, sessions, spaCopay] = blocks('sh');
 
   it('issues a pass and reads it back by client_id, over REST', async () => {
     const vars: Record<string, string> = {};
@@ -202,4 +205,58 @@ describe('README "First hour"', () => {
       { key: demo.resellers[0].api_key });
     expect(ids(covered)).toEqual(expect.arrayContaining(catalog.providers.map((p) => p.id)));
   }, 60_000);
+  it('books a class and a spa slot with the ids of the banner: the three class outcomes, confirms, cancel, the bookings list', async () => {
+    const b = demo.resellers[0].bookings;
+    // The banner prints the curl lines and ids these placeholders stand for.
+    const banner = describeSeed(demo, app.baseUrl);
+    for (const id of [b.client_id, b.visits_client_id, b.class!.class_instance_id, b.copay_class!.class_instance_id,
+      b.last_spot_class!.class_instance_id, b.spa!.spa_id, b.copay_spa!.spa_id, ...b.copay_spa!.service_ids]) expect(banner).toContain(id);
+    expect(banner).toMatch(/copay_required: class_instance_id ci_/);
+    expect(banner).toMatch(/class_full: class_instance_id ci_/);
+    expect(banner).toMatch(/additional_visits_required: client_id client_/);
+    expect(banner).toMatch(/a spa co-pay session: \{"spa_id"/);
+
+    const vars: Record<string, string> = shellOfFirstBlock();
+    const [booked, list, cancelled] = await follow(classBooking, vars, {
+      CLIENT: () => b.client_id,
+      CLASS: () => b.class!.class_instance_id,
+      BOOKING: (r) => r.body.booking_id,
+    });
+    expect(booked.status).toBe(201);
+    expect(booked.body).toMatchObject({ status: 'PENDING', copay_required: false, additional_visits_required: false, visits_deducted: 1 });
+    expect(list.body.data.map((x: { id: string }) => x.id)).toEqual([booked.body.booking_id]);
+    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', refund: { policy: 'FULL', visits_restored: 1 } });
+
+    const [copay, copayConfirmed, lastVisit, extra, extraConfirmed] = await follow(sessions, vars, {
+      COPAY_CLASS: () => b.copay_class!.class_instance_id,
+      SESSION: (r) => r.body.session_id,
+      OPTION: (r) => r.body.copay_options[0].id,
+      SAM: () => b.visits_client_id,
+      FULL: () => b.last_spot_class!.class_instance_id,
+    });
+    expect(copay.body).toMatchObject({ copay_required: true, status: 'AWAITING_COPAY' });
+    expect(copayConfirmed.status).toBe(201);
+    expect(copayConfirmed.body).toMatchObject({ object: 'booking', status: 'PENDING', class_instance_id: b.copay_class!.class_instance_id });
+    expect(lastVisit.body).toMatchObject({ status: 'PENDING', visits_deducted: 1 });
+    expect(extra.body).toMatchObject({ additional_visits_required: true, status: 'AWAITING_VISITS', visits_used: 8, max_visits: 8 });
+    expect(extraConfirmed.body).toMatchObject({ status: 'PENDING', class_instance_id: b.last_spot_class!.class_instance_id });
+    // What the text says next: the class is full now.
+    const full = await call(app, `/v3/api/business/reseller/bookings/class`, {
+      key: demo.resellers[0].api_key, body: { class_instance_id: vars.FULL, client_id: vars.CLIENT },
+    });
+    expect(full.status).toBe(409);
+    expect(full.body.error.code).toBe('class_full');
+
+    const [spaSession, spaConfirmed] = await follow(spaCopay, vars, {
+      SPA: () => b.copay_spa!.spa_id,
+      SERVICE: () => b.copay_spa!.service_ids[0],
+      DATE: () => b.copay_spa!.date,
+      TIME: () => b.copay_spa!.time,
+      SESSION: (r) => r.body.session_id,
+    });
+    expect(spaSession.body).toMatchObject({ copay_required: true, status: 'AWAITING_COPAY' });
+    expect(spaSession.body.copay_amount).toBeGreaterThan(0);
+    expect(spaConfirmed.status).toBe(201);
+    expect(spaConfirmed.body).toMatchObject({ type: 'spa', status: 'PENDING', copay_amount: spaSession.body.copay_amount });
+  });
 });
