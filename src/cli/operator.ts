@@ -12,6 +12,7 @@ import { CatalogRejected } from '../modules/catalog/catalog.validate.ts';
 import {
   createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerStatus,
 } from '../modules/resellers/resellers.service.ts';
+import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
 
@@ -56,6 +57,15 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
       }
       case 'keys revoke': {
         await revokeApiKey(em, command.keyId, now);
+        return print({ id: command.keyId, revoked: true });
+      }
+      case 'providers keys list': return print(await listProviderKeys(em, command.providerId));
+      case 'providers keys create': {
+        const key = await createProviderKey(em, command.providerId, now, command.label);
+        return print({ id: key.id, provider_id: command.providerId, api_key: key.secret, note: 'shown once; store it now' });
+      }
+      case 'providers keys revoke': {
+        await revokeProviderKey(em, command.keyId, now);
         return print({ id: command.keyId, revoked: true });
       }
       case 'catalog import': return runCatalogImport(em, catalog);

@@ -17,6 +17,10 @@ export const USAGE = `usage: reseller-gateway <command>
   keys list RESELLER_ID                a reseller's API keys: id, label, last 4 characters, created, revoked (never the secret)
   keys create RESELLER_ID [--label L]  prints the new key once
   keys revoke KEY_ID
+  providers keys list PROVIDER_ID      a provider's API keys (the provider API): id, label, last 4 characters, created, revoked
+  providers keys create PROVIDER_ID [--label L]
+                                       prints the new provider key (pk_…) once
+  providers keys revoke KEY_ID
   catalog import FILE                  load providers, services, classes, instances, co-pay options and
                                        pass packages from a JSON file (docs/catalog-format.md); all or nothing
   print-schema                         write schema.graphql and docs/openapi.json from the code
@@ -37,6 +41,9 @@ export type Command =
   | { name: 'keys list'; resellerId: string }
   | { name: 'keys create'; resellerId: string; label?: string }
   | { name: 'keys revoke'; keyId: string }
+  | { name: 'providers keys list'; providerId: string }
+  | { name: 'providers keys create'; providerId: string; label?: string }
+  | { name: 'providers keys revoke'; keyId: string }
   | { name: 'catalog import'; file: string }
   | { name: 'print-schema' };
 
@@ -68,6 +75,7 @@ export function parseCommand(argv: string[]): Command {
     }
     case 'resellers': return parseResellers(rest);
     case 'keys': return parseKeys(rest);
+    case 'providers': return parseProviders(rest);
     case 'catalog': {
       const [action, ...args] = rest;
       if (action !== 'import') throw usage('catalog import FILE');
@@ -113,6 +121,19 @@ function parseKeys([action, ...args]: string[]): Command {
     }
     case 'revoke': return { name: 'keys revoke', keyId: parseArgs(args, {}, 1, 'keys revoke KEY_ID').positional[0] };
     default: throw usage('keys list|create|revoke');
+  }
+}
+
+function parseProviders([what, action, ...args]: string[]): Command {
+  if (what !== 'keys') throw usage('providers keys list|create|revoke');
+  switch (action) {
+    case 'list': return { name: 'providers keys list', providerId: parseArgs(args, {}, 1, 'providers keys list PROVIDER_ID').positional[0] };
+    case 'create': {
+      const { positional, flags } = parseArgs(args, { '--label': true }, 1, 'providers keys create PROVIDER_ID [--label L]');
+      return { name: 'providers keys create', providerId: positional[0], label: flags['--label'] };
+    }
+    case 'revoke': return { name: 'providers keys revoke', keyId: parseArgs(args, {}, 1, 'providers keys revoke KEY_ID').positional[0] };
+    default: throw usage('providers keys list|create|revoke');
   }
 }
 

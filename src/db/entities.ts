@@ -4,7 +4,7 @@ import { CreditTransactionSchema } from '../modules/credits/credits.entity.ts';
 import { ClientSchema } from '../modules/clients/clients.entity.ts';
 import { PassPackageSchema, IssuedPassSchema, VisitEntitlementSchema } from '../modules/passes/passes.entity.ts';
 import { BookingSchema, BookingSessionSchema } from '../modules/bookings/bookings.entity.ts';
-import { ProviderSchema, CopayOptionSchema } from '../modules/providers/providers.entity.ts';
+import { ProviderSchema, CopayOptionSchema, ProviderApiKeySchema } from '../modules/providers/providers.entity.ts';
 import { SpaServiceSchema } from '../modules/spa/spa.entity.ts';
 import { ClassCategorySchema, ClassSchema, ClassInstanceSchema } from '../modules/classes/classes.entity.ts';
 
@@ -26,4 +26,5 @@ export const entities = [
   VisitEntitlementSchema,
   BookingSchema,
   BookingSessionSchema,
+  ProviderApiKeySchema,
 ];

@@ -50,3 +50,19 @@ export const CopayOptionSchema = defineEntity({
   },
 });
 export type CopayOption = InferEntity<typeof CopayOptionSchema>;
+
+/** A provider's API key for the provider API (README "Provider side"): only its SHA-256 is stored. */
+export const ProviderApiKeySchema = defineEntity({
+  name: 'ProviderApiKey',
+  tableName: 'provider_api_key',
+  properties: {
+    id: p.string().primary(),
+    providerId: p.string(),
+    secretHash: p.string(),
+    last4: p.string(),
+    label: p.string().nullable(),
+    createdAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type ProviderApiKey = InferEntity<typeof ProviderApiKeySchema>;

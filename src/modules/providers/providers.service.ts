@@ -41,3 +41,6 @@ export function copayOptionsOf(em: EntityManager, providerId: string, currency: 
 export function findCopayOptions(em: EntityManager, ids: readonly string[]): Promise<CopayOption[]> {
   return em.find(CopayOptionSchema, { id: { $in: [...new Set(ids)] } }, { orderBy: { id: 'desc' } });
 }
+
+// Provider API keys, for the operator CLI (README "Provider side").
+export { createProviderKey, listProviderKeys, revokeProviderKey, type ProviderKeyListing } from './provider-keys.ts';
