@@ -6,7 +6,11 @@ import { newId } from './ids.ts';
 
 /** Who is calling. Later issues add the lookup client and client-session callers. */
 export interface ResellerCaller { kind: 'reseller'; resellerId: string; apiKeyId: string; currency: string }
-export type Caller = ResellerCaller | { kind: 'anonymous' };
+/** A provider acting on its own bookings with a provider API key (README "Provider side"). */
+export interface ProviderCaller { kind: 'provider'; providerId: string; providerKeyId: string }
+export type Caller = ResellerCaller | ProviderCaller | { kind: 'anonymous' };
+/** The callers an API key authenticates; each surface takes one kind (src/platform/auth.ts). */
+export type KeyCaller = ResellerCaller | ProviderCaller;
 
 /**
  * Everything a use case needs: the entity manager (a transaction when the edge opened one),
@@ -27,6 +31,12 @@ export const newRequestId = (): string => newId('request');
 /** The reseller the caller acts for; services call this so an anonymous caller can never slip through. */
 export function resellerOf(ctx: Pick<Ctx, 'caller'>): ResellerCaller {
   if (ctx.caller.kind !== 'reseller') throw new Error('a reseller caller is required here');
+  return ctx.caller;
+}
+
+/** The provider the caller acts for; the provider side's use cases call this, so no other caller slips through. */
+export function providerOf(ctx: Pick<Ctx, 'caller'>): ProviderCaller {
+  if (ctx.caller.kind !== 'provider') throw new Error('a provider caller is required here');
   return ctx.caller;
 }
 

@@ -13,11 +13,13 @@ export const EVENT_TOPIC = 'event';
 
 /**
  * Records a domain event (`evt_…`) for webhook delivery, in the use case's transaction (ctx.em).
- * Only a catalogued type with its declared payload type-checks.
+ * Only a catalogued type with its declared payload type-checks. Events go to the caller's
+ * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
  */
-export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T]): Promise<void> {
+export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T], resellerId?: string): Promise<void> {
   const at = ctx.clock.now();
-  const resellerId = ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
+  if (resellerId === undefined && ctx.caller.kind === 'provider') throw new Error(`${type}: a provider's event must name the reseller it goes to`);
+  resellerId ??= ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
   const event: DomainEvent<T> = {
     id: newId('event', at.getTime()),
     object: 'event',
