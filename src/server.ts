@@ -10,17 +10,22 @@ import { newRequestId } from './platform/request-context.ts';
 import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
-import { handleRest, V3_BASE } from './rest/router.ts';
+import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from './rest/router.ts';
+import { openApiDocument } from './rest/openapi.ts';
 import { sendError, sendJson } from './rest/http.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
 
 /**
- * Builds the HTTP server: the V3 route table and GraphQL, both through one request pipeline
+ * Builds the HTTP server: the V3 route tables (the reseller API and the provider API, each under
+ * its base) and GraphQL, all through one request pipeline
  * (src/platform/pipeline.ts), and the health endpoints. It never listens; main.ts and the tests do.
  */
 export function buildServer(deps: AppDeps): http.Server {
   const pipeline = createPipeline(deps);
+  // One document for both APIs, served under each base.
+  const document = () => openApiDocument(routes);
+  const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
   const yoga = createGraphQL(deps.config, pipeline);
   const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
   const server = http.createServer((req, res) => {
@@ -33,7 +38,7 @@ export function buildServer(deps: AppDeps): http.Server {
       log.info({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(ms) }, 'request');
       metrics.observe(req, res.statusCode, ms / 1000);
     });
-    route(deps, pipeline, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
+    route(deps, pipeline, rest, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
       log.error({ err }, 'unhandled error');
       if (res.headersSent) return res.destroy();
       sendError(res, new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
@@ -60,12 +65,12 @@ function answerTransportError(err: NodeJS.ErrnoException, socket: Socket, log: L
     `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-async function route(deps: AppDeps, pipeline: Pipeline, yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger, metrics: Metrics): Promise<void> {
+async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; handle: RestHandler }[], yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse,
+  requestId: string, log: Logger, metrics: Metrics): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
-  if (path === V3_BASE || path.startsWith(`${V3_BASE}/`)) {
-    return handleRest(pipeline, req, res, path.slice(V3_BASE.length) || '/', url.search, requestId, log);
-  }
+  const mounted = rest.find(({ base }) => path === base || path.startsWith(`${base}/`));
+  if (mounted) return mounted.handle(pipeline, req, res, path.slice(mounted.base.length) || '/', url.search, requestId, log);
   // The REST router labels the route it matched; the other paths are their own label.
   if (['/graphql', '/healthz', '/readyz', '/metrics'].includes(path)) labelRoute(req, path);
   if (path === '/graphql') return handleGraphQL(pipeline, yoga, req, res, url.search, requestId, log);

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from './errors.ts';
 import { sha256Hex } from './crypto.ts';
-import type { ResellerCaller } from './request-context.ts';
+import type { KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
 
-const API_KEY = /^sk_[0-9A-Za-z]{40}$/;
+/** Reseller keys are `sk_…`, provider keys `pk_…` (README "Provider side"); the prefix says which table holds the hash. */
+const API_KEY = /^(sk|pk)_[0-9A-Za-z]{40}$/;
 
 /**
  * How long a process may answer from its key → caller cache. A revoked key or a disabled reseller
@@ -13,14 +14,24 @@ const API_KEY = /^sk_[0-9A-Za-z]{40}$/;
 export const KEY_CACHE_MS = 500;
 const KEY_CACHE_MAX = 10_000;
 
-type Verdict = { caller: ResellerCaller } | { disabled: true };
+export type KeyKind = KeyCaller['kind'];
+
+/** What a key stands for; a disabled reseller's key is remembered as such (and refused with 403). */
+type Verdict = { kind: KeyKind; caller: KeyCaller } | { kind: 'reseller'; disabled: true };
 const cache = new Map<string, { verdict: Verdict; until: number }>();
 
+const otherKind: Record<KeyKind, string> = {
+  reseller: 'A reseller API key (sk_…) is not accepted here: the provider API (/v3/api/provider) takes a provider key (pk_…)',
+  provider: 'A provider API key (pk_…) is not accepted here: the reseller API and GraphQL take a reseller key (sk_…)',
+};
+
 /**
- * `Authorization: Bearer sk_…` → the reseller it acts for. Keys are compared by SHA-256 only.
- * Missing, malformed, unknown and revoked keys all answer the same 401.
+ * `Authorization: Bearer sk_…|pk_…` → the caller it acts for, which must be of the kind the surface
+ * takes (`accepts`). Keys are compared by SHA-256 only. Missing, malformed, unknown and revoked keys
+ * all answer the same 401; a valid key of the other kind is 403 `permission_denied`, checked before
+ * the reseller's account state, and before anything runs (docs/errors.md).
  */
-export async function authenticateReseller(em: EntityManager, authorization: string | undefined): Promise<ResellerCaller> {
+export async function authenticate<K extends KeyKind>(em: EntityManager, authorization: string | undefined, accepts: K): Promise<Extract<KeyCaller, { kind: K }>> {
   // Process time, not the domain clock: tests move that clock, and the cache bound is real time.
   const nowMs = performance.now();
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -34,7 +45,7 @@ export async function authenticateReseller(em: EntityManager, authorization: str
   const hash = sha256Hex(secret);
   let entry = cache.get(hash);
   if (!entry || entry.until <= nowMs) {
-    const verdict = await lookUp(em, hash);
+    const verdict = secret.startsWith('pk_') ? await lookUpProviderKey(em, hash) : await lookUpResellerKey(em, hash);
     if (!verdict) {
       cache.delete(hash);
       throw invalidKey();
@@ -43,13 +54,15 @@ export async function authenticateReseller(em: EntityManager, authorization: str
     entry = { verdict, until: nowMs + KEY_CACHE_MS };
     cache.set(hash, entry);
   }
-  if ('disabled' in entry.verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
-  return entry.verdict.caller;
+  const { verdict } = entry;
+  if (verdict.kind !== accepts) throw new DomainError('permission_denied', otherKind[verdict.kind]);
+  if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
+  return verdict.caller as Extract<KeyCaller, { kind: K }>;
 }
 
 const invalidKey = () => new DomainError('invalid_api_key', 'Invalid API key');
 
-async function lookUp(em: EntityManager, hash: string): Promise<Verdict | undefined> {
+async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
   const [row] = await em.execute<{ key_id: string; reseller_id: string; status: string; currency: string }[]>(
     `select k.id as key_id, r.id as reseller_id, r.status, r.currency
        from api_key k join reseller r on r.id = k.reseller_id
@@ -57,6 +70,17 @@ async function lookUp(em: EntityManager, hash: string): Promise<Verdict | undefi
     [hash],
   );
   if (!row) return undefined;
-  if (row.status !== 'ACTIVE') return { disabled: true };
-  return { caller: { kind: 'reseller', resellerId: row.reseller_id, apiKeyId: row.key_id, currency: row.currency.trim() } };
+  if (row.status !== 'ACTIVE') return { kind: 'reseller', disabled: true };
+  const caller: ResellerCaller = { kind: 'reseller', resellerId: row.reseller_id, apiKeyId: row.key_id, currency: row.currency.trim() };
+  return { kind: 'reseller', caller };
+}
+
+async function lookUpProviderKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
+  const [row] = await em.execute<{ key_id: string; provider_id: string }[]>(
+    'select id as key_id, provider_id from provider_api_key where secret_hash = ? and revoked_at is null',
+    [hash],
+  );
+  if (!row) return undefined;
+  const caller: ProviderCaller = { kind: 'provider', providerId: row.provider_id, providerKeyId: row.key_id };
+  return { kind: 'provider', caller };
 }

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
-import { authenticateReseller } from './auth.ts';
+import { authenticate, type KeyKind } from './auth.ts';
 import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
 import type { Logger } from './logger.ts';
@@ -21,8 +21,11 @@ export interface RequestHeaders { authorization?: string; idempotencyKey?: strin
 export interface Pipeline {
   /** Bodies above it are refused with 413 before anything else reads them. */
   readonly bodyLimit: number;
-  /** Stage 1: who is calling (401/403 as DomainErrors). */
-  authenticate(headers: RequestHeaders): Promise<Caller>;
+  /**
+   * Stage 1: who is calling, with a key of the kind this surface takes (`accepts`): the reseller
+   * API and GraphQL take reseller keys, the provider API provider keys (401/403 as DomainErrors).
+   */
+  authenticate(headers: RequestHeaders, accepts: KeyKind): Promise<Caller>;
   /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */
   context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string }): Ctx;
   /**
@@ -37,7 +40,7 @@ export interface Pipeline {
 export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    authenticate: (headers) => authenticateReseller(deps.orm.em.fork(), headers.authorization),
+    authenticate: (headers, accepts) => authenticate(deps.orm.em.fork(), headers.authorization, accepts),
 
     context: (caller, request) => ({
       em: deps.orm.em.fork(),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { catalogue, errorTypes, type ErrorCode } from '../platform/errors.ts';
-import type { Route } from './route.ts';
+import type { Route, RouteTable } from './route.ts';
+import { providerApi, V3_BASE } from './router.ts';
 
-const BASE = '/v3/api/business/reseller';
 let cached: object | undefined;
 
 type JsonSchema = Record<string, unknown>;
@@ -16,11 +16,16 @@ const IDEMPOTENT_REPLAYED = {
 };
 const ALLOW = { description: 'The methods this path takes, comma-separated', required: true, schema: { type: 'string' } };
 
+// Each table's key: the reseller API's is the document's default, the provider API's is set per operation.
+const securityOf = { reseller: 'bearerAuth', provider: 'providerKey' } as const;
+
 /**
- * OpenAPI 3.1 for the REST adapter, generated from the route table and its zod schemas: the
- * query and body schemas the router parses with, and the presenters' response schemas.
+ * OpenAPI 3.1 for the REST adapter, generated from the route tables and their zod schemas: the
+ * query and body schemas the router parses with, and the presenters' response schemas. `routes`
+ * is the reseller API (under /v3/api/business/reseller); the provider API (`provider`, under
+ * /v3/api/provider, README "Provider side") is documented beside it with its own key.
  */
-export function openApiDocument(routes: Route[]): object {
+export function openApiDocument(routes: Route[], provider: RouteTable = providerApi): object {
   if (cached) return cached;
   const schemas: Record<string, JsonSchema> = {};
   // The 405 every operation refers to, and the 404 of a path outside the document (test/contract/response-schemas.ts reads both).
@@ -29,9 +34,12 @@ export function openApiDocument(routes: Route[]): object {
     MethodNotAllowed: errorResponse(codesWithStatus(405), 'A method this path does not take; `Allow` lists the ones it does.', { Allow: ALLOW }),
   };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const item = (paths[`${BASE}${route.path}`] ??= {});
-    item[route.method.toLowerCase()] = operation(route, schemas);
+  const tables: RouteTable[] = [{ base: V3_BASE, caller: 'reseller', routes }, provider];
+  for (const table of tables) {
+    for (const route of table.routes) {
+      const item = (paths[`${table.base}${route.path}`] ??= {});
+      item[route.method.toLowerCase()] = operation(table, route, schemas);
+    }
   }
   cached = {
     openapi: '3.1.0',
@@ -41,12 +49,17 @@ export function openApiDocument(routes: Route[]): object {
       description: 'Thin V3-compatible adapter over the GraphQL gateway\'s domain services. ' +
         'Timestamps are Unix seconds; money is integer minor units with an ISO-4217 currency. ' +
         'Every response carries `Request-Id`. A path outside this document answers 404 `resource_not_found` ' +
-        '(components/responses/NoSuchPath); a method a path does not take answers 405 `method_not_allowed` with `Allow`.',
+        '(components/responses/NoSuchPath); a method a path does not take answers 405 `method_not_allowed` with `Allow`. ' +
+        'Two APIs, each with its own key: the reseller API under /v3/api/business/reseller (`bearerAuth`, sk_…) and the ' +
+        'provider API under /v3/api/provider (`providerKey`, pk_…); a key of the other kind answers 403 `permission_denied`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A reseller API key, sk_…' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A reseller API key, sk_…' },
+        providerKey: { type: 'http', scheme: 'bearer', description: 'A provider API key, pk_… (the provider API, /v3/api/provider)' },
+      },
       schemas: { Error: errorSchema(), ...sortedByKey(schemas) },
       parameters: {
         IdempotencyKey: {
@@ -62,7 +75,7 @@ export function openApiDocument(routes: Route[]): object {
   return cached;
 }
 
-function operation(route: Route, schemas: Record<string, JsonSchema>) {
+function operation(table: RouteTable, route: Route, schemas: Record<string, JsonSchema>) {
   const parameters: unknown[] = [];
   for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
     parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
@@ -84,7 +97,7 @@ function operation(route: Route, schemas: Record<string, JsonSchema>) {
       content: { 'application/json': { schema: toJsonSchema(route.success.schema, 'output', schemas) } },
     },
   };
-  for (const [status, codes] of errorsByStatus(route, takesBody)) {
+  for (const [status, codes] of errorsByStatus(table, route, takesBody)) {
     // Authentication, the method and the body size are checked before the Idempotency-Key, so those are never replays;
     // an unexpected failure (5xx) rolls back and is not stored either.
     const stored = status !== 401 && status !== 403 && status !== 413 && status < 500;
@@ -102,6 +115,7 @@ function operation(route: Route, schemas: Record<string, JsonSchema>) {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
+    ...(table.caller === 'reseller' ? {} : { security: [{ [securityOf[table.caller]]: [] }] }),
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: sortedByKey(responses),
@@ -110,11 +124,12 @@ function operation(route: Route, schemas: Record<string, JsonSchema>) {
 
 /**
  * The route's declared error codes plus those every route can answer: the router's own checks
- * (an unknown query parameter, authentication, an id naming nothing, a body too large) and the
- * unexpected failure.
+ * (an unknown query parameter, authentication, a key of the other API, an id naming nothing, a
+ * body too large) and the unexpected failure. Only a reseller key has an account that can be disabled.
  */
-function errorsByStatus(route: Route, takesBody: boolean): [number, ErrorCode[]][] {
-  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', 'invalid_api_key', 'account_disabled', 'internal_error']);
+function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [number, ErrorCode[]][] {
+  const auth: ErrorCode[] = table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
+  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'internal_error']);
   if (route.path.includes('{')) codes.add('resource_not_found');
   if (takesBody) codes.add('body_too_large');
   const byStatus = new Map<number, ErrorCode[]>();

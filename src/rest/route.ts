@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { KeyKind } from '../platform/auth.ts';
 import type { ErrorCode } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import type { TxCtx } from '../platform/transaction.ts';
@@ -25,7 +26,7 @@ export type Route = RouteDeclaration & (
 );
 
 interface RouteDeclaration {
-  /** Under /v3/api/business/reseller, with {name} path parameters. */
+  /** Under its table's base (RouteTable), with {name} path parameters. */
   path: string;
   operationId: string;
   summary: string;
@@ -45,3 +46,9 @@ interface RouteDeclaration {
 }
 
 export const defineRoutes = (routes: Route[]): Route[] => routes;
+
+/**
+ * A route table mounted under a base path for one kind of caller: every route of it takes only
+ * that kind's API key (the reseller API `sk_…`, the provider API `pk_…`; README "Provider side").
+ */
+export interface RouteTable { base: string; caller: KeyKind; routes: Route[] }

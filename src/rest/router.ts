@@ -11,13 +11,14 @@ import { providersRoutes } from '../modules/providers/providers.rest.ts';
 import { spaRoutes } from '../modules/spa/spa.rest.ts';
 import { classesRoutes } from '../modules/classes/classes.rest.ts';
 import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
-import { openApiDocument } from './openapi.ts';
+import { providerBookingsRoutes } from '../modules/bookings/provider-bookings.rest.ts';
 import { header, parseJsonBody, readBody, sendJson } from './http.ts';
-import type { Route, RouteResponse } from './route.ts';
+import type { Route, RouteResponse, RouteTable } from './route.ts';
 
 export const V3_BASE = '/v3/api/business/reseller';
+export const PROVIDER_BASE = '/v3/api/provider';
 
-// The route table: every module's V3 operations, listed explicitly.
+// The route tables: every module's V3 operations, listed explicitly. `routes` is the reseller API.
 export const routes: Route[] = [
   ...passesRoutes,
   ...clientsRoutes,
@@ -27,65 +28,82 @@ export const routes: Route[] = [
   ...bookingsRoutes,
 ];
 
+/** The provider side (README "Provider side"): a provider's own bookings, with a provider key. */
+export const providerRoutes: Route[] = [
+  ...providerBookingsRoutes,
+];
+
+export const resellerApi: RouteTable = { base: V3_BASE, caller: 'reseller', routes };
+export const providerApi: RouteTable = { base: PROVIDER_BASE, caller: 'provider', routes: providerRoutes };
+
+/** Handles a request under the table's base; `path` is the part after it. */
+export type RestHandler = (pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, search: string, requestId: string, log: Logger) => Promise<void>;
+
 interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }
 
-const compiled: CompiledRoute[] = routes.map((route) => {
-  const names: string[] = [];
-  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
+function compile(routes: Route[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { route, pattern: new RegExp(`^${source}$`), names };
   });
-  return { route, pattern: new RegExp(`^${source}$`), names };
-});
+}
 
 /**
- * Handles a request under V3_BASE (`path` is the part after it) through the one pipeline:
- * authenticate → read and check input (text rule, declared query, body) → idempotency →
- * transaction (every POST/DELETE) → the route's handler → the V3 JSON it presents.
+ * Mounts a route table under its base: one router for every table, each request through the one
+ * pipeline: authenticate (a key of the table's caller kind) → read and check input (text rule,
+ * declared query, body) → idempotency → transaction (every POST/DELETE) → the route's handler →
+ * the V3 JSON it presents. `GET <base>/openapi.json` answers `document`, without a key.
  */
-export async function handleRest(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, search: string, requestId: string, log: Logger): Promise<void> {
-  const method = req.method ?? 'GET';
-  if (method === 'GET' && path === '/openapi.json') {
-    labelRoute(req, `${V3_BASE}/openapi.json`);
-    return sendJson(res, 200, openApiDocument(routes), { 'Request-Id': requestId });
-  }
-  const reply = (r: RouteResponse, headers: Record<string, string> = {}) =>
-    sendJson(res, r.status, r.body, { 'Request-Id': requestId, ...headers });
-  try {
-    const match = findRoute(method, path);
-    labelRoute(req, V3_BASE + match.route.path);
-    const raw = await readBody(req, pipeline.bodyLimit);
-    const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') });
-    const { route, params } = match;
-    // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
-    if (Object.values(params).some((v) => textProblem(v) !== undefined)) {
-      throw new DomainError('resource_not_found', `No such resource: ${path}`);
+export function mountRoutes(table: RouteTable, document: () => object): RestHandler {
+  const compiled = compile(table.routes);
+  return async (pipeline, req, res, path, search, requestId, log) => {
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && path === '/openapi.json') {
+      labelRoute(req, `${table.base}/openapi.json`);
+      return sendJson(res, 200, document(), { 'Request-Id': requestId });
     }
-    const query = parseQueryString(search);
-    rejectRepeatedQuery(query, route.repeatableQuery ?? []);
-    const queryObject = Object.fromEntries(query.entries());
-    rejectUnknownQuery(queryObject, route.query ? Object.keys(route.query.shape) : []);
-    const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
-    if (!route.body && Object.keys(body as object).length > 0) throw validationError('body', 'This operation takes no body');
-    const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined });
-    const request = { params, query: queryObject, search: query, body };
+    const reply = (r: RouteResponse, headers: Record<string, string> = {}) =>
+      sendJson(res, r.status, r.body, { 'Request-Id': requestId, ...headers });
+    try {
+      const match = findRoute(compiled, table.base, method, path);
+      labelRoute(req, table.base + match.route.path);
+      const raw = await readBody(req, pipeline.bodyLimit);
+      const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') }, table.caller);
+      const { route, params } = match;
+      // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
+      if (Object.values(params).some((v) => textProblem(v) !== undefined)) {
+        throw new DomainError('resource_not_found', `No such resource: ${path}`);
+      }
+      const query = parseQueryString(search);
+      rejectRepeatedQuery(query, route.repeatableQuery ?? []);
+      const queryObject = Object.fromEntries(query.entries());
+      rejectUnknownQuery(queryObject, route.query ? Object.keys(route.query.shape) : []);
+      const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
+      if (!route.body && Object.keys(body as object).length > 0) throw validationError('body', 'This operation takes no body');
+      const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined });
+      const request = { params, query: queryObject, search: query, body };
 
-    if (route.method === 'GET') return reply(await route.handler(ctx, request));
-    const handler = route.handler;
-    const result = await pipeline.write(ctx, () => fingerprint(method, route.path, params, body),
-      (tx) => handler(tx, request),
-      (err) => ({ status: err.status, body: errorBody(err, requestId) }));
-    return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : {});
-  } catch (err) {
-    if (err instanceof DomainError) {
-      return reply({ status: err.status, body: errorBody(err, requestId) }, err.headers ?? {});
+      if (route.method === 'GET') return reply(await route.handler(ctx, request));
+      const handler = route.handler;
+      const result = await pipeline.write(ctx, () => fingerprint(method, route.path, params, body),
+        (tx) => handler(tx, request),
+        (err) => ({ status: err.status, body: errorBody(err, requestId) }));
+      return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : {});
+    } catch (err) {
+      if (err instanceof DomainError) {
+        return reply({ status: err.status, body: errorBody(err, requestId) }, err.headers ?? {});
+      }
+      throw err;
     }
-    throw err;
-  }
+  };
 }
 
 /** The route for method and path; a known path with another method is 405 with `Allow`. */
-function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
+function findRoute(compiled: CompiledRoute[], base: string, method: string, path: string): { route: Route; params: Record<string, string> } {
   const allowed: string[] = [];
   for (const c of compiled) {
     const m = c.pattern.exec(path);
@@ -101,9 +119,9 @@ function findRoute(method: string, path: string): { route: Route; params: Record
   if (allowed.length > 0) {
     // Two patterns can match one path (`/issued_passes/update` and `/issued_passes/{client_id}`): list each method once.
     const allow = [...new Set(allowed)].join(', ');
-    throw new DomainError('method_not_allowed', `${method} is not allowed on ${V3_BASE}${path}; allowed: ${allow}`, { headers: { Allow: allow } });
+    throw new DomainError('method_not_allowed', `${method} is not allowed on ${base}${path}; allowed: ${allow}`, { headers: { Allow: allow } });
   }
-  throw new DomainError('resource_not_found', `No such operation: ${method} ${V3_BASE}${path}`);
+  throw new DomainError('resource_not_found', `No such operation: ${method} ${base}${path}`);
 }
 
 function safeDecode(s: string): string {
