@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { gql, v3 } from '../support/http.ts';
+import { call, gql, v3 } from '../support/http.ts';
 import { killStartedProcesses, runCli, type CliRun } from './processes.ts';
 
 // The operator CLI as an operator runs it: `node src/main.ts …` child processes on a freshly cloned
@@ -48,6 +48,20 @@ async function footprint() {
 }
 
 const passesWith = (key: string) => v3(app, '/passes', { key });
+
+/**
+ * The server caches a key's verdict for KEY_CACHE_MS (src/platform/auth.ts) and a command can finish
+ * within it: calls until `done` holds, for at most one second (the promise for revoking and disabling),
+ * then answers the last reply, so the caller's assertion fails if it never held.
+ */
+async function withinOneSecond<R>(request: () => Promise<R>, done: (r: R) => boolean): Promise<R> {
+  const deadline = performance.now() + 1000;
+  for (;;) {
+    const reply = await request();
+    if (done(reply) || performance.now() >= deadline) return reply;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 let demo: { resellers: { id: string; name: string; currency: string; balance: number; api_key: string; passes: { id: string }[] }[] };
 let resellerId: string;
@@ -162,7 +176,7 @@ describe('keys and account status', () => {
 
   it('resellers disable makes its key answer 403 account_disabled; enable restores 200', async () => {
     expect(printed(await cli('resellers', 'disable', resellerId))).toEqual({ id: resellerId, status: 'DISABLED' });
-    const rest = await passesWith(firstKey.api_key);
+    const rest = await withinOneSecond(() => passesWith(firstKey.api_key), (r) => r.status === 403);
     expect(rest.status).toBe(403);
     expect(rest.body.error).toMatchObject({ code: 'account_disabled', type: 'permission_error' });
     const graphql = await gql(app, firstKey.api_key, '{ passes(first: 1) { edges { cursor } } }');
@@ -172,14 +186,14 @@ describe('keys and account status', () => {
     expect((await passesWith(demo.resellers[0].api_key)).status).toBe(200);
 
     expect(printed(await cli('resellers', 'enable', resellerId))).toEqual({ id: resellerId, status: 'ACTIVE' });
-    expect((await passesWith(firstKey.api_key)).status).toBe(200);
+    expect((await withinOneSecond(() => passesWith(firstKey.api_key), (r) => r.status === 200)).status).toBe(200);
     expect((await gql(app, firstKey.api_key, '{ passes(first: 1) { edges { cursor } } }')).status).toBe(200);
   }, T);
 
   it("keys revoke makes that key 401 while the reseller's other keys keep working", async () => {
     const second = printed<{ id: string; api_key: string }>(await cli('keys', 'create', resellerId));
     expect(printed(await cli('keys', 'revoke', firstKey.id))).toEqual({ id: firstKey.id, revoked: true });
-    const revoked = await passesWith(firstKey.api_key);
+    const revoked = await withinOneSecond(() => passesWith(firstKey.api_key), (r) => r.status === 401);
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('invalid_api_key');
     expect((await passesWith(second.api_key)).status).toBe(200);
@@ -203,6 +217,69 @@ describe('keys and account status', () => {
   }, T);
 });
 
+describe('providers keys', () => {
+  let providerId: string;
+  let providerKey: { id: string; provider_id: string; api_key: string };
+  const providerBookings = (key: string) => call(app, '/v3/api/provider/bookings', { key });
+
+  it('create prints a pk_ key once that works on the provider API only; only its SHA-256 is stored', async () => {
+    [{ id: providerId }] = await app.sql<{ id: string }>('select id from provider order by id limit 1');
+    providerKey = printed(await cli('providers', 'keys', 'create', providerId, '--label', 'front desk'));
+    expect(providerKey).toEqual({
+      id: expect.stringMatching(/^pkey_[0-9A-Z]{26}$/), provider_id: providerId,
+      api_key: expect.stringMatching(/^pk_[0-9A-Za-z]{40}$/), note: 'shown once; store it now',
+    });
+    const res = await providerBookings(providerKey.api_key);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ object: 'list', url: '/v3/api/provider/bookings' });
+    expect(res.body.data.filter((b: { provider_id: string }) => b.provider_id !== providerId)).toEqual([]);
+    // A provider key is not a reseller key (docs/errors.md "API keys").
+    expect((await passesWith(providerKey.api_key)).body.error).toMatchObject({ code: 'permission_denied' });
+
+    const [row] = await app.sql<Record<string, unknown>>('select * from provider_api_key where id = ?', [providerKey.id]);
+    expect(row).toMatchObject({ provider_id: providerId, secret_hash: sha256(providerKey.api_key), last4: providerKey.api_key.slice(-4), label: 'front desk', revoked_at: null });
+    const tables = await app.sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'");
+    for (const { table_name } of tables) {
+      expect(await count(`"${table_name}" t`, 'strpos(t::text, ?) > 0', [providerKey.api_key.slice(3)]), table_name).toBe(0);
+    }
+  }, T);
+
+  it('list shows the keys without their secrets; revoke makes the key 401; an unknown provider or key exits 1', async () => {
+    expect(printed(await cli('providers', 'keys', 'revoke', providerKey.id))).toEqual({ id: providerKey.id, revoked: true });
+    const revoked = await withinOneSecond(() => providerBookings(providerKey.api_key), (r) => r.status === 401);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.code).toBe('invalid_api_key');
+    const run = await cli('providers', 'keys', 'list', providerId);
+    expect(printed(run)).toEqual([
+      { id: providerKey.id, label: 'front desk', last4: providerKey.api_key.slice(-4), created_at: expect.any(String), revoked_at: expect.any(String) },
+    ]);
+    expect(run.stdout).not.toContain(providerKey.api_key.slice(3, -4));
+    expect(run.stdout).not.toContain(sha256(providerKey.api_key));
+
+    const before = await count('provider_api_key');
+    for (const args of [['create', 'prov_01AAAAAAAAAAAAAAAAAAAAAAAA'], ['list', 'prov_01AAAAAAAAAAAAAAAAAAAAAAAA'], ['revoke', 'pkey_01AAAAAAAAAAAAAAAAAAAAAAAA']]) {
+      const unknown = await cli('providers', 'keys', ...args);
+      expect(unknown.code, args.join(' ')).toBe(1);
+      expect(unknown.stdout).toBe('');
+      expect(unknown.stderr).toMatch(/^resource_not_found/);
+    }
+    expect(await count('provider_api_key')).toBe(before);
+  }, T);
+
+  it('a malformed command line exits 2 with its usage line, before anything starts', async () => {
+    for (const [args, line] of [
+      [['providers'], /^usage: providers keys list\|create\|revoke/],
+      [['providers', 'keys', 'create'], /^usage: providers keys create PROVIDER_ID \[--label L\]/],
+      [['providers', 'keys', 'create', providerId, '--lable', 'typo'], /^usage: providers keys create/],
+      [['providers', 'keys', 'revoke'], /^usage: providers keys revoke KEY_ID/],
+    ] as const) {
+      const run = await cli(...args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(line);
+    }
+  }, T);
+});
+
 describe('usage and secrets', () => {
   it('an unknown command exits 2 and prints the usage on stderr', async () => {
     const run = await cli('frobnicate');
@@ -223,5 +300,11 @@ describe('usage and secrets', () => {
       expect(revealing[0].stdout.split(key)).toHaveLength(2);
     }
     for (const run of runs) expect(run.stderr, run.args.join(' ')).not.toMatch(/sk_/);
+  }, T);
+
+  it('a provider key appears only in the one output that reveals it', async () => {
+    const revealing = runs.filter((r) => /pk_[0-9A-Za-z]{40}/.test(`${r.stdout}\n${r.stderr}`));
+    expect(revealing.map((r) => r.args.slice(0, 3).join(' '))).toEqual(['providers keys create']);
+    for (const run of runs) expect(run.stderr, run.args.join(' ')).not.toMatch(/pk_[0-9A-Za-z]{40}/);
   }, T);
 });
