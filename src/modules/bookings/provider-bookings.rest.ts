@@ -11,7 +11,7 @@ import { checkInProviderBooking, confirmProviderBooking, getProviderBooking, lis
 // check-in is a harmless 409 booking_status_conflict that changes nothing.
 
 const authErrors = ['validation_error', 'invalid_api_key', 'permission_denied'] as const;
-const NO_KEY = 'No Idempotency-Key: a repeat is 409 booking_status_conflict and changes nothing';
+const NO_KEY = 'No Idempotency-Key (its records are kept per reseller): a repeat is 409 booking_status_conflict and changes nothing';
 
 const providerBookingsQuery = pageQuerySchema.extend({
   status: z.string().optional().describe(`Only bookings in this status: ${bookingStatuses.join(', ')} (any case)`),
