@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../src/platform/errors.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
-import { routes } from '../../src/rest/router.ts';
+import { PROVIDER_BASE, providerRoutes, routes } from '../../src/rest/router.ts';
 import { useApp } from '../support/app.ts';
 import { V3, v3 } from '../support/http.ts';
 
@@ -55,8 +55,10 @@ describe('the OpenAPI document', () => {
 
   it('lists every route of the table with its method, operationId and path parameters, once', () => {
     const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
-    expect(listed.sort()).toEqual(routes.map((r) => `${r.method} ${V3}${r.path} ${r.operationId}`).sort());
-    expect(new Set(routes.map((r) => r.operationId)).size).toBe(routes.length);
+    const tables = [[V3, routes], [PROVIDER_BASE, providerRoutes]] as const;
+    expect(listed.sort()).toEqual(tables.flatMap(([base, rs]) => rs.map((r) => `${r.method} ${base}${r.path} ${r.operationId}`)).sort());
+    const all = [...routes, ...providerRoutes];
+    expect(new Set(all.map((r) => r.operationId)).size).toBe(all.length);
     for (const route of routes) {
       const op = doc.paths[`${V3}${route.path}`][route.method.toLowerCase()];
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);

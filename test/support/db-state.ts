@@ -44,7 +44,7 @@ export interface EventRow { id: string; topic: string; reseller_id: string | nul
 
 /** Outbox rows written after `afterId` (bigserial), oldest first. */
 export async function outboxSince(app: TestApp, afterId: number): Promise<EventRow[]> {
-  const rows = await app.sql<EventRow>('select id::text as id, topic, reseller_id, payload from outbox where id > ? order by id', [afterId]);
+  const rows = await app.sql<EventRow>('select id::text as id, topic, reseller_id, payload from outbox where id > ? order by outbox.id', [afterId]);
   return rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
 }
 
