@@ -53,16 +53,38 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }),
 
     async write(ctx, fingerprint, run, errorResponse, options = {}) {
-      if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
-        return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse, options);
-      }
-      try {
-        return { ...(await inTransaction(ctx, run)), replayed: false };
-      } catch (err) {
-        if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
-        if (err instanceof DomainError) return { ...errorResponse(err), replayed: false };
-        throw err;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          // Each attempt on a fresh entity manager: nothing of a rolled-back attempt is kept.
+          return await writeOnce(attempt === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse, options);
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (attempt >= WRITE_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw err;
+          ctx.log.warn({ sqlstate: code, attempt }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again');
+        }
       }
     },
   };
+}
+
+/**
+ * PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization conflict (40001); it
+ * left nothing behind (its idempotency record included), so the pipeline runs it again rather
+ * than answer 500. Lock waits that time out (idempotency's 55P03) are not retried: they are answers.
+ */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const WRITE_ATTEMPTS = 3;
+
+async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
+  errorResponse: (err: DomainError) => StoredResponse, options: { answersDomainErrors?: boolean }): Promise<IdempotentResult> {
+  if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
+    return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse, options);
+  }
+  try {
+    return { ...(await inTransaction(ctx, run)), replayed: false };
+  } catch (err) {
+    if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
+    if (err instanceof DomainError) return { ...errorResponse(err), replayed: false };
+    throw err;
+  }
 }

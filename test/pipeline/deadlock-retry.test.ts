@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
+import { book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
+import { v3 } from '../support/http.ts';
+
+// A transaction PostgreSQL aborts to break a deadlock left nothing behind, so the pipeline runs it
+// again instead of answering 500 (src/platform/pipeline.ts). Here a second session takes the two
+// rows a cancel locks, in the opposite order, so the cancel is the one PostgreSQL aborts: it waited
+// first, so its deadlock check (after deadlock_timeout, 1 s by default) runs first.
+
+const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
+let w: BookingWorld;
+beforeAll(async () => { w = await createBookingWorld(app); });
+
+let other: pg.Client | undefined;
+afterEach(async () => { await other?.end().catch(() => undefined); other = undefined; });
+
+async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const waitingOnLocks = async () => Number((await app.sql<{ n: string }>(
+  "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0].n);
+
+describe('pipeline › deadlock', () => {
+  it('a write aborted by PostgreSQL to break a deadlock is run again and succeeds once', async () => {
+    const instance = await instanceIn(app, w.gym.classId, 48);
+    const booked = await book.cls(app, w, { class_instance_id: instance.id, client_id: w.client.id });
+    expect(booked.status, booked.text).toBe(201);
+
+    other = new pg.Client({ connectionString: app.databaseUrl });
+    await other.connect();
+    await other.query('begin');
+    await other.query('select id from class_instance where id = $1 for update', [instance.id]);
+
+    // The cancel locks the booking, then waits for the instance the other session holds.
+    const cancel = v3(app, `/bookings/${booked.body.booking_id}/cancel`, { key: w.reseller.key, method: 'POST' });
+    await waitUntil(async () => (await waitingOnLocks()) === 1, 'the cancel waits for the class instance');
+    // The other session now waits for the booking: a cycle. The cancel is aborted, its retry waits.
+    const otherLocksBooking = other.query('select id from booking where id = $1 for update', [booked.body.booking_id]);
+    await otherLocksBooking;
+    await waitUntil(async () => (await waitingOnLocks()) === 1, 'the retried cancel waits for the booking');
+    await other.query('commit');
+
+    const res = await cancel;
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: 'CANCELLED', refund: { policy: 'FULL', visits_restored: 1 } });
+    const [spots] = await app.sql<{ spots_taken: number }>('select spots_taken from class_instance where id = ?', [instance.id]);
+    expect(spots.spots_taken).toBe(0);
+    const refunds = await app.sql("select id from visit_transaction where booking_id = ? and reason = 'CANCELLATION'", [booked.body.booking_id]);
+    expect(refunds).toHaveLength(1);
+  }, 30_000);
+});
