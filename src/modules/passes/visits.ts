@@ -29,22 +29,23 @@ interface PassVisit {
 export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | undefined> {
   assertInTransaction(em);
   const period = visitsPeriodOf(v.at);
+  // The month's count is read from the row the UPDATE locks, not from an earlier snapshot: a
+  // concurrent booking of the same pass makes PostgreSQL re-check the WHERE and recompute the SET
+  // on the row as that booking left it, so the cap holds and the counter matches the ledger.
+  const used = `(case when ip.visits_period = ? then coalesce((ip.visits_used->>?)::int, 0) else 0 end)`;
   const [row] = await em.execute<{ period: string }[]>(
-    `with current as (
-       select id, case when visits_period = ? then coalesce((visits_used->>?)::int, 0) else 0 end as used,
-              case when visits_period = ? then visits_used else '{}'::jsonb end as counters
-         from issued_pass where id = ?
-     ), moved as (
+    `with moved as (
        update issued_pass ip
-          set visits_used = current.counters || jsonb_build_object(?::text, current.used + 1), visits_period = ?, updated_at = ?
-         from current
-        where ip.id = current.id and (?::int is null or current.used < ?::int)
+          set visits_used = (case when ip.visits_period = ? then ip.visits_used else '{}'::jsonb end)
+                            || jsonb_build_object(?::text, ${used} + 1),
+              visits_period = ?, updated_at = ?
+        where ip.id = ? and (?::int is null or ${used} < ?::int)
        returning ip.id, ip.reseller_id, ip.client_id
      )
      insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
      select ?, moved.reseller_id, moved.client_id, moved.id, ?, ?, 1, ?, ?, ? from moved
      returning period`,
-    [period, v.category, period, v.issuedPassId, v.category, period, v.at, v.allowed, v.allowed,
+    [period, v.category, period, v.category, period, v.at, v.issuedPassId, v.allowed, period, v.category, v.allowed,
       newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.at],
   );
   return row ? period : undefined;
@@ -107,12 +108,14 @@ interface TakenVisit {
 }
 
 /**
- * Gives a taken visit back: to its entitlement, or to the pass counter when that counter is still
- * the month's it was taken in (a visit of a month gone by, or one a renewal reset, has nothing to
- * go back to). Returns how many visits were restored (0 or 1).
+ * Gives a taken visit back: to its entitlement, or to the pass counter when the visit was taken
+ * this month and the counter still holds it (a visit of a month gone by, or one a renewal reset,
+ * has nothing to go back to). Returns how many visits were restored (0 or 1).
  */
 export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
   assertInTransaction(em);
+  // A month gone by has nothing to give back to, whether or not this month's counter has started.
+  if (v.entitlementId === null && v.period !== visitsPeriodOf(v.at)) return 0;
   const txnId = newId('visitTransaction', v.at.getTime());
   const rows = v.entitlementId !== null
     ? await em.execute(
