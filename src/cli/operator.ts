@@ -13,6 +13,7 @@ import {
   createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerStatus,
 } from '../modules/resellers/resellers.service.ts';
 import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
+import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
 
@@ -68,6 +69,7 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         await revokeProviderKey(em, command.keyId, now);
         return print({ id: command.keyId, revoked: true });
       }
+      case 'sessions expire': return print({ expired: await expireBookingSessions(em, { clock: systemClock, config, log }) });
       case 'catalog import': return runCatalogImport(em, catalog);
     }
   });

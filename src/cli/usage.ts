@@ -5,8 +5,10 @@ export const USAGE = `usage: reseller-gateway <command>
 
   serve [--workers N]                  start the HTTP server (migrates; seeds demo data on an empty database);
                                        --workers N: N HTTP processes sharing the port (node:cluster)
-  worker                               outbox delivery and idempotency expiry sweeps, without HTTP
+  worker                               outbox delivery and the sweeps (idempotency records, booking sessions), without HTTP
                                        (for OUTBOX_IN_PROCESS=false deployments)
+  sessions expire                      mark booking sessions past their 24 hours EXPIRED now (the sweep
+                                       serve and worker run every SESSION_SWEEP_MS); prints how many
   migrate                              apply pending migrations
   seed --demo [--json]                 create demo resellers, keys, passes and a catalogue (3 cities) on an empty database
   resellers list                       every reseller: id, name, currency, status, balance, created
@@ -33,6 +35,7 @@ export type Command =
   | { name: 'serve'; workers: number }
   | { name: 'worker' }
   | { name: 'migrate' }
+  | { name: 'sessions expire' }
   | { name: 'seed'; json: boolean }
   | { name: 'resellers list' }
   | { name: 'resellers create'; resellerName: string; currency: string }
@@ -67,6 +70,11 @@ export function parseCommand(argv: string[]): Command {
     }
     case 'worker': parseArgs(rest, {}, 0, 'worker'); return { name: 'worker' };
     case 'migrate': parseArgs(rest, {}, 0, 'migrate'); return { name: 'migrate' };
+    case 'sessions': {
+      if (rest[0] !== 'expire') throw usage('sessions expire');
+      parseArgs(rest.slice(1), {}, 0, 'sessions expire');
+      return { name: 'sessions expire' };
+    }
     case 'print-schema': parseArgs(rest, {}, 0, 'print-schema'); return { name: 'print-schema' };
     case 'seed': {
       const { flags } = parseArgs(rest, { '--demo': false, '--json': false }, 0, 'seed --demo [--json]');

@@ -6,7 +6,7 @@ import { expectError } from '../support/assertions.ts';
 import { book, createBookingWorld, type BookingWorld } from '../support/bookings.ts';
 import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { v3 } from '../support/http.ts';
-import { killStartedProcesses, Service } from '../ops/processes.ts';
+import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
 // Sessions past their 24 hours are marked EXPIRED by the background sweep (README "Bookings"),
 // each with a booking_session.expired event; a confirm refuses them either way.
@@ -58,5 +58,21 @@ describe('worker', () => {
     }
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+});
+
+describe('sessions expire (CLI)', () => {
+  it('expires the sessions past 24 hours once and prints how many', async () => {
+    app.clock.set(new Date(Date.now() - 25 * 3600_000));
+    const fresh = await createBookingWorld(app);
+    const date = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+    const res = await book.spa(app, fresh, { date, time: '11:00', spa_id: fresh.copaySpa.id, service_ids: [fresh.copaySpa.sauna], client_id: fresh.client.id });
+    expect(res.status, res.text).toBe(201);
+    const first = await runCli(['sessions', 'expire'], { DATABASE_URL: app.databaseUrl });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).expired).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(res.body.session_id)).toBe('EXPIRED');
+    const second = await runCli(['sessions', 'expire'], { DATABASE_URL: app.databaseUrl });
+    expect(JSON.parse(second.stdout)).toEqual({ expired: 0 });
   }, 60_000);
 });
