@@ -29,6 +29,15 @@ export function sha256Hex(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/**
+ * A new API key: `<prefix>_` + 40 base62 characters (≈238 bits). The secret is shown once; only
+ * its SHA-256 and last four characters are kept.
+ */
+export function newApiKeySecret(prefix: 'sk' | 'pk'): { secret: string; secretHash: string; last4: string } {
+  const secret = `${prefix}_${randomBase62(40)}`;
+  return { secret, secretHash: sha256Hex(secret), last4: secret.slice(-4) };
+}
+
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
+import { newApiKeySecret } from '../../platform/crypto.ts';
 import { notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { ProviderApiKeySchema, ProviderSchema } from './providers.entity.ts';
@@ -15,12 +15,12 @@ async function checkProvider(em: EntityManager, providerId: string): Promise<voi
 /** Creates a provider key; the secret is returned once and only its SHA-256 is stored. */
 export async function createProviderKey(em: EntityManager, providerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
   await checkProvider(em, providerId);
-  const secret = `pk_${randomBase62(40)}`;
+  const { secret, secretHash, last4 } = newApiKeySecret('pk');
   const key = em.create(ProviderApiKeySchema, {
     id: newId('providerKey', at.getTime()),
     providerId,
-    secretHash: sha256Hex(secret),
-    last4: secret.slice(-4),
+    secretHash,
+    last4,
     label: label ?? null,
     createdAt: at,
     revokedAt: null,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
-import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
+import { newApiKeySecret } from '../../platform/crypto.ts';
 import { notFound } from '../../platform/errors.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import { creditBusinessAccount } from '../ledger/ledger.service.ts';
@@ -53,12 +53,12 @@ export async function fundReseller(em: EntityManager, id: string, amount: number
 /** Creates an API key; the secret is returned once and only its SHA-256 is stored. */
 export async function createApiKey(em: EntityManager, resellerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
   await getReseller(em, resellerId);
-  const secret = `sk_${randomBase62(40)}`;
+  const { secret, secretHash, last4 } = newApiKeySecret('sk');
   const key = em.create(ApiKeySchema, {
     id: newId('apiKey', at.getTime()),
     resellerId,
-    secretHash: sha256Hex(secret),
-    last4: secret.slice(-4),
+    secretHash,
+    last4,
     label: label ?? null,
     createdAt: at,
     revokedAt: null,
