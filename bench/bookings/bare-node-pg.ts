@@ -1,0 +1,446 @@
+// Baseline of the bookings bench (bench/README.md "Bookings"): the three booking requests written
+// by hand on node:http and `pg`, issuing the statements our server issues for them (see the
+// statement table the bench prints with --verbose), in the same transaction with the same locks,
+// checks and inserts, the outbox row and, with an Idempotency-Key, the same idempotency record
+// and savepoint. The API key is compared with the one key it was started with (a key-cache hit).
+// Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
+// request that would need another path (a co-pay session, extra visits) is refused with a 409.
+// Wall-clock helpers (a local time in the spa's zone) are imported from src/platform/time.ts.
+import http from 'node:http';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { exitWithParent } from '../request-path/processes.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { localTimeOf, minutesOf, weekdayOf, zonedInstant } from '../../src/platform/time.ts';
+
+exitWithParent();
+const resellerId = process.env.BENCH_RESELLER_ID!;
+const keyHash = process.env.BENCH_KEY_SHA256!;
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const V3 = '/v3/api/business/reseller';
+const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
+const LOCK_TIMEOUT_MS = '10000'; // and IDEMPOTENCY_WAIT_MS
+
+/** A 4xx answer: rolled back (to the savepoint, with a key: then stored like ours). */
+class Refusal extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) { super(message); this.status = status; this.code = code; }
+  get body() { return { error: { type: 'invalid_request_error', code: this.code, message: this.message } }; }
+}
+
+interface Answer { status: number; body: unknown }
+type Db = pg.PoolClient;
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+const ID = (prefix: string) => new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const LIVE = `('PENDING', 'CONFIRMED')`;
+
+// ---- the transaction and the idempotency record ---------------------------------------------
+
+async function write(key: string | undefined, fingerprint: string, run: (db: Db, now: Date) => Promise<Answer>): Promise<Answer> {
+  const db = await pool.connect();
+  const now = new Date();
+  try {
+    await db.query('begin');
+    if (key === undefined) {
+      let answer: Answer;
+      try {
+        answer = await run(db, now);
+      } catch (err) {
+        if (!(err instanceof Refusal)) throw err;
+        await db.query('rollback');
+        return { status: err.status, body: err.body };
+      }
+      await db.query('commit');
+      return answer;
+    }
+    const inserted = await db.query(
+      `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
+       select $1, $2, $3, $4 from (select set_config('lock_timeout', $5, true)) as bound
+       on conflict (reseller_id, key) do update
+         set fingerprint = excluded.fingerprint, created_at = excluded.created_at, status_code = null, response_body = null
+         where idempotency_record.created_at < $6
+       returning key`,
+      [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]);
+    if (inserted.rowCount === 0) {
+      const { rows: [stored] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
+        `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = $1 and key = $2`,
+        [resellerId, key]);
+      await db.query('commit');
+      if (!stored || stored.status_code === null) return new Refusal(409, 'idempotency_request_in_progress', 'In progress');
+      if (stored.fingerprint !== fingerprint) return new Refusal(409, 'idempotency_key_reused', 'Key reused');
+      return { status: stored.status_code, body: JSON.parse(stored.response_text ?? 'null') };
+    }
+    await db.query('savepoint use_case');
+    let answer: Answer;
+    try {
+      answer = await run(db, now);
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      await db.query('rollback to savepoint use_case');
+      answer = { status: err.status, body: err.body };
+    }
+    await db.query('update idempotency_record set status_code = $1, response_body = to_jsonb($2::text) where reseller_id = $3 and key = $4',
+      [answer.status, JSON.stringify(answer.body), resellerId, key]);
+    await db.query('commit');
+    return answer;
+  } catch (err) {
+    await db.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    db.release();
+  }
+}
+
+// ---- what every booking reads ----------------------------------------------------------------
+
+interface Provider {
+  id: string; name: string; category: string; tier: string; timezone: string;
+  opening_hours: Record<string, { open: string; close: string }[]>; room_capacity: number;
+}
+interface Category { type: string; tiers: string[]; visits_allowed: number | null }
+interface Holder { client: { id: string; first_name: string; last_name: string }; issuedPassId: string; categories: Category[] }
+interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: string; last_name?: string }
+
+const PROVIDER = 'select id, name, category, tier, timezone, opening_hours, room_capacity from provider where id = $1';
+
+async function spaOf(db: Db, id: string): Promise<Provider> {
+  const { rows: [spa] } = await db.query<Provider>(PROVIDER, [id]);
+  if (!spa || spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${id}'`);
+  return spa;
+}
+
+interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }
+
+async function servicesOf(db: Db, spa: Provider, ids: string[]): Promise<Service[]> {
+  const { rows } = await db.query<Service>(
+    'select id, name, duration_minutes, credits, copay_amount, currency from spa_service where id = any($1) and provider_id = $2', [ids, spa.id]);
+  const byId = new Map(rows.map((s) => [s.id, s]));
+  return ids.map((id) => {
+    const service = byId.get(id);
+    if (!service) throw new Refusal(400, 'validation_error', `No service '${id}' at spa '${spa.id}'`);
+    return service;
+  });
+}
+
+/** The client and its current issued pass (by client_id) or the named issued pass (user_pass_id), ACTIVE until `startsAt`. */
+async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): Promise<Holder> {
+  let pass: { id: string; client_id: string; pass_id: string; status: string; expires_at: Date } | undefined;
+  let client: Holder['client'] | undefined;
+  const passColumns = 'id, client_id, pass_id, status, expires_at';
+  const clientById = async (id: string) => (await db.query<Holder['client']>(
+    'select id, first_name, last_name from client where id = $1 and reseller_id = $2 limit 1', [id, resellerId])).rows[0];
+  if (input.user_pass_id !== undefined) {
+    pass = (await db.query(`select ${passColumns} from issued_pass where id = $1 and reseller_id = $2 limit 1`, [input.user_pass_id, resellerId])).rows[0];
+    if (!pass) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
+  } else {
+    client = await clientById(input.client_id!);
+    if (!client) throw new Refusal(400, 'validation_error', `No client '${input.client_id}'`);
+    pass = (await db.query(`select ${passColumns} from issued_pass where reseller_id = $1 and client_id = $2 order by id desc limit 1`, [resellerId, client.id])).rows[0];
+    if (!pass) throw new Refusal(409, 'pass_not_active', 'The client holds no pass');
+  }
+  const { rows: [pkg] } = await db.query<{ categories: Category[] }>('select categories from pass_package where id = $1 limit 1', [pass.pass_id]);
+  client ??= await clientById(pass.client_id);
+  for (const [field, value, actual] of [['first_name', input.first_name, client.first_name], ['last_name', input.last_name, client.last_name]] as const) {
+    if (value !== undefined && value.toLowerCase() !== actual.toLowerCase()) throw new Refusal(400, 'validation_error', `${field} does not match`);
+  }
+  const status = pass.status === 'ACTIVE' && pass.expires_at.getTime() <= now.getTime() ? 'EXPIRED' : pass.status;
+  if (status !== 'ACTIVE') throw new Refusal(409, 'pass_not_active', `The client's pass is ${status}`);
+  if (pass.expires_at.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
+  return { client, issuedPassId: pass.id, categories: pkg.categories };
+}
+
+const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p.category && c.tiers.map((t) => t.toUpperCase()).includes(p.tier));
+
+/** Under the spa's lock: a quarter-hour start inside opening hours, and a room free for the whole appointment. */
+async function checkSlot(db: Db, spa: Provider, date: string, time: string, startsAt: Date, endsAt: Date, now: Date): Promise<void> {
+  await db.query('select id from provider where id = $1 for no key update', [spa.id]);
+  const intervals = spa.opening_hours[weekdayOf(date)] ?? [];
+  const start = minutesOf(time);
+  const inside = start % 15 === 0 && intervals.some((i) => minutesOf(i.open) <= start && start < minutesOf(i.close)
+    && endsAt.getTime() <= (zonedInstant(date, i.close, spa.timezone)?.getTime() ?? 0));
+  if (!inside || intervals.length === 0) throw new Refusal(400, 'validation_error', `${time} is not a bookable start on ${date}`);
+  // The day's window, as our availability reads it: from the first opening to the last closing.
+  const opens = Math.ceil(Math.min(...intervals.map((i) => minutesOf(i.open))) / 15) * 15;
+  const closes = intervals.map((i) => i.close).sort().at(-1)!;
+  const from = zonedInstant(date, `${String(Math.floor(opens / 60)).padStart(2, '0')}:${String(opens % 60).padStart(2, '0')}`, spa.timezone)!;
+  const to = zonedInstant(date, closes, spa.timezone)!;
+  const { rows } = await db.query<{ starts_at: Date; ends_at: Date }>(
+    `select starts_at, ends_at from booking
+      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and ends_at > $3`, [spa.id, to, from]);
+  const events: [number, number][] = [];
+  for (const b of rows) {
+    const a = Math.max(b.starts_at.getTime(), startsAt.getTime());
+    const z = Math.min(b.ends_at.getTime(), endsAt.getTime());
+    if (a < z) events.push([a, 1], [z, -1]);
+  }
+  events.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  let running = 0;
+  let peak = 0;
+  for (const [, d] of events) peak = Math.max(peak, (running += d));
+  if (startsAt.getTime() <= now.getTime() || peak >= spa.room_capacity) throw new Refusal(409, 'slot_unavailable', 'No room free');
+}
+
+// ---- writes shared by the three --------------------------------------------------------------
+
+interface NewBooking {
+  id: string; clientId: string; issuedPassId: string; provider: Provider; type: 'spa' | 'class'; classInstanceId: string | null;
+  serviceIds: string[]; serviceName: string; date: string; time: string; startsAt: Date; endsAt: Date;
+  payment: 'PASS' | 'COPAY'; visitsDeducted: number; visitPeriod: string | null; creditsCharged: number; copayAmount: number | null;
+  currency: string; sessionId: string | null; at: Date;
+}
+
+async function insertBooking(db: Db, b: NewBooking): Promise<Record<string, unknown>> {
+  await db.query(
+    `insert into booking (id, reseller_id, client_id, issued_pass_id, provider_id, type, status, class_instance_id, service_ids, service_name,
+       provider_name, local_date, local_time, starts_at, ends_at, payment, visits_deducted, visit_entitlement_id, visit_period, credits_charged,
+       copay_amount, currency, session_id, rescheduled_from, rescheduled_to, refund, history, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, null, $17, $18, $19, $20, $21, null, null, null, $22, $23, $23)`,
+    [b.id, resellerId, b.clientId, b.issuedPassId, b.provider.id, b.type, b.classInstanceId, JSON.stringify(b.serviceIds), b.serviceName,
+      b.provider.name, b.date, b.time, b.startsAt, b.endsAt, b.payment, b.visitsDeducted, b.visitPeriod, b.creditsCharged,
+      b.copayAmount, b.currency, b.sessionId, JSON.stringify([{ status: 'PENDING', at: b.at.toISOString() }]), b.at]);
+  return {
+    object: 'booking', id: b.id, status: 'PENDING', type: b.type, service_name: b.serviceName, provider_name: b.provider.name,
+    date: b.date, time: b.time, scheduled_for: seconds(b.startsAt), created: seconds(b.at),
+    message: 'Booking created; awaiting confirmation by the provider', client_id: b.clientId, provider_id: b.provider.id,
+    ...(b.classInstanceId ? { class_instance_id: b.classInstanceId } : { service_ids: b.serviceIds }),
+    visits_deducted: b.visitsDeducted, credits_charged: b.creditsCharged,
+    ...(b.copayAmount !== null ? { copay_amount: b.copayAmount } : {}), currency: b.currency,
+  };
+}
+
+async function recordEvent(db: Db, type: string, object: unknown, requestId: string, key: string | undefined, at: Date): Promise<void> {
+  const event = {
+    id: newId('event', at.getTime()), object: 'event', type, created: seconds(at), data: { object },
+    request: { id: requestId, idempotency_key: key ?? null },
+  };
+  await db.query('insert into outbox (topic, reseller_id, payload, created_at, available_at) values ($1, $2, $3, $4, $4)',
+    ['event', resellerId, JSON.stringify(event), at]);
+}
+
+// ---- the three requests ----------------------------------------------------------------------
+
+function holderInput(body: Record<string, unknown>): HolderInput {
+  const input: HolderInput = {};
+  for (const field of ['client_id', 'user_pass_id', 'first_name', 'last_name'] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length === 0 || value.length > 255) throw new Refusal(400, 'validation_error', `Bad ${field}`);
+    input[field] = value;
+  }
+  if (input.client_id === undefined && input.user_pass_id === undefined) throw new Refusal(400, 'validation_error', 'Send client_id or user_pass_id');
+  if (input.client_id !== undefined && !ID('client').test(input.client_id)) throw new Refusal(400, 'validation_error', 'Bad client_id');
+  if (input.user_pass_id !== undefined && !ID('ipass').test(input.user_pass_id)) throw new Refusal(400, 'validation_error', 'Bad user_pass_id');
+  return input;
+}
+
+function only(body: Record<string, unknown>, fields: string[]): void {
+  const unknown = Object.keys(body).find((k) => !fields.includes(k));
+  if (unknown !== undefined) throw new Refusal(400, 'validation_error', `Unknown field '${unknown}'`);
+}
+
+function bookClass(body: Record<string, unknown>, requestId: string, key: string | undefined) {
+  only(body, ['class_instance_id', 'client_id', 'user_pass_id', 'first_name', 'last_name']);
+  const instanceId = body.class_instance_id;
+  if (typeof instanceId !== 'string' || !ID('ci').test(instanceId)) throw new Refusal(400, 'validation_error', 'Bad class_instance_id');
+  const input = holderInput(body);
+  return async (db: Db, now: Date): Promise<Answer> => {
+    const { rows: [ci] } = await db.query<{
+      id: string; status: string; starts_at: Date; local_date: string; capacity: number; spots_taken: number;
+      provider_id: string; class_name: string; duration_minutes: number;
+    }>(
+      `select ci.id, ci.status, ci.starts_at, ci.local_date::text as local_date, ci.capacity, ci.spots_taken,
+              c.provider_id, c.name as class_name, c.duration_minutes
+         from class_instance ci join class c on c.id = ci.class_id
+        where ci.id = $1 for no key update of ci`, [instanceId]);
+    if (!ci) throw new Refusal(400, 'validation_error', `No class instance '${instanceId}'`);
+    if (ci.status !== 'SCHEDULED' || ci.starts_at.getTime() <= now.getTime()) throw new Refusal(409, 'class_not_bookable', 'Not bookable');
+    const { rows: [provider] } = await db.query<Provider>(PROVIDER, [ci.provider_id]);
+    const holder = await holderOf(db, input, ci.starts_at, now);
+    const { rows: [mine] } = await db.query<{ count: string }>(
+      `select count(*) as count from booking where class_instance_id = $1 and client_id = $2 and status in ${LIVE}`, [ci.id, holder.client.id]);
+    if (Number(mine.count) > 0) throw new Refusal(409, 'already_booked', 'Already booked');
+    if (ci.spots_taken >= ci.capacity) throw new Refusal(409, 'class_full', 'Full');
+    if (!covers(holder, provider)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered classes only');
+    const category = holder.categories.find((c) => c.type === provider.category)!;
+    const id = newId('booking', now.getTime());
+    const period = now.toISOString().slice(0, 7);
+    const visit = await db.query(
+      // src/modules/passes/visits.ts takePassVisit: the month's count read from the row the UPDATE locks.
+      `with moved as (
+         update issued_pass ip
+            set visits_used = (case when ip.visits_period = $1 then ip.visits_used else '{}'::jsonb end)
+                              || jsonb_build_object($2::text, (case when ip.visits_period = $1 then coalesce((ip.visits_used->>$2)::int, 0) else 0 end) + 1),
+                visits_period = $1, updated_at = $4
+          where ip.id = $3 and ($5::int is null or (case when ip.visits_period = $1 then coalesce((ip.visits_used->>$2)::int, 0) else 0 end) < $5::int)
+         returning ip.id, ip.reseller_id, ip.client_id
+       )
+       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
+       select $6, moved.reseller_id, moved.client_id, moved.id, $2, $1, 1, 'BOOKING', $7, $4 from moved
+       returning period`,
+      [period, provider.category, holder.issuedPassId, now, category.visits_allowed, newId('visitTransaction', now.getTime()), id]);
+    if (visit.rowCount !== 1) throw new Refusal(409, 'not_in_baseline', 'The baseline books within the pass visits only');
+    const spot = await db.query('update class_instance set spots_taken = spots_taken + 1 where id = $1 and spots_taken < capacity returning id', [ci.id]);
+    if (spot.rowCount !== 1) throw new Refusal(409, 'class_full', 'Full');
+    const time = localTimeOf(ci.starts_at, provider.timezone);
+    const booking = await insertBooking(db, {
+      id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider, type: 'class', classInstanceId: ci.id, serviceIds: [],
+      serviceName: ci.class_name, date: ci.local_date, time, startsAt: ci.starts_at,
+      endsAt: new Date(ci.starts_at.getTime() + ci.duration_minutes * 60_000), payment: 'PASS', visitsDeducted: 1, visitPeriod: period,
+      creditsCharged: 0, copayAmount: null, currency: process.env.BENCH_CURRENCY!, sessionId: null, at: now,
+    });
+    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    return {
+      status: 201,
+      body: {
+        object: 'class_booking_initiation', created: seconds(now), class_instance_id: ci.id, class_name: ci.class_name,
+        provider_name: provider.name, date: ci.local_date, time, scheduled_for: seconds(ci.starts_at), currency: process.env.BENCH_CURRENCY!,
+        copay_required: false, additional_visits_required: false, status: 'PENDING', message: 'Class booked', booking_id: id, visits_deducted: 1,
+      },
+    };
+  };
+}
+
+function bookSpa(body: Record<string, unknown>, requestId: string, key: string | undefined) {
+  only(body, ['date', 'time', 'spa_id', 'service_ids', 'client_id', 'user_pass_id', 'first_name', 'last_name']);
+  const { date, time, spa_id: spaId, service_ids: serviceIds } = body;
+  if (typeof date !== 'string' || !DATE.test(date)) throw new Refusal(400, 'validation_error', 'Bad date');
+  if (typeof time !== 'string' || !TIME.test(time)) throw new Refusal(400, 'validation_error', 'Bad time');
+  if (typeof spaId !== 'string' || !ID('prov').test(spaId)) throw new Refusal(400, 'validation_error', 'Bad spa_id');
+  if (!Array.isArray(serviceIds) || serviceIds.length === 0 || serviceIds.length > 10 || new Set(serviceIds).size !== serviceIds.length
+    || !serviceIds.every((s) => typeof s === 'string' && ID('svc').test(s))) throw new Refusal(400, 'validation_error', 'Bad service_ids');
+  const input = holderInput(body);
+  return async (db: Db, now: Date): Promise<Answer> => {
+    const spa = await spaOf(db, spaId);
+    const services = await servicesOf(db, spa, serviceIds as string[]);
+    const startsAt = zonedInstant(date, time, spa.timezone);
+    if (!startsAt || startsAt.getTime() <= now.getTime()) throw new Refusal(400, 'validation_error', 'Bad time');
+    const endsAt = new Date(startsAt.getTime() + services.reduce((m, s) => m + s.duration_minutes, 0) * 60_000);
+    const holder = await holderOf(db, input, startsAt, now);
+    if (!covers(holder, spa)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered spas only');
+    await checkSlot(db, spa, date, time, startsAt, endsAt, now);
+    const id = newId('booking', now.getTime());
+    const credits = services.reduce((c, s) => c + Number(s.credits), 0);
+    const serviceName = services.map((s) => s.name).join(', ');
+    if (credits > 0) {
+      const debited = await db.query(
+        `with moved as (
+           update client set credit_balance = credit_balance + $1 where id = $2 and reseller_id = $3 and credit_balance + $1 >= 0
+           returning credit_balance
+         )
+         insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, created_at)
+         select $4, $3, $2, 'DEBIT', $5, moved.credit_balance, $6, $7, $8 from moved
+         returning balance_after`,
+        [-credits, holder.client.id, resellerId, newId('creditTransaction', now.getTime()), credits,
+          `Spa appointment at ${spa.name}: ${serviceName}`, id, now]);
+      if (debited.rowCount !== 1) throw new Refusal(400, 'insufficient_credits', 'Not enough credits');
+    }
+    const booking = await insertBooking(db, {
+      id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,
+      serviceIds: services.map((s) => s.id), serviceName, date, time, startsAt, endsAt, payment: 'PASS', visitsDeducted: 0, visitPeriod: null,
+      creditsCharged: credits, copayAmount: null, currency: process.env.BENCH_CURRENCY!, sessionId: null, at: now,
+    });
+    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    return {
+      status: 201,
+      body: {
+        object: 'spa_booking_initiation', date, time, created: seconds(now), currency: process.env.BENCH_CURRENCY!, service_name: serviceName,
+        provider_name: spa.name, scheduled_for: seconds(startsAt), copay_required: false, status: 'PENDING', message: 'Spa appointment booked',
+        booking_id: id,
+      },
+    };
+  };
+}
+
+function confirmSpa(sessionId: string, requestId: string, key: string | undefined) {
+  return async (db: Db, now: Date): Promise<Answer> => {
+    const { rows: [session] } = ID('sess').test(sessionId) ? await db.query<{
+      id: string; client_id: string; issued_pass_id: string; provider_id: string; service_ids: string[]; local_date: string; local_time: string;
+      starts_at: Date; ends_at: Date; currency: string; copay_amount: string | null; status: string; booking_id: string | null; expires_at: Date;
+    }>(
+      `select id, client_id, issued_pass_id, provider_id, service_ids, local_date::text as local_date, local_time, starts_at, ends_at,
+              currency, copay_amount, status, booking_id, expires_at
+         from booking_session where id = $1 and reseller_id = $2 and type = 'spa' limit 1 for update`, [sessionId, resellerId]) : { rows: [] };
+    if (!session) throw new Refusal(404, 'resource_not_found', `No spa booking session '${sessionId}'`);
+    if (session.status === 'CONFIRMED') throw new Refusal(409, 'session_already_confirmed', 'Already confirmed');
+    if (session.status === 'EXPIRED' || session.expires_at.getTime() <= now.getTime()) throw new Refusal(422, 'session_expired', 'Expired');
+    const holder = await holderOf(db, { user_pass_id: session.issued_pass_id }, session.starts_at, now);
+    const spa = await spaOf(db, session.provider_id);
+    const services = await servicesOf(db, spa, session.service_ids);
+    await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
+    const id = newId('booking', now.getTime());
+    const copay = Number(session.copay_amount ?? 0);
+    if (copay > 0) {
+      const debited = await db.query(
+        `with moved as (
+           update reseller set balance = balance + $1 where id = $2 and balance + $1 >= 0 returning balance
+         )
+         insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
+         select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
+         returning balance_after`,
+        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]);
+      if (debited.rowCount !== 1) throw new Refusal(402, 'insufficient_balance', 'The business account cannot pay');
+    }
+    const booking = await insertBooking(db, {
+      id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,
+      serviceIds: services.map((s) => s.id), serviceName: services.map((s) => s.name).join(', '), date: session.local_date,
+      time: session.local_time, startsAt: session.starts_at, endsAt: session.ends_at, payment: 'COPAY', visitsDeducted: 0, visitPeriod: null,
+      creditsCharged: 0, copayAmount: copay, currency: session.currency.trim(), sessionId: session.id, at: now,
+    });
+    await db.query('update booking_session set status = $1, booking_id = $2, updated_at = $3 where id = $4', ['CONFIRMED', id, now, session.id]);
+    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    return { status: 201, body: booking };
+  };
+}
+
+// ---- HTTP ----------------------------------------------------------------------------------
+
+const send = (res: http.ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+};
+
+const CONFIRM = /^\/v3\/api\/business\/reseller\/bookings\/spa\/([^/]+)\/confirm$/;
+
+async function handle(req: http.IncomingMessage, text: string): Promise<Answer> {
+  const path = (req.url ?? '/').split('?')[0];
+  const secret = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (!secret || createHash('sha256').update(secret).digest('hex') !== keyHash) return { status: 401, body: { error: { code: 'invalid_api_key' } } };
+  const key = req.headers['idempotency-key'] as string | undefined;
+  if (key !== undefined && !/^[\x20-\x7E]{1,255}$/.test(key)) return new Refusal(400, 'validation_error', 'Bad Idempotency-Key');
+  const requestId = newId('request');
+  const fingerprint = createHash('sha256').update(`POST ${path} ${text}`).digest('hex');
+  try {
+    const confirm = CONFIRM.exec(path);
+    if (confirm) {
+      if (text.length > 0) throw new Refusal(400, 'validation_error', 'This operation takes no body');
+      return await write(key, fingerprint, confirmSpa(decodeURIComponent(confirm[1]), requestId, key));
+    }
+    let body: unknown;
+    try { body = JSON.parse(text); } catch { throw new Refusal(400, 'validation_error', 'Malformed JSON'); }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Refusal(400, 'validation_error', 'Expected an object');
+    const fields = body as Record<string, unknown>;
+    if (path === `${V3}/bookings/class`) return await write(key, fingerprint, bookClass(fields, requestId, key));
+    if (path === `${V3}/bookings/spa`) return await write(key, fingerprint, bookSpa(fields, requestId, key));
+    return { status: 404, body: { error: { code: 'not_found' } } };
+  } catch (err) {
+    if (err instanceof Refusal) return { status: err.status, body: err.body };
+    throw err;
+  }
+}
+
+http.createServer((req, res) => {
+  if (req.method !== 'POST') return send(res, 405, { error: { code: 'method_not_allowed' } });
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    handle(req, Buffer.concat(chunks).toString('utf8')).then(
+      (answer) => send(res, answer.status, answer.body),
+      (err: Error) => send(res, 500, { error: { code: 'internal', message: err.message } }),
+    );
+  });
+}).listen(Number(process.env.PORT), '127.0.0.1');
