@@ -157,7 +157,7 @@ describe('GraphQL: SpaService and Provider.services', () => {
         expect(node.services.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual([`Treatment ${n}.2`, `Treatment ${n}.1`]);
         expect(node.services.pageInfo.hasNextPage).toBe(true);
       }
-      return queries.count;
+      return queries.ownCount;
     };
     const few = await statementsFor(spas.slice(0, 2));
     const many = await statementsFor(spas);
