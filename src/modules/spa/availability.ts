@@ -98,6 +98,39 @@ function peakConcurrency(booked: BookedInterval[], start: number, end: number): 
 }
 
 /**
+ * The one slot starting at the local `time` of `date`, exactly as spaDaySlots would list it, or
+ * undefined when the day has no such slot. A booking checks only its own time: this computes one
+ * candidate and reads only the appointments overlapping it, instead of the whole day.
+ */
+export async function spaSlotAt(em: EntityManager, provider: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
+  const candidate = candidateAt(provider, date, time, durationMinutes);
+  if (!candidate) return undefined;
+  const booked = await bookedIntervals(em, provider.id, candidate.start, candidate.end);
+  return {
+    time,
+    startsAt: candidate.start,
+    available: candidate.start.getTime() > now.getTime()
+      && peakConcurrency(booked, candidate.start.getTime(), candidate.end.getTime()) < provider.roomCapacity,
+  };
+}
+
+/** candidateSlots' rule for one wall time: a quarter hour of an opening interval, ending by its close. */
+function candidateAt(provider: Provider, date: string, time: string, durationMinutes: number): Candidate | undefined {
+  const m = minutesOf(time);
+  if (m % SLOT_MINUTES !== 0) return undefined;
+  const start = zonedInstant(date, time, provider.timezone);
+  if (!start) return undefined;
+  const end = start.getTime() + durationMinutes * 60_000;
+  for (const { open, close } of provider.openingHours[weekdayOf(date)] ?? []) {
+    const openM = minutesOf(open);
+    const closeM = minutesOf(close);
+    if (!(closeM > openM) || m < openM || m >= Math.min(closeM, 1440)) continue;
+    if (end <= wallInstant(date, closeM, provider.timezone).getTime()) return { time, start, end: new Date(end) };
+  }
+  return undefined;
+}
+
+/**
  * The slots of `provider` on the local `date` for an appointment of `durationMinutes`. A slot is
  * available when it starts after `now` and fewer than `roomCapacity` booked appointments run at
  * any moment of it. Bookings must re-check under their lock: this is a read, not a reservation.

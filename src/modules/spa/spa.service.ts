@@ -7,7 +7,7 @@ import type { TxEm } from '../../platform/transaction.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { getProvider } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
-import { spaDaySlots, type Slot } from './availability.ts';
+import { spaDaySlots, spaSlotAt, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 
 /** At most this many services in one appointment (one availability question, one booking). */
@@ -106,7 +106,6 @@ export async function lockSpa(em: TxEm, spaId: string): Promise<void> {
 }
 
 /** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
-export async function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
-  const slots = await spaDaySlots(em, spa, date, durationMinutes, now);
-  return slots.find((s) => s.time === time);
+export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
+  return spaSlotAt(em, spa, date, time, durationMinutes, now);
 }
