@@ -18,8 +18,9 @@ import type { Result } from 'autocannon';
 import { migrate, openOrm } from '../src/db/orm.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
-import { killAllServersNow, sleep, startServer, stopAllServers, stopServer } from './request-path/processes.ts';
-import { openDatabase, withPort } from './bookings/database.ts';
+import { startServer, stopServer } from './request-path/processes.ts';
+import { openDatabase, withPort } from './database.ts';
+import { onCleanup, runBench } from './lifecycle.ts';
 import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
 import { BARE_UNITS, OURS_UNITS, countStatements, openCountSession, openSessionsAhead, type KindCount } from './bookings/statements.ts';
 import { Counters, SessionPool, fire, openSessions, type Load } from './bookings/load.ts';
@@ -93,8 +94,8 @@ interface Measured {
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = loadAverage(); // the machine is shared: say how busy it was
-  const db = await openDatabase(progress);
-  cleanups.push(() => db.drop());
+  const db = await openDatabase('bookings', progress);
+  onCleanup(() => db.drop());
 
   progress('migrating and seeding the catalogue …');
   const orm = await openOrm(db.url, 2);
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
   // SQL statements per request: servers of their own whose database connection goes through the counter.
   const dbAddress = new URL(db.url);
   const proxy = await startStatementProxy({ host: dbAddress.hostname, port: Number(dbAddress.port || 5432) });
-  cleanups.push(() => proxy.close());
+  onCleanup(() => proxy.close());
   const counted = await startOurs('our server (statement count)', withPort(db.url, proxy.port));
   const countedBase = `http://127.0.0.1:${counted.port}`;
   progress(`issuing the pass to ${CLIENTS} clients over HTTP …`);
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
   }]));
   const meter = new CpuMeter(db.url);
   await meter.open();
-  cleanups.push(() => meter.close());
+  onCleanup(() => meter.close());
   const shoot = async (load: Load, seconds: number): Promise<Result> => {
     if (load.kind === 'confirm') await topUp(seconds);
     const result = await fire(load, seed, counters, sessions, { seconds, connections: CONNECTIONS, idempotencyKey: IDEMPOTENCY_KEY });
@@ -277,31 +278,4 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
   return lines;
 }
 
-// ---- cleanup: children, proxy, database, embedded server — also on Ctrl-C ---------------------
-
-const cleanups: (() => Promise<void>)[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    await stopAllServers();
-    for (const step of cleanups.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${(err as Error).message}`));
-  })());
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    progress(`${signal}: stopping the servers and dropping the database …`);
-    const hard = setTimeout(() => { killAllServersNow(); process.exit(130); }, 15_000);
-    void cleanup().finally(() => { clearTimeout(hard); process.exit(130); });
-  });
-}
-process.once('exit', killAllServersNow);
-
-main().then(
-  () => cleanup(),
-  async (err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-    await cleanup();
-  },
-).finally(() => sleep(0));
-
+runBench(main, progress);

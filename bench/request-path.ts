@@ -7,21 +7,18 @@
 //
 // With DATABASE_URL it creates (and drops) a database `bench_request_<random>` on that server;
 // without, it starts an embedded PostgreSQL under the system temp folder and removes it afterwards.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import autocannon, { type Result } from 'autocannon';
-import { createDatabaseIfMissing, startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate, openOrm } from '../src/db/orm.ts';
-import { createLogger } from '../src/platform/logger.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
+import { openDatabase, withPort } from './database.ts';
+import { onCleanup, runBench } from './lifecycle.ts';
 import { seedBench, type BenchSeed } from './request-path/seed.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
 import { countStatements, issueSomePasses, type StatementCount } from './request-path/statements.ts';
-import { killAllServersNow, sleep, startServer, stopAllServers, stopServer, type Target } from './request-path/processes.ts';
+import { startServer, stopServer, type Target } from './request-path/processes.ts';
 
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -56,43 +53,6 @@ interface Measured { reqPerSec: number[]; p99: number[]; failures: number }
 
 // ---- database ---------------------------------------------------------------------------------
 
-interface Database { url: string; drop(): Promise<void> }
-
-async function openDatabase(): Promise<Database> {
-  const log = createLogger({ LOG_LEVEL: 'warn' });
-  let embedded: EmbeddedPostgres | undefined;
-  let dataDir: string | undefined;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    // Under the system temp folder: the postgres user (when we run as root) can traverse it.
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
-    fs.chmodSync(dataDir, 0o755);
-    progress('starting an embedded PostgreSQL …');
-    // A throwaway cluster, as in the tests: no fsync (the load is read-only; the seed is faster).
-    embedded = await startEmbeddedPostgres({ dataDir, log, database: 'postgres', fsync: false });
-    adminUrl = embedded.adminUrl;
-  }
-  const database = `bench_request_${randomBytes(4).toString('hex')}`;
-  await createDatabaseIfMissing(adminUrl, database);
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const admin = adminUrl;
-  let dropped: Promise<void> | undefined;
-  return {
-    url: url.toString(),
-    drop: () => (dropped ??= (async () => {
-      const client = new pg.Client({ connectionString: admin });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${client.escapeIdentifier(database)} with (force)`);
-      } finally {
-        await client.end();
-      }
-      await embedded?.stop();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    })()),
-  };
-}
 
 // ---- servers ----------------------------------------------------------------------------------
 
@@ -101,12 +61,6 @@ const startOurs = (name: string, databaseUrl: string) => startServer(name, path.
   DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
 });
 
-function withPort(url: string, port: number): string {
-  const u = new URL(url);
-  u.hostname = '127.0.0.1';
-  u.port = String(port);
-  return u.toString();
-}
 
 // ---- statistics and tables --------------------------------------------------------------------
 
@@ -126,8 +80,8 @@ const met = (ok: boolean) => (ok ? 'met' : '**not met**');
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = loadAverage(); // the machine is shared: say how busy it was
-  const db = await openDatabase();
-  cleanups.push(() => db.drop());
+  const db = await openDatabase('request', progress);
+  onCleanup(() => db.drop());
 
   progress('migrating and seeding …');
   const orm = await openOrm(db.url, 2);
@@ -143,7 +97,7 @@ async function main(): Promise<void> {
   progress('counting SQL statements per request …');
   const dbAddress = new URL(db.url);
   const proxy = await startStatementProxy({ host: dbAddress.hostname, port: Number(dbAddress.port || 5432) });
-  cleanups.push(() => proxy.close());
+  onCleanup(() => proxy.close());
   const counted = await startOurs('our server (statement count)', withPort(db.url, proxy.port));
   const countedBase = `http://127.0.0.1:${counted.port}`;
   await issueSomePasses(countedBase, seed, 5);
@@ -299,30 +253,4 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
   return lines;
 }
 
-// ---- cleanup: children, proxy, database, embedded server — also on Ctrl-C ---------------------
-
-const cleanups: (() => Promise<void>)[] = [];
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    await stopAllServers();
-    for (const step of cleanups.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${(err as Error).message}`));
-  })());
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    progress(`${signal}: stopping the servers and dropping the database …`);
-    const hard = setTimeout(() => { killAllServersNow(); process.exit(130); }, 15_000);
-    void cleanup().finally(() => { clearTimeout(hard); process.exit(130); });
-  });
-}
-process.once('exit', killAllServersNow);
-
-main().then(
-  () => cleanup(),
-  async (err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-    await cleanup();
-  },
-).finally(() => sleep(0));
+runBench(main, progress);

@@ -3,16 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDatabaseIfMissing, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { createDatabaseIfMissing, startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
-// The bench's own database, as the request-path bench makes it (bench/README.md): with
-// DATABASE_URL a fresh database `bench_bookings_<random>` on that server, else an embedded
-// PostgreSQL under the system temp folder; drop() removes either, and is safe to call twice.
+// A bench's own database (bench/README.md): with DATABASE_URL a fresh database
+// `bench_<name>_<random>` on that server, else an embedded PostgreSQL under the system temp folder;
+// drop() removes either, and is safe to call twice.
 
 export interface Database { url: string; drop(): Promise<void> }
 
-export async function openDatabase(progress: (m: string) => void): Promise<Database> {
+export async function openDatabase(name: string, progress: (m: string) => void): Promise<Database> {
   const log = createLogger({ LOG_LEVEL: 'warn' });
   let embedded: EmbeddedPostgres | undefined;
   let dataDir: string | undefined;
@@ -22,11 +22,11 @@ export async function openDatabase(progress: (m: string) => void): Promise<Datab
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
     fs.chmodSync(dataDir, 0o755);
     progress('starting an embedded PostgreSQL …');
-    // A throwaway cluster: no fsync (bookings commit a lot, but nothing here needs to survive a crash).
+    // A throwaway cluster: no fsync (nothing here needs to survive a crash).
     embedded = await startEmbeddedPostgres({ dataDir, log, database: 'postgres', fsync: false });
     adminUrl = embedded.adminUrl;
   }
-  const database = `bench_bookings_${randomBytes(4).toString('hex')}`;
+  const database = `bench_${name}_${randomBytes(4).toString('hex')}`;
   await createDatabaseIfMissing(adminUrl, database);
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
