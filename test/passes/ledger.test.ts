@@ -34,14 +34,21 @@ const categories = (credits: number): PassCategory[] => [
   ...(credits > 0 ? [{ type: 'SPA' as const, tiers: ['SILVER'], visits_allowed: null, credit_allocated: credits }] : []),
 ];
 
-/** Every balance_after continues the previous one: the ledger is a chain, not just a sum. */
+/**
+ * Every balance_after continues the previous one: the ledger is a chain, not just a sum. Rows are
+ * taken in the order the balance moved (each one's balance_after is the running balance plus its
+ * amount): two concurrent writes may take their ids in one order and the balance's lock in the other.
+ */
 async function expectChained(table: 'business_transaction' | 'credit_transaction', column: 'reseller_id' | 'client_id', ownerId: string) {
   const rows = await app.sql<{ type: string; amount: string; balance_after: string }>(
     `select type, amount::text, balance_after::text from ${table} where ${column} = ? order by id`, [ownerId]);
   let running = 0;
-  for (const row of rows) {
-    running += row.type === 'CREDIT' ? Number(row.amount) : -Number(row.amount);
-    expect(Number(row.balance_after)).toBe(running);
+  const left = [...rows];
+  while (left.length > 0) {
+    const next = left.findIndex((row) => Number(row.balance_after) === running + (row.type === 'CREDIT' ? Number(row.amount) : -Number(row.amount)));
+    expect(next, `no ${table} row continues the balance ${running}: ${JSON.stringify(left)}`).toBeGreaterThanOrEqual(0);
+    running = Number(left[next].balance_after);
+    left.splice(next, 1);
   }
 }
 
