@@ -6,7 +6,7 @@ import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 import type { Caller, Ctx } from './request-context.ts';
-import { inTransaction, type TxCtx } from './transaction.ts';
+import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
 
 // The one request pipeline, for REST and GraphQL alike:
 //   authenticate → read and check input → idempotency → transaction → use case → present.
@@ -52,28 +52,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       idempotencyKey: checkIdempotencyKey(request.idempotencyKey),
     }),
 
-    async write(ctx, fingerprint, run, errorResponse, options = {}) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          // Each attempt on a fresh entity manager: nothing of a rolled-back attempt is kept.
-          return await writeOnce(attempt === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse, options);
-        } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          if (attempt >= WRITE_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw err;
-          ctx.log.warn({ sqlstate: code, attempt }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again');
-        }
-      }
+    write(ctx, fingerprint, run, errorResponse, options = {}) {
+      // Each attempt on a fresh entity manager: nothing of a rolled-back attempt is kept. The
+      // whole transaction is gone, its idempotency record included, so it runs again from the start.
+      return retryingConflicts(
+        (n) => writeOnce(n === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse, options),
+        (err, n) => ctx.log.warn({ sqlstate: (err as { code: string }).code, attempt: n }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again'),
+      );
     },
   };
 }
 
-/**
- * PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization conflict (40001); it
- * left nothing behind (its idempotency record included), so the pipeline runs it again rather
- * than answer 500. Lock waits that time out (idempotency's 55P03) are not retried: they are answers.
- */
-const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
-const WRITE_ATTEMPTS = 3;
 
 async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse, options: { answersDomainErrors?: boolean }): Promise<IdempotentResult> {

@@ -46,3 +46,28 @@ export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): 
     throw err;
   }
 }
+
+/**
+ * PostgreSQL aborts one transaction of a deadlock (40P01) or a serialization conflict (40001); what
+ * it did is gone, so running it again is safe. Lock waits that time out (55P03) are answers, not
+ * retried.
+ */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+export const RETRY_ATTEMPTS = 3;
+
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+}
+
+/** Runs `attempt` again (up to RETRY_ATTEMPTS in all) when PostgreSQL aborted it to break a deadlock. */
+export async function retryingConflicts<T>(attempt: (n: number) => Promise<T>, onRetry: (err: unknown, n: number) => void): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (err) {
+      if (n >= RETRY_ATTEMPTS || !isRetryableConflict(err)) throw err;
+      onRetry(err, n);
+    }
+  }
+}
