@@ -118,7 +118,7 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
   return session;
 }
 
-/** Live spa appointments and class bookings are counted per provider; used by the provider side. */
+/** A provider's bookings, newest first, optionally of one status and type (the provider side). */
 export function bookingsOfProvider(em: EntityManager, providerId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
   const where = parseBookingFilters(filters);
   return keysetPage(em, BookingSchema, { providerId, ...where }, page, 'booking');

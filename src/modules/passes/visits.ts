@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../platform/ids.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from './passes.entity.ts';
@@ -151,9 +150,4 @@ export async function resetPassVisits(em: TxEm, issuedPass: { id: string; resell
        values (?, ?, ?, ?, ?, ?, ?, 'RENEWAL', ?)`,
       [newId('visitTransaction', at.getTime()), issuedPass.resellerId, issuedPass.clientId, issuedPass.id, category, issuedPass.visitsPeriod, -used, at]);
   }
-}
-
-/** The client's entitlements usable at `at`, ending first first (reads; the client view shows them). */
-export function usableEntitlements(em: EntityManager, clientId: string, at: Date): Promise<VisitEntitlement[]> {
-  return em.find(VisitEntitlementSchema, { clientId, validFrom: { $lte: at }, validUntil: { $gt: at } }, { orderBy: { validUntil: 'asc', id: 'asc' } });
 }
