@@ -33,13 +33,10 @@ export async function expireBookingSessions(em: EntityManager, deps: { clock: Cl
         session.updatedAt = now;
       }
       await tx.flush();
+      // The sweep is no reseller's request: its events name the reseller that opened each session.
+      const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
       for (const session of sessions) {
-        // The sweep acts for the reseller that opened the session: its events go to that reseller.
-        const ctx: Ctx = {
-          em: tx, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId(),
-          caller: { kind: 'reseller', resellerId: session.resellerId, apiKeyId: 'background', currency: session.currency },
-        };
-        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session));
+        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
       }
       return sessions.length;
     });
