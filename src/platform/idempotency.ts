@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
 import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
+import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inSavepoint, inTransaction, type TxCtx } from './transaction.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
@@ -57,6 +58,7 @@ export async function runIdempotent(
   options: { answersDomainErrors?: boolean } = {},
 ): Promise<IdempotentResult> {
   const { clock, config } = ctx;
+  const box = await responseBox(ctx);
   const now = clock.now();
   const expiredBefore = new Date(now.getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
   try {
@@ -85,7 +87,7 @@ export async function runIdempotent(
           throw new DomainError('idempotency_key_reused',
             'This Idempotency-Key was already used with a different request; use a new key');
         }
-        return { status: stored.status_code, body: JSON.parse(stored.response_text ?? 'null'), replayed: true };
+        return { status: stored.status_code, body: JSON.parse(box.open(stored.response_text ?? 'null')), replayed: true };
       }
       let response: StoredResponse;
       try {
@@ -97,10 +99,11 @@ export async function runIdempotent(
         response = errorResponse(err);
       }
       // The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
-      // and a replay must return the very same bytes.
+      // and a replay must return the very same bytes. It is sealed: a response may show a secret once
+      // (an access code, a hosted session's URL), and the table must not keep it readable.
       await em.execute(
         'update idempotency_record set status_code = ?, response_body = to_jsonb(?::text) where reseller_id = ? and key = ?',
-        [response.status, JSON.stringify(response.body), scope.resellerId, scope.key],
+        [response.status, box.seal(JSON.stringify(response.body)), scope.resellerId, scope.key],
       );
       return { ...response, replayed: false };
     });
@@ -110,6 +113,16 @@ export async function runIdempotent(
     if ((err as { code?: string }).code === '55P03') throw new DomainError('idempotency_request_in_progress');
     throw err;
   }
+}
+
+const boxes = new WeakMap<Buffer, SecretBox>();
+
+/** The box stored responses are sealed in (README "Secrets at rest"). */
+async function responseBox(ctx: Pick<Ctx, 'em' | 'config'>): Promise<SecretBox> {
+  const master = await masterKey(ctx.em, ctx.config);
+  let box = boxes.get(master);
+  if (!box) boxes.set(master, box = secretBox(master, 'idempotency responses'));
+  return box;
 }
 
 /** Removes records past retention: the background jobs call it on an interval, never a request. */

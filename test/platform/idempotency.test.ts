@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import { masterKey, secretBox } from '../../src/platform/secrets.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { call, gql, v3, type Reply } from '../support/http.ts';
@@ -30,10 +31,13 @@ async function rowsOf(target: TestApp, resellerId: string) {
   };
 }
 
+/** The record as stored (`sealed_text`) and with its response opened as the server opens it (`response_text`). */
 async function storedRecord(resellerId: string, key: string) {
-  const rows = await app.sql<{ status_code: number | null; fingerprint: string; response_text: string | null }>(
-    `select status_code, fingerprint, response_body #>> '{}' as response_text from idempotency_record where reseller_id = ? and key = ?`, [resellerId, key]);
-  return rows[0];
+  const rows = await app.sql<{ status_code: number | null; fingerprint: string; sealed_text: string | null }>(
+    `select status_code, fingerprint, response_body #>> '{}' as sealed_text from idempotency_record where reseller_id = ? and key = ?`, [resellerId, key]);
+  if (!rows[0]) return undefined;
+  const box = secretBox(await masterKey(app.orm.em, app.config), 'idempotency responses');
+  return { ...rows[0], response_text: rows[0].sealed_text === null ? null : box.open(rows[0].sealed_text) };
 }
 
 /** A replay: same status, the very same body (byte for byte), the replay header and a Request-Id of its own. */
@@ -82,8 +86,11 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     expect(res.body).toMatchObject({ object: 'issued_pass', pass_id: pass.id, status: 'ACTIVE' });
     expect(await rowsOf(app, reseller.id)).toEqual({ clients: 1, issuedPasses: 1, debits: 1, outbox: 1, records: 1 });
     const record = await storedRecord(reseller.id, key);
-    expect(record.status_code).toBe(201);
-    expect(record.response_text).toBe(res.text);
+    expect(record!.status_code).toBe(201);
+    expect(record!.response_text).toBe(res.text);
+    // Sealed at rest (README "Secrets at rest"): none of the response is readable in the table.
+    expect(record!.sealed_text).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
+    for (const shown of [res.body.passcode, res.body.client_id, res.body.id]) expect(record!.sealed_text).not.toContain(shown);
     // The event written with the effects names the key it was made under.
     const [event] = await app.sql<{ payload: { request: { idempotency_key: string | null } } }>(
       'select payload from outbox where reseller_id = ?', [reseller.id]);
@@ -216,7 +223,7 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     expect(first.body.error).toMatchObject({ type: 'unprocessable_error', code: 'insufficient_balance' });
     // The failed operation's effects are rolled back; only the record stays.
     expect(await rowsOf(app, reseller.id)).toEqual({ clients: 0, issuedPasses: 0, debits: 0, outbox: 0, records: 1 });
-    expect((await storedRecord(reseller.id, key)).status_code).toBe(422);
+    expect((await storedRecord(reseller.id, key))!.status_code).toBe(422);
 
     await fund(app, reseller.id, 100_000);
     const replay = await issue(reseller, clientBody(pass.id), key);
@@ -237,7 +244,7 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     const first = await issue(reseller, bad, key);
     expect(first.status, first.text).toBe(400);
     expect(first.body.error).toMatchObject({ type: 'invalid_request_error', code: 'validation_error', param: 'email' });
-    expect((await storedRecord(reseller.id, key)).status_code).toBe(400);
+    expect((await storedRecord(reseller.id, key))!.status_code).toBe(400);
     expectReplayOf(await issue(reseller, bad, key), first);
     // Fixing the body under the same key is a different request.
     expectIdempotencyError(await issue(reseller, clientBody(pass.id), key), 'idempotency_key_reused');
@@ -285,7 +292,7 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     expect(await rowsOf(app, reseller.id)).toEqual({ clients: 2, issuedPasses: 2, debits: 2, outbox: 2, records: 1 });
     // The key now belongs to the new request.
     expectReplayOf(await issue(reseller, clientBody(pass.id, { first_name: 'Grace' }), key), later);
-    expect((await storedRecord(reseller.id, key)).response_text).toBe(later.text);
+    expect((await storedRecord(reseller.id, key))!.response_text).toBe(later.text);
   });
 
   it('a key past retention with the same body › executes again', async () => {
@@ -416,7 +423,7 @@ describe('Idempotency-Key on POST /issued_passes/{client_id}/renew', () => {
     expect(first.status, first.text).toBe(409);
     expect(first.body.error).toMatchObject({ type: 'resource_conflict_error', code: 'not_prepaid' });
     expectReplayOf(await renew(reseller, issued.client_id, key), first);
-    expect((await storedRecord(reseller.id, key)).status_code).toBe(409);
+    expect((await storedRecord(reseller.id, key))!.status_code).toBe(409);
   });
 });
 
@@ -567,7 +574,7 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     expectReplayOf(replay, first);
     expect(replay.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
     expect(await rowsOf(app, reseller.id)).toEqual({ clients: 1, issuedPasses: 1, debits: 1, outbox: 1, records: 1 });
-    expect((await storedRecord(reseller.id, key)).status_code).toBe(200);
+    expect((await storedRecord(reseller.id, key))!.status_code).toBe(200);
   });
 
   it('retry with the variables in another key order › replays', async () => {
