@@ -1,7 +1,13 @@
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
-import type { CreditTransaction } from './credits.entity.ts';
+import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
+import type { presentCreditPurchase } from './credits.presenter.ts';
+
+// Other modules reach credits only through this file (README "Module boundaries").
+export type { CreditPackage, CreditPurchase, CreditTransaction } from './credits.entity.ts';
+/** The payload (`data.object`) of the credits.purchased event: the V3 `credit_purchase`. */
+export type CreditPurchaseObject = ReturnType<typeof presentCreditPurchase>;
 
 export interface WalletChange {
   resellerId: string;
@@ -10,13 +16,18 @@ export interface WalletChange {
   amount: number;
   description: string;
   bookingId?: string;
+  /** The credit purchase this change belongs to (README "Credits"). */
+  creditPurchaseId?: string;
   at: Date;
 }
 
 /**
  * Moves a client's credit balance and appends its wallet row in one statement: the UPDATE locks the
  * client row (FOR NO KEY UPDATE, compatible with the key-share locks of rows referencing the client),
- * refuses an overdraft in its WHERE, and feeds the wallet INSERT.
+ * refuses an overdraft in its WHERE, and feeds the wallet INSERT. The row's `seq` (its column
+ * default) is drawn as the row is inserted, after the UPDATE got the lock, so one client's rows in
+ * `seq` order are the order its balance moved; the id was made before the lock wait, so under
+ * concurrency id order may differ (README "Credits").
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
   assertInTransaction(em);
@@ -24,18 +35,18 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Prom
   const delta = type === 'DEBIT' ? -c.amount : c.amount;
   const entry = {
     id: newId('creditTransaction', c.at.getTime()), resellerId: c.resellerId, clientId: c.clientId, type, amount: c.amount,
-    description: c.description, bookingId: c.bookingId ?? null, createdAt: c.at,
+    description: c.description, bookingId: c.bookingId ?? null, creditPurchaseId: c.creditPurchaseId ?? null, createdAt: c.at,
   };
   const [row] = await em.execute<{ balance_after: string }[]>(
     `with moved as (
        update client set credit_balance = credit_balance + ? where id = ? and reseller_id = ? and credit_balance + ? >= 0
        returning credit_balance
      )
-     insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, created_at)
-     select ?, ?, ?, ?, ?, moved.credit_balance, ?, ?, ? from moved
+     insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, credit_purchase_id, created_at)
+     select ?, ?, ?, ?, ?, moved.credit_balance, ?, ?, ?, ? from moved
      returning balance_after`,
     [delta, c.clientId, c.resellerId, delta,
-      entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, c.at],
+      entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at],
   );
   if (!row) {
     const [client] = await em.execute<{ credit_balance: string }[]>(
@@ -48,3 +59,16 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Prom
 
 export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', c);
 export const debitWallet = (em: TxEm, c: WalletChange) => change(em, 'DEBIT', c);
+
+export interface NewCreditPackage { resellerId: string; name: string; credits: number; price: number; currency: string; createdAt: Date }
+
+/**
+ * A credit package of a reseller (the operator's and seed --demo's, README "Credits"), in the
+ * reseller's currency; persisted at the next flush. Credits and price are positive integers.
+ */
+export function createCreditPackage(em: TxEm, p: NewCreditPackage): CreditPackage {
+  for (const [what, n] of [['credits', p.credits], ['price', p.price]] as const) {
+    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`credit package ${what} must be a positive integer, got ${n}`);
+  }
+  return em.create(CreditPackageSchema, { ...p, id: newId('creditPackage', p.createdAt.getTime()) });
+}
