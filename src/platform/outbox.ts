@@ -14,6 +14,18 @@ export async function enqueue(em: EntityManager, row: { topic: string; resellerI
   );
 }
 
+/**
+ * enqueue in one statement after a data-modifying CTE (`first`, which returns one row with a
+ * `payload` column): what `first` writes and the outbox row commit together, in one round trip.
+ */
+export async function enqueueWith(em: EntityManager, first: { sql: string; params: unknown[] }, row: { topic: string; resellerId?: string; at: Date }): Promise<void> {
+  await em.execute(
+    `with first as (${first.sql})
+     insert into outbox (topic, reseller_id, payload, created_at, available_at) select ?, ?, first.payload::jsonb, ?, ? from first`,
+    [...first.params, row.topic, row.resellerId ?? null, row.at, row.at],
+  );
+}
+
 export interface OutboxRow { id: string; topic: string; reseller_id: string | null; payload: unknown; attempts: number }
 export type OutboxHandler = (row: OutboxRow, em: EntityManager) => Promise<void>;
 
@@ -45,7 +57,7 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
   });
 }
 
-/** The in-process dispatcher: polls until stopped. Later issues register webhook and mail handlers. */
+/** The in-process dispatcher: polls until stopped; src/cli/serve.ts gives it the modules' handlers (events, mail). */
 export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, OutboxHandler>, opts: { clock: Clock; log: Logger; pollMs: number }) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();

@@ -1,5 +1,8 @@
 import type { IssuedPassObject, PassRenewalObject } from '../passes/passes.service.ts';
 import type { BookingObject, BookingSessionObject } from '../bookings/bookings.service.ts';
+import type { LookupObject } from '../lookups/lookups.service.ts';
+import type { AccessCodeObject } from '../access-codes/access-codes.service.ts';
+import type { CreditPurchaseObject } from '../credits/credits.service.ts';
 
 // The catalogue of event types: what a webhook endpoint can subscribe to (`enabled_events`) and
 // receive. It is a public contract: types are added, never renamed or reshaped (README "Events").
@@ -33,10 +36,10 @@ export const eventCatalog = {
   'booking.rescheduled': emitted<BookingObject>('booking', 'A booking moved to another time: it is RESCHEDULED and a new PENDING booking replaces it.'),
   'booking_session.created': emitted<BookingSessionObject>('booking_session', 'A booking needs a co-pay or extra visits first: a session to confirm it was opened.'),
   'booking_session.expired': emitted<BookingSessionObject>('booking_session', 'A booking session ran out (24 h) before it was confirmed.'),
-  'access_code.created': planned('access_code', 'A single-use access code (QR) was generated for a client.'),
-  'access_code.redeemed': planned('access_code', 'A provider redeemed an access code, recording a visit.'),
-  'credits.purchased': planned('credit_purchase', "A credit package was bought into a client's wallet, debiting the business account."),
-  'lookup.verified': planned('lookup', 'A lookup was verified with the code mailed to the client and a lookup token issued.'),
+  'access_code.created': emitted<AccessCodeObject>('access_code', 'A single-use access code (QR) was generated for a client.'),
+  'access_code.redeemed': emitted<AccessCodeObject>('access_code', 'A provider redeemed an access code, recording a visit.'),
+  'credits.purchased': emitted<CreditPurchaseObject>('credit_purchase', "A credit package was bought into a client's wallet, debiting the business account."),
+  'lookup.verified': emitted<LookupObject>('lookup', 'A lookup was verified with the code mailed to the client and a lookup token issued.'),
   'hosted_session.completed': planned('hosted_session', 'A client finished a hosted session: booked, or got an access code.'),
   'hosted_session.expired': planned('hosted_session', 'A hosted session expired unused.'),
 } as const satisfies Record<string, EventSpec<unknown>>;

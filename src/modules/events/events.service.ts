@@ -1,12 +1,16 @@
 import { unixSeconds } from '../../platform/clock.ts';
-import { newId } from '../../platform/ids.ts';
-import { enqueue } from '../../platform/outbox.ts';
-import type { Ctx } from '../../platform/request-context.ts';
-import type { DomainEvent, EmittedEventType, EventObjects } from './events.catalog.ts';
+import { notFound, validationError } from '../../platform/errors.ts';
+import { isId, newId } from '../../platform/ids.ts';
+import { enqueueWith } from '../../platform/outbox.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventType } from './events.catalog.ts';
+import { EventSchema, type EventRecord } from './events.entity.ts';
 
 // Other modules record events only through this file (README "Module boundaries", "Events").
 export { eventCatalog } from './events.catalog.ts';
 export type { DomainEvent, EmittedEventType, EventObjects, EventType } from './events.catalog.ts';
+export type { EventRecord } from './events.entity.ts';
 
 /** The outbox topic of domain events; the webhook dispatcher registers its handler under it. */
 export const EVENT_TOPIC = 'event';
@@ -15,11 +19,14 @@ export const EVENT_TOPIC = 'event';
  * Records a domain event (`evt_…`) for webhook delivery, in the use case's transaction (ctx.em).
  * Only a catalogued type with its declared payload type-checks. Events go to the caller's
  * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
+ * One statement writes both the `event` row (GET /events) and the outbox row that fans it out to
+ * webhook endpoints (README "Webhooks"), so recording an event costs a use case one round trip.
  */
 export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T], resellerId?: string): Promise<void> {
   const at = ctx.clock.now();
   if (resellerId === undefined && ctx.caller.kind === 'provider') throw new Error(`${type}: a provider's event must name the reseller it goes to`);
   resellerId ??= ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
+  if (resellerId === undefined) throw new Error(`${type}: an event must name the reseller it goes to`);
   const event: DomainEvent<T> = {
     id: newId('event', at.getTime()),
     object: 'event',
@@ -28,5 +35,30 @@ export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T,
     data: { object },
     request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
   };
-  await enqueue(ctx.em, { topic: EVENT_TOPIC, resellerId, at, payload: event });
+  await enqueueWith(ctx.em, {
+    sql: 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?) returning payload',
+    params: [event.id, resellerId, type, JSON.stringify(event), at],
+  }, { topic: EVENT_TOPIC, resellerId, at });
+}
+
+/** `type` filters in exactly the catalogue's spelling; anything else is a 400 naming `param`. */
+export function parseEventType(type: string | undefined, param = 'type'): EventType | undefined {
+  if (type === undefined) return undefined;
+  if (!Object.hasOwn(eventCatalog, type)) throw validationError(param, `'${type}' is not an event type (README "Events" lists them)`);
+  return type as EventType;
+}
+
+/** The caller's events, newest first, optionally of one type. */
+export function listEvents(ctx: Ctx, filters: { type?: string }, page: PageArgs): Promise<Page<EventRecord>> {
+  const type = parseEventType(filters.type);
+  const { resellerId } = resellerOf(ctx);
+  return keysetPage(ctx.em, EventSchema, { resellerId, ...(type ? { type } : {}) }, page, 'event');
+}
+
+/** An event of the caller's reseller; another reseller's or an unknown id is 404. */
+export async function getOwnEvent(ctx: Ctx, id: string): Promise<EventRecord> {
+  const { resellerId } = resellerOf(ctx);
+  const event = isId('event', id) ? await ctx.em.findOne(EventSchema, { id, resellerId }) : null;
+  if (!event) throw notFound('event', id);
+  return event;
 }

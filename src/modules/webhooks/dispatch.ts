@@ -1,0 +1,191 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.ts';
+import { systemClock, unixSeconds, type Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { OutboxHandler } from '../../platform/outbox.ts';
+import type { DomainEvent } from '../events/events.service.ts';
+import { newDeliveryId } from './deliveries.ts';
+import { secretsBox, signature } from './signing.ts';
+import { guardedLookup, refusedTarget } from './urls.ts';
+
+// Delivery, at least once (README "Webhooks"):
+// 1. recordEvent writes the event and its outbox row with the use case's effects (one commit).
+// 2. The outbox handler of topic `event` fans it out, in the outbox claim's transaction, to one
+//    PENDING webhook_delivery per ENABLED endpoint of the reseller subscribed to its type: the
+//    outbox row is done only when those rows are committed.
+// 3. deliverDueWebhooks claims due deliveries with FOR UPDATE SKIP LOCKED and a lease
+//    (locked_until) in one committed statement, then POSTs them with no transaction open; the
+//    outcome is written afterwards. A worker that dies mid-attempt leaves its lease to run out, and
+//    another worker takes the delivery again: the receiver may see an event twice (same
+//    `webhook-id`), never zero times.
+
+export interface DeliveryDeps { clock: Clock; config: Config; log: Logger }
+
+/** After attempt n (1-based) fails, the next one is due this many seconds later (±10 %); after the last, FAILED. */
+export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
+
+/** How long a claimed delivery is left to its worker: the timeout twice over plus 10 s (30 s by default). */
+export const leaseMs = (config: Config): number => 2 * config.WEBHOOK_TIMEOUT_MS + 10_000;
+
+/** The delay before attempt `attempts + 1`, with ±10 % jitter so retries of many deliveries spread out. */
+export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
+  const base = RETRY_SCHEDULE_SECONDS[Math.min(attempts, RETRY_SCHEDULE_SECONDS.length) - 1] * 1000;
+  return Math.round(base * (0.9 + 0.2 * random()));
+}
+
+/** The outbox handler of topic `event` (src/cli/serve.ts registers it wherever background jobs run). */
+export function webhookFanOut(deps: DeliveryDeps): OutboxHandler {
+  return async (row, em) => {
+    const event = row.payload as DomainEvent;
+    if (row.reseller_id === null || typeof event?.id !== 'string') return;
+    // Endpoints created after the event do not get it; `["*"]` matches every type.
+    const endpoints = await em.execute<{ id: string }[]>(
+      `select w.id from webhook_endpoint w
+        where w.reseller_id = ? and w.status = 'ENABLED'
+          and w.created_at <= (select created_at from event where id = ?)
+          and (w.enabled_events @> '["*"]'::jsonb or w.enabled_events @> ?::jsonb)
+        order by w.id`,
+      [row.reseller_id, event.id, JSON.stringify([event.type])],
+    );
+    if (endpoints.length === 0) return;
+    const now = deps.clock.now();
+    deps.log.debug({ event_id: event.id, type: event.type, endpoints: endpoints.length }, 'event queued for webhook endpoints');
+    await em.execute(
+      `insert into webhook_delivery (id, reseller_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+       values ${endpoints.map(() => "(?, ?, ?, ?, ?, 'PENDING', 0, ?, ?, ?)").join(', ')}
+       on conflict (endpoint_id, event_id) do nothing`,
+      endpoints.flatMap((e) => [newDeliveryId(now), row.reseller_id, e.id, event.id, event.type, now, now, now]),
+    );
+  };
+}
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  event_id: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  body: string;
+}
+
+/** What one attempt came to: a response status, or an error before one (timeout, refused, unreachable). */
+interface Outcome { status?: number; error?: string }
+
+/**
+ * Claims up to `batch` due deliveries, sends them concurrently and records each outcome; returns
+ * how many it attempted. Any number of processes may run it at once: SKIP LOCKED and the lease
+ * keep two of them off one delivery.
+ */
+export async function deliverDueWebhooks(orm: MikroORM, deps: DeliveryDeps, batch = 20): Promise<number> {
+  const { clock, config } = deps;
+  const em = orm.em.fork();
+  const now = clock.now();
+  // One statement, committed on its own: no transaction stays open while the receivers answer.
+  const claimed = await em.execute<Claimed[]>(
+    `with due as (
+       select id from webhook_delivery
+        where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until <= ?)
+        order by next_attempt_at, id
+        limit ?
+        for update skip locked
+     )
+     update webhook_delivery d
+        set locked_until = ?, attempts = d.attempts + 1, updated_at = ?
+       from due, webhook_endpoint w, event ev
+      where d.id = due.id and w.id = d.endpoint_id and ev.id = d.event_id
+     returning d.id, d.attempts, d.event_id, d.endpoint_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
+               ev.payload::text as body`,
+    [now, now, batch, new Date(now.getTime() + leaseMs(config)), now],
+  );
+  if (claimed.length === 0) return 0;
+  const box = await secretsBox(em, config);
+  await Promise.all(claimed.map(async (d) => {
+    const secrets = [box.open(d.secret)];
+    if (d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > clock.now()) {
+      secrets.push(box.open(d.previous_secret));
+    }
+    const outcome = await attempt(d, secrets, config);
+    await record(orm.em.fork(), d, outcome, deps);
+  }));
+  return claimed.length;
+}
+
+/** POSTs the event's body, signed with every live secret, and says what came back. */
+async function attempt(d: Claimed, secrets: string[], config: Config): Promise<Outcome> {
+  const url = new URL(d.url);
+  const refused = refusedTarget(url, config.WEBHOOK_ALLOW_PRIVATE_URLS);
+  if (refused) return { error: refused };
+  // The receiver holds webhook-timestamp to its own clock (Standard Webhooks allows 5 minutes), so
+  // it is the wall-clock time of sending; the schedule above runs on the domain clock.
+  const timestamp = unixSeconds(systemClock.now());
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(d.body)),
+    'user-agent': 'reseller-gateway-webhooks',
+    'webhook-id': d.event_id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets.map((s) => signature(s, d.event_id, timestamp, d.body)).join(' '),
+  };
+  const signal = AbortSignal.timeout(config.WEBHOOK_TIMEOUT_MS);
+  return new Promise<Outcome>((resolve) => {
+    const failed = (err: Error) => resolve({
+      error: signal.aborted ? `timeout: no response within ${config.WEBHOOK_TIMEOUT_MS} ms` : err.message.slice(0, 500),
+    });
+    // No agent: one connection per attempt, closed after it. Redirects are never followed (node:http does not).
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'POST', headers, agent: false, signal, lookup: guardedLookup(config.WEBHOOK_ALLOW_PRIVATE_URLS),
+    }, (res) => {
+      res.on('error', () => undefined);
+      res.resume(); // the body is not read, only drained (bounded by the same timeout)
+      resolve({ status: res.statusCode });
+    });
+    req.on('error', failed);
+    req.end(d.body);
+  });
+}
+
+/** Writes an attempt's outcome, unless another worker has taken the delivery since (its attempts moved on). */
+async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: DeliveryDeps): Promise<void> {
+  const { clock, log } = deps;
+  const now = clock.now();
+  const status = outcome.status;
+  const context = { delivery_id: d.id, webhook_endpoint_id: d.endpoint_id, event_id: d.event_id, attempt: d.attempts };
+  if (status !== undefined && status >= 200 && status < 300) {
+    await em.execute(
+      `update webhook_delivery set status = 'SUCCEEDED', next_attempt_at = null, locked_until = null,
+              last_response_status = ?, last_error = null, updated_at = ?
+        where id = ? and attempts = ?`,
+      [status, now, d.id, d.attempts]);
+    log.debug({ ...context, status }, 'webhook delivered');
+    return;
+  }
+  if (status === 410) {
+    // Gone: the receiver asks for nothing more. The endpoint is disabled and what was pending fails.
+    await em.transactional(async (tx) => {
+      await tx.execute("update webhook_endpoint set status = 'DISABLED', updated_at = ? where id = ?", [now, d.endpoint_id]);
+      await tx.execute(
+        `update webhook_delivery
+            set status = 'FAILED', next_attempt_at = null, locked_until = null, updated_at = ?,
+                last_response_status = case when id = ? then 410 else last_response_status end,
+                last_error = case when id = ? then 'HTTP 410 Gone: the endpoint was disabled' else 'the endpoint was disabled (HTTP 410 Gone)' end
+          where endpoint_id = ? and status = 'PENDING'`,
+        [now, d.id, d.id, d.endpoint_id]);
+    });
+    log.warn(context, 'webhook endpoint answered 410 Gone; it is disabled');
+    return;
+  }
+  const error = outcome.error ?? (status! >= 300 && status! < 400 ? `HTTP ${status}: redirect not followed` : `HTTP ${status}`);
+  const last = d.attempts >= MAX_ATTEMPTS;
+  const next = last ? null : new Date(now.getTime() + retryDelayMs(d.attempts));
+  await em.execute(
+    `update webhook_delivery set status = ?, next_attempt_at = ?, locked_until = null, last_response_status = ?, last_error = ?, updated_at = ?
+      where id = ? and attempts = ? and status = 'PENDING'`,
+    [last ? 'FAILED' : 'PENDING', next, status ?? null, error, now, d.id, d.attempts]);
+  log.info({ ...context, status, error, next_attempt_at: next }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; retrying later');
+}
