@@ -1,14 +1,55 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { newId } from '../../platform/ids.ts';
+import { isId, newId } from '../../platform/ids.ts';
 import { newApiKeySecret } from '../../platform/crypto.ts';
 import { notFound } from '../../platform/errors.ts';
+import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import { creditBusinessAccount } from '../ledger/ledger.service.ts';
-import { withTransaction } from '../../platform/transaction.ts';
+import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
-// Operator use cases (the CLI): resellers, their API keys and business-account funding.
+// Operator use cases (the CLI): resellers, their API keys and business-account funding; and a
+// reseller's own lookup setting and the issuers it can look clients up at (README "Lookup").
+// Other modules reach resellers only through this file (README "Module boundaries").
+export type { Reseller } from './resellers.entity.ts';
+
+export const lookupSettingsInput = z.strictObject({
+  enabled: z.boolean({ error: 'Expected true or false' }).describe('true: other resellers may look up this reseller\'s clients'),
+});
+export type LookupSettingsInput = z.input<typeof lookupSettingsInput>;
+
+/** The caller's own reseller row. */
+export async function getOwnReseller(ctx: Ctx): Promise<Reseller> {
+  return ctx.em.findOneOrFail(ResellerSchema, { id: resellerOf(ctx).resellerId });
+}
+
+/**
+ * POST /settings/lookup: whether other resellers (and the caller itself) may look up this
+ * reseller's clients. Turning it off ends every lookup token for its clients at once (README "Lookup").
+ */
+export async function setLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): Promise<Reseller> {
+  const input = parseInput(lookupSettingsInput, raw);
+  const reseller = await getOwnReseller(ctx);
+  reseller.lookupEnabled = input.enabled;
+  await ctx.em.flush();
+  return reseller;
+}
+
+/** Who can be looked up at: active resellers with lookup enabled, the caller included when it is one. */
+const issuerWhere = { lookupEnabled: true, status: 'ACTIVE' as const };
+
+/** GET /issuers: the issuers, newest first. */
+export function listIssuers(ctx: Ctx, page: PageArgs): Promise<Page<Reseller>> {
+  resellerOf(ctx);
+  return keysetPage(ctx.em, ResellerSchema, issuerWhere, page, 'reseller');
+}
+
+/** An issuer by id, or null: a reseller that is not one (or not active) cannot be told from none. */
+export async function findIssuer(em: EntityManager, id: string): Promise<Reseller | null> {
+  return isId('reseller', id) ? em.findOne(ResellerSchema, { id, ...issuerWhere }) : null;
+}
 
 export const createResellerInput = z.strictObject({
   name: shortText(200),

@@ -1,0 +1,41 @@
+import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { defineRoutes } from '../../rest/route.ts';
+import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { getOwnReseller, listIssuers, lookupSettingsInput, setLookupEnabled, type LookupSettingsInput } from './resellers.service.ts';
+import { issuerSchema, lookupSettingsSchema, presentIssuer, presentLookupSettings } from './resellers.presenter.ts';
+
+const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
+
+// A reseller's lookup setting and the issuers it can look up clients at (README "Lookup").
+export const resellersRoutes = defineRoutes([
+  {
+    method: 'GET', path: '/settings/lookup', operationId: 'getLookupSettings', tag: 'Lookups',
+    summary: "Whether other resellers may look up this reseller's clients",
+    success: { status: 200, description: 'The `lookup_settings`', schema: lookupSettingsSchema },
+    errors: [...authErrors],
+    async handler(ctx) {
+      return { status: 200, body: presentLookupSettings(await getOwnReseller(ctx)) };
+    },
+  },
+  {
+    method: 'POST', path: '/settings/lookup', operationId: 'setLookupEnabled', tag: 'Lookups',
+    summary: "Let other resellers look up this reseller's clients (`enabled: true`), or stop it: off ends every lookup token for its clients",
+    body: lookupSettingsInput, idempotent: true,
+    success: { status: 200, description: 'The `lookup_settings`', schema: lookupSettingsSchema },
+    errors: [...authErrors, 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    async handler(ctx, { body }) {
+      return { status: 200, body: presentLookupSettings(await setLookupEnabled(ctx, body as LookupSettingsInput)) };
+    },
+  },
+  {
+    method: 'GET', path: '/issuers', operationId: 'listIssuers', tag: 'Lookups', paginated: true,
+    summary: 'Get the resellers whose clients can be looked up (lookup enabled; the caller too when it is one), newest first',
+    query: pageQuerySchema,
+    success: { status: 200, description: 'A list of `issuer` objects', schema: listOf(issuerSchema) },
+    errors: [...authErrors, 'invalid_cursor'],
+    async handler(ctx, { query }) {
+      const page = await listIssuers(ctx, pageArgsFromQuery(query));
+      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/issuers', 'Issuers retrieved successfully', presentIssuer) };
+    },
+  },
+]);
