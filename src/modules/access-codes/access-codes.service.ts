@@ -1,0 +1,7 @@
+import type { presentAccessCode } from './access-codes.presenter.ts';
+
+// Other modules reach access codes only through this file (README "Module boundaries"):
+// the expiry sweep for `serve`, `worker` and the CLI, and the payload of the access_code.* events.
+export { expireAccessCodes } from './expire-access-codes.ts';
+/** The `data.object` of access_code.* events: the code without its secret (no code, no QR). */
+export type AccessCodeObject = ReturnType<typeof presentAccessCode>;
