@@ -20,7 +20,33 @@ export const configSchema = z.object({
   OUTBOX_IN_PROCESS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
-});
+  // Where mail goes (README "E-mail"): smtp:// or smtps://, with user:password@ when the server wants them.
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Reseller Gateway <no-reply@localhost>'),
+  // Webhooks (README "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // 32 bytes, base64 or hex: the key that seals secrets kept at rest (README "Secrets at rest").
+  SECRETS_KEY: z.string().optional().refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, 'must be 32 bytes, base64 or hex'),
+  // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (README "Access codes").
+  ACCESS_CODE_SIGNING_KEY: z.string().optional()
+    .refine((v) => v === undefined || accessCodeSigningKeyBytes(v) !== undefined, 'must be at least 32 bytes, base64 or hex'),
+}).refine((c) => c.NODE_ENV !== 'production' || c.ACCESS_CODE_SIGNING_KEY !== undefined,
+  { path: ['ACCESS_CODE_SIGNING_KEY'], message: 'required when NODE_ENV is production (README "Access codes")' });
+
+/** SECRETS_KEY as bytes: 64 hex characters or base64 (standard or url-safe) of exactly 32 bytes. */
+export function secretsKeyBytes(value: string): Buffer | undefined {
+  const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  return bytes.length === 32 ? bytes : undefined;
+}
+
+/** ACCESS_CODE_SIGNING_KEY as bytes: hex (an even number of digits) or base64 (standard or url-safe), at least 32 bytes. */
+export function accessCodeSigningKeyBytes(value: string): Buffer | undefined {
+  const hex = /^(?:[0-9a-f]{2})+$/i.test(value);
+  if (!hex && !/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
+  const bytes = Buffer.from(value, hex ? 'hex' : 'base64');
+  return bytes.length >= 32 ? bytes : undefined;
+}
 
 export type Config = Readonly<z.infer<typeof configSchema>> & { readonly dataDir: string };
 

@@ -13,8 +13,20 @@ import { handleGraphQL } from './graphql/http.ts';
 import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from './rest/router.ts';
 import { openApiDocument } from './rest/openapi.ts';
 import { sendError, sendJson } from './rest/http.ts';
+import { masterKey } from './platform/secrets.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
+
+/**
+ * What a server reads once before it listens, so no request pays for it: the master key of
+ * secrets at rest (README "Secrets at rest"). Awaited, so that closing the ORM right after start
+ * never meets the read still in flight; a failure here is only logged and the read is tried again
+ * on first use.
+ */
+export async function warmUp(deps: Pick<AppDeps, 'orm' | 'config' | 'log'>): Promise<void> {
+  await masterKey(deps.orm.em, deps.config)
+    .catch((err: unknown) => deps.log.warn({ err }, 'secrets master key not read at start; reading it on first use'));
+}
 
 /**
  * Builds the HTTP server: the V3 route tables (the reseller API and the provider API, each under

@@ -14,6 +14,7 @@ import {
 } from '../modules/resellers/resellers.service.ts';
 import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
+import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
 
@@ -70,6 +71,10 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         return print({ id: command.keyId, revoked: true });
       }
       case 'sessions expire': return print({ expired: await expireBookingSessions(em, { clock: systemClock, config, log }) });
+      case 'access-codes expire': {
+        const { expired, visitsRestored, sessionsExpired } = await expireAccessCodes(em, { clock: systemClock });
+        return print({ expired, visits_restored: visitsRestored, sessions_expired: sessionsExpired });
+      }
       case 'catalog import': return runCatalogImport(em, catalog);
     }
   });

@@ -6,7 +6,11 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { migrate, openOrm } from '../db/orm.ts';
 import { seedDemo, type DemoSeed } from '../db/seed.ts';
 import { startBackgroundJobs, type BackgroundJobs, type Sweep } from '../platform/background.ts';
+import type { OutboxHandler } from '../platform/outbox.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
+import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
+import { MAIL_TOPIC, mailHandler } from '../modules/mail/mail.service.ts';
+import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../modules/webhooks/webhooks.service.ts';
 import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { describeEndpoints, describeSeed } from './banner.ts';
@@ -33,7 +37,9 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
     seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
     if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
     else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
-    if (config.OUTBOX_IN_PROCESS) jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, sweeps: moduleSweeps(config, log) });
+    if (config.OUTBOX_IN_PROCESS) {
+      jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, handlers: outboxHandlers(config, log), sweeps: moduleSweeps(config, log) });
+    }
   } catch (err) {
     await db.close();
     throw err;
@@ -53,7 +59,7 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
 /** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */
 export async function worker(config: Config, log: Logger): Promise<number> {
   const db = await openDatabase(config, log, 'client');
-  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, sweeps: moduleSweeps(config, log) });
+  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, handlers: outboxHandlers(config, log), sweeps: moduleSweeps(config, log) });
   log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
   onStopSignal(log, async () => {
     await jobs.stop();
@@ -62,10 +68,21 @@ export async function worker(config: Config, log: Logger): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
+/** The outbox topics delivered wherever background jobs run: mail (README "E-mail") and events, fanned out to webhook endpoints (README "Webhooks"). */
+export function outboxHandlers(config: Config, log: Logger): Record<string, OutboxHandler> {
+  return { [MAIL_TOPIC]: mailHandler({ config, clock: systemClock, log }), [WEBHOOK_EVENT_TOPIC]: webhookFanOut({ clock: systemClock, config, log }) };
+}
+
 /** The modules' periodic jobs, run beside the outbox wherever background jobs run. */
 export function moduleSweeps(config: Config, log: Logger): Sweep[] {
   return [
     { name: 'booking sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireBookingSessions(orm.em.fork(), { clock: systemClock, config, log }) },
+    // Access codes past their day give their visit back (README "Access codes"), on the sessions' interval.
+    { name: 'access codes', everyMs: config.SESSION_SWEEP_MS, run: async (orm) => {
+      const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
+      return swept.expired + swept.sessionsExpired;
+    } },
+    { name: 'webhook deliveries', everyMs: config.OUTBOX_POLL_MS, run: (orm) => deliverDueWebhooks(orm, { clock: systemClock, config, log }) },
   ];
 }
 
@@ -110,7 +127,8 @@ function listen(server: http.Server, config: Config): Promise<number> {
 
 async function listenInProcess(db: Database, config: Config, log: Logger) {
   // Loaded here only: the other commands start faster without the GraphQL schema.
-  const { buildServer } = await import('../server.ts');
+  const { buildServer, warmUp } = await import('../server.ts');
+  await warmUp({ orm: db.orm, config, log });
   const server = buildServer({ orm: db.orm, config, clock: systemClock, log });
   const port = await listen(server, config);
   return {
@@ -131,7 +149,8 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
   let stop: () => Promise<void>;
   try {
     const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log);
-    const { buildServer } = await import('../server.ts');
+    const { buildServer, warmUp } = await import('../server.ts');
+    await warmUp({ orm, config, log });
     const server = buildServer({ orm, config, clock: systemClock, log });
     port = await listen(server, config);
     let stopped: Promise<void> | undefined;

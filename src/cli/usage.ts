@@ -9,6 +9,9 @@ export const USAGE = `usage: reseller-gateway <command>
                                        (for OUTBOX_IN_PROCESS=false deployments)
   sessions expire                      mark booking sessions past their 24 hours EXPIRED now (the sweep
                                        serve and worker run every SESSION_SWEEP_MS); prints how many
+  access-codes expire                  mark access codes past their day (and their sessions past 24 hours) EXPIRED now,
+                                       giving the codes' visits back (the sweep serve and worker run every
+                                       SESSION_SWEEP_MS); prints how many
   migrate                              apply pending migrations
   seed --demo [--json]                 create demo resellers, keys, passes and a catalogue (3 cities) on an empty database
   resellers list                       every reseller: id, name, currency, status, balance, created
@@ -36,6 +39,7 @@ export type Command =
   | { name: 'worker' }
   | { name: 'migrate' }
   | { name: 'sessions expire' }
+  | { name: 'access-codes expire' }
   | { name: 'seed'; json: boolean }
   | { name: 'resellers list' }
   | { name: 'resellers create'; resellerName: string; currency: string }
@@ -74,6 +78,11 @@ export function parseCommand(argv: string[]): Command {
       if (rest[0] !== 'expire') throw usage('sessions expire');
       parseArgs(rest.slice(1), {}, 0, 'sessions expire');
       return { name: 'sessions expire' };
+    }
+    case 'access-codes': {
+      if (rest[0] !== 'expire') throw usage('access-codes expire');
+      parseArgs(rest.slice(1), {}, 0, 'access-codes expire');
+      return { name: 'access-codes expire' };
     }
     case 'print-schema': parseArgs(rest, {}, 0, 'print-schema'); return { name: 'print-schema' };
     case 'seed': {

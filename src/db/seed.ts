@@ -14,6 +14,7 @@ import { findProviders } from '../modules/providers/providers.service.ts';
 import { slotAt } from '../modules/spa/spa.service.ts';
 import { businessAccountBalance } from '../modules/ledger/ledger.service.ts';
 import { bookClass } from '../modules/bookings/book-class.ts';
+import { createCreditPackage } from '../modules/credits/credits.service.ts';
 import { importCatalog } from '../modules/catalog/catalog.import.ts';
 import { buildDemoCatalog, type DemoCity } from './demo-catalog.ts';
 
@@ -68,6 +69,8 @@ export interface DemoSeed {
   resellers: {
     id: string; name: string; currency: string; balance: number; api_key: string;
     passes: { id: string; name: string; payment_model: PaymentModel }[];
+    /** Credit packages its clients can buy (README "Credits"), in the reseller's currency. */
+    credit_packages: { id: string; name: string; credits: number; price: number }[];
     clients: DemoClient[];
     bookings: DemoBookings;
   }[];
@@ -94,6 +97,13 @@ const packages: PackageSpec[] = [
       { type: 'SPA', tiers: ['SILVER', 'GOLD'], visits_allowed: null, credit_allocated: 200 },
     ],
   },
+];
+
+/** The credit packages of every demo reseller (README "Credits"); prices in minor units of its currency. */
+const demoCreditPackages = [
+  { name: 'Starter Credits', credits: 50, price: 2500 },
+  { name: 'Plus Credits', credits: 120, price: 5500 },
+  { name: 'Max Credits', credits: 300, price: 12000 },
 ];
 
 /** The business balance each demo reseller is left with, after the demo clients' passes are paid. */
@@ -132,6 +142,7 @@ export async function seedDemo(em: EntityManager, at: Date): Promise<DemoSeed | 
         name: p.name, description: p.description, price: p.price, currency: reseller.currency,
         duration: p.duration, paymentModel: p.paymentModel, categories: p.categories, createdAt: at,
       }));
+      const creditPackages = demoCreditPackages.map((p) => createCreditPackage(tx, { ...p, resellerId: reseller.id, currency: reseller.currency, createdAt: at }));
       await tx.flush();
       const caller = { kind: 'reseller' as const, resellerId: reseller.id, apiKeyId: key.id, currency: reseller.currency };
       // A context per use case call, as the API makes one per request.
@@ -140,6 +151,7 @@ export async function seedDemo(em: EntityManager, at: Date): Promise<DemoSeed | 
       seeded.resellers.push({
         id: reseller.id, name, currency: reseller.currency, balance: await businessAccountBalance(tx, reseller.id), api_key: key.secret,
         passes: passes.map((p) => ({ id: p.id, name: p.name, payment_model: p.paymentModel })),
+        credit_packages: creditPackages.map((p) => ({ id: p.id, name: p.name, credits: p.credits, price: p.price })),
         clients, bookings,
       });
     }

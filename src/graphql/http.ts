@@ -20,8 +20,11 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     }
     const raw = req.method === 'POST' ? await readBody(req, pipeline.bodyLimit) : Buffer.alloc(0);
     checkTransportText(req, raw, search);
-    // GraphQL is the reseller surface: a provider key is refused here, 403, before anything runs.
-    const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') }, 'reseller');
+    // GraphQL is the reseller surface: a provider key is refused here, 403, before anything runs. A
+    // Service-Lookup-Token is read here; the plugin refuses it, 403, unless every root field takes one.
+    const caller = await pipeline.authenticate(
+      { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
+      'reseller', { takesLookupToken: true });
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
     const ctx = pipeline.context(caller, { requestId, log });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.

@@ -1,10 +1,14 @@
-import { GraphQLError, Kind, getOperationAST, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
+import {
+  GraphQLError, Kind, getOperationAST, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema,
+  type OperationDefinitionNode, type SelectionSetNode, type ValidationContext,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { DomainError, errorBody } from '../platform/errors.ts';
+import { DomainError, errorBody, validationError } from '../platform/errors.ts';
 import { checkIdempotencyKey, fingerprint, UnstoredResponse } from '../platform/idempotency.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import { checkJsonText, checkText, textProblem } from '../platform/text.ts';
+import { showsSecretOnce, takesLookupToken } from './use-case.ts';
 
 /** What src/graphql/http.ts hands yoga for one request (the GraphiQL page has no `ctx`). */
 export interface ServerContext { ctx?: Ctx; rawIdempotencyKey?: string; requestId?: string }
@@ -15,6 +19,7 @@ type Params = { query?: string; variables?: Record<string, unknown> | null; oper
  * The GraphQL edge of the request pipeline (src/platform/pipeline.ts), decided from what yoga
  * parsed, whatever the body format:
  * - the text rule on the parsed query, operation name, variables and string literals;
+ * - a Service-Lookup-Token caller runs only root fields that take one (`takesLookupToken`), else 403;
  * - a mutation runs in the pipeline's write stage: Idempotency-Key, one transaction, the record;
  * - request errors carry catalogue codes, and `internal_error` the request id.
  */
@@ -42,13 +47,19 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
       }));
     },
 
-    onExecute({ args, executeFn, setExecuteFn }) {
-      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
-
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
       const context = args.contextValue as unknown as Ctx & ServerContext & { params: Params };
+      const refused = operation ? refusedForCaller(args.schema, args.document, operation, context) : undefined;
+      if (refused) return setResultAndStopExecution({ errors: [requestError(refused, context.requestId)] });
+      if (operation?.operation !== 'mutation') return;
+
       setExecuteFn(async (execArgs) => {
         const { params, requestId } = context;
         try {
+          if (context.rawIdempotencyKey !== undefined && rootFields(args.schema, args.document, operation).some((f) => f.secretOnce)) {
+            throw validationError('Idempotency-Key', 'This mutation shows a secret once and takes no Idempotency-Key: its answer is never stored');
+          }
           const written = await pipeline.write(
             { ...context, idempotencyKey: checkIdempotencyKey(context.rawIdempotencyKey) },
             () => fingerprint('graphql', params.query, params.variables ?? {}, params.operationName ?? null),
@@ -81,6 +92,46 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
       setResult({ ...result, errors: result.errors.map((e) => withCatalogueCode(e as GraphQLError, !('data' in result), requestId)) });
     },
   };
+}
+
+interface RootField { name: string; lookupToken: boolean; secretOnce: boolean }
+
+/** The root fields an operation selects (through fragments), with their extensions. */
+function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): RootField[] {
+  const type = schema.getRootType(operation.operation);
+  const fields = type?.getFields() ?? {};
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const found: RootField[] = [];
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        const extensions = fields[s.name.value]?.extensions ?? {};
+        found.push({ name: s.name.value, lookupToken: extensions.takesLookupToken === takesLookupToken.takesLookupToken,
+          secretOnce: extensions.showsSecretOnce === showsSecretOnce.showsSecretOnce });
+      } else if (s.kind === Kind.INLINE_FRAGMENT) {
+        walk(s.selectionSet);
+      } else if (!seen.has(s.name.value)) {
+        seen.add(s.name.value);
+        const fragment = fragments.get(s.name.value);
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return found;
+}
+
+/**
+ * A Service-Lookup-Token caller (README "Lookup") may select only root fields that take a token
+ * (and `__typename`); anything else refuses the whole operation before it runs.
+ */
+function refusedForCaller(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, ctx: Partial<Ctx>): DomainError | undefined {
+  if (ctx.caller?.kind !== 'reseller' || ctx.caller.lookup === undefined) return undefined;
+  const other = rootFields(schema, document, operation).find((f) => !f.lookupToken && f.name !== '__typename');
+  if (!other) return undefined;
+  return new DomainError('permission_denied', `A Service-Lookup-Token is not accepted on '${other.name}': it authorises only the `
+    + "looked-up client's bookings, access codes and reads (README \"Lookup\")");
 }
 
 function checkParamsText(params: Params): void {

@@ -9,6 +9,12 @@ import '../modules/providers/providers.graphql.ts';
 import '../modules/spa/spa.graphql.ts';
 import '../modules/classes/classes.graphql.ts';
 import '../modules/bookings/bookings.graphql.ts';
+import '../modules/access-codes/access-codes.graphql.ts';
+import '../modules/events/events.graphql.ts';
+import '../modules/webhooks/webhooks.graphql.ts';
+import '../modules/credits/credits.graphql.ts';
+import '../modules/resellers/resellers.graphql.ts';
+import '../modules/lookups/lookups.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from './clock.ts';
 import { DomainError } from './errors.ts';
 import { sha256Hex } from './crypto.ts';
 import type { KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
@@ -83,4 +84,89 @@ async function lookUpProviderKey(em: EntityManager, hash: string): Promise<Verdi
   if (!row) return undefined;
   const caller: ProviderCaller = { kind: 'provider', providerId: row.provider_id, providerKeyId: row.key_id };
   return { kind: 'provider', caller };
+}
+
+/** What a request presents: `Authorization` and `Service-Lookup-Token` as sent (undefined when absent). */
+export interface Credentials { authorization?: string; lookupToken?: string }
+
+/**
+ * The caller of one request (README "Lookup", "Provider side"). Without a Service-Lookup-Token it is
+ * the API key's caller (`authenticate`). A token is taken only where the operation declares it
+ * (`takesLookupToken`): anywhere else it is 403 `permission_denied` before the key or the token is
+ * even read, so nothing runs. Where it is taken, the caller is the reseller that verified the
+ * lookup, scoped to its client; with a bearer key as well, both must name that reseller (else 403).
+ */
+export async function authenticateRequest<K extends KeyKind>(em: EntityManager, clock: Clock, credentials: Credentials, accepts: K,
+  options: { takesLookupToken?: boolean } = {}): Promise<Extract<KeyCaller, { kind: K }>> {
+  if (credentials.lookupToken === undefined) return authenticate(em, credentials.authorization, accepts);
+  if (!options.takesLookupToken || accepts !== 'reseller') {
+    throw new DomainError('permission_denied', 'A Service-Lookup-Token is not accepted on this operation: it authorises only the '
+      + "looked-up client's bookings, access codes and reads (README \"Lookup\")");
+  }
+  const token = await authenticateLookupToken(em, clock, credentials.lookupToken);
+  if (credentials.authorization === undefined) return token as Extract<KeyCaller, { kind: K }>;
+  const bearer = await authenticate(em, credentials.authorization, 'reseller');
+  if (bearer.resellerId !== token.resellerId) {
+    throw new DomainError('permission_denied', 'The API key and the Service-Lookup-Token belong to different resellers');
+  }
+  return { ...bearer, lookup: token.lookup } as Extract<KeyCaller, { kind: K }>;
+}
+
+/** Lookup tokens are `lkpt_` + 40 base62 characters (README "Lookup"). */
+const LOOKUP_TOKEN = /^lkpt_[0-9A-Za-z]{40}$/;
+
+/** A token's verdict, cached like a key's; the pass expiry is checked against the clock on every use. */
+type TokenVerdict = { caller: ResellerCaller; passExpiresAt: number } | { disabled: true };
+const tokenCache = new Map<string, { verdict: TokenVerdict; until: number }>();
+
+const invalidToken = () => new DomainError('invalid_lookup_token', 'Invalid Service-Lookup-Token: unknown, or its lookup or pass is no longer active');
+
+/**
+ * `Service-Lookup-Token: lkpt_…` → the verifying reseller's caller with the lookup's scope. Valid while
+ * the lookup is ACTIVE, the issued pass it was verified against is ACTIVE and unexpired, and its
+ * issuer still has lookup enabled; else 401 `invalid_lookup_token`. Compared by SHA-256 only and
+ * cached for KEY_CACHE_MS like API keys, so a cancelled pass or a disabled issuer is refused within 1 s.
+ */
+async function authenticateLookupToken(em: EntityManager, clock: Clock, token: string): Promise<ResellerCaller> {
+  const nowMs = performance.now();
+  if (!LOOKUP_TOKEN.test(token.trim())) throw invalidToken();
+  const hash = sha256Hex(token.trim());
+  let entry = tokenCache.get(hash);
+  if (!entry || entry.until <= nowMs) {
+    const verdict = await lookUpLookupToken(em, hash);
+    if (!verdict) {
+      tokenCache.delete(hash);
+      throw invalidToken();
+    }
+    if (tokenCache.size >= KEY_CACHE_MAX) tokenCache.clear();
+    entry = { verdict, until: nowMs + KEY_CACHE_MS };
+    tokenCache.set(hash, entry);
+  }
+  const { verdict } = entry;
+  if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
+  if (verdict.passExpiresAt <= clock.now().getTime()) throw invalidToken();
+  return verdict.caller;
+}
+
+async function lookUpLookupToken(em: EntityManager, hash: string): Promise<TokenVerdict | undefined> {
+  const [row] = await em.execute<{
+    lookup_id: string; reseller_id: string; status: string; currency: string; client_id: string; issuer_id: string;
+    issued_pass_id: string; pass_status: string; pass_expires_at: Date; issuer_enabled: boolean; issuer_status: string;
+  }[]>(
+    `select l.id as lookup_id, l.reseller_id, r.status, r.currency, l.client_id, l.issuer_id, l.issued_pass_id,
+            ip.status as pass_status, ip.expires_at as pass_expires_at, i.lookup_enabled as issuer_enabled, i.status as issuer_status
+       from lookup l
+       join reseller r on r.id = l.reseller_id
+       join reseller i on i.id = l.issuer_id
+       join issued_pass ip on ip.id = l.issued_pass_id
+      where l.token_hash = ? and l.status = 'ACTIVE'`,
+    [hash],
+  );
+  if (!row || row.pass_status !== 'ACTIVE' || !row.issuer_enabled || row.issuer_status !== 'ACTIVE') return undefined;
+  if (row.status !== 'ACTIVE') return { disabled: true };
+  const caller: ResellerCaller = {
+    kind: 'reseller', resellerId: row.reseller_id, apiKeyId: null, currency: row.currency.trim(),
+    lookup: { lookupId: row.lookup_id, clientId: row.client_id, clientResellerId: row.issuer_id, issuedPassId: row.issued_pass_id },
+  };
+  return { caller, passExpiresAt: new Date(row.pass_expires_at).getTime() };
 }

@@ -26,6 +26,7 @@ export const idPrefixes = {
   lookup: 'lookup',
   lookupToken: 'lkpt',
   webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
   event: 'evt',
   hostedSession: 'hs',
   request: 'req',

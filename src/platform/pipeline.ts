@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
-import { authenticate, type KeyKind } from './auth.ts';
+import { authenticateRequest, type KeyKind } from './auth.ts';
+import { sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
 import type { Logger } from './logger.ts';
@@ -16,7 +17,7 @@ import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
 
 export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
 
-export interface RequestHeaders { authorization?: string; idempotencyKey?: string }
+export interface RequestHeaders { authorization?: string; lookupToken?: string; idempotencyKey?: string }
 
 export interface Pipeline {
   /** Bodies above it are refused with 413 before anything else reads them. */
@@ -24,8 +25,11 @@ export interface Pipeline {
   /**
    * Stage 1: who is calling, with a key of the kind this surface takes (`accepts`): the reseller
    * API and GraphQL take reseller keys, the provider API provider keys (401/403 as DomainErrors).
+   * A Service-Lookup-Token is read only where the operation takes one (`takesLookupToken`; README
+   * "Lookup"), else it is 403 before anything runs; GraphQL takes it here and the plugin holds the
+   * operation's fields to it (src/graphql/pipeline-plugin.ts).
    */
-  authenticate(headers: RequestHeaders, accepts: KeyKind): Promise<Caller>;
+  authenticate(headers: RequestHeaders, accepts: KeyKind, options?: { takesLookupToken?: boolean }): Promise<Caller>;
   /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */
   context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string }): Ctx;
   /**
@@ -40,7 +44,8 @@ export interface Pipeline {
 export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    authenticate: (headers, accepts) => authenticate(deps.orm.em.fork(), headers.authorization, accepts),
+    authenticate: (headers, accepts, options) => authenticateRequest(deps.orm.em.fork(), deps.clock,
+      { authorization: headers.authorization, lookupToken: headers.lookupToken }, accepts, options),
 
     context: (caller, request) => ({
       em: deps.orm.em.fork(),
@@ -67,7 +72,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse, options: { answersDomainErrors?: boolean }): Promise<IdempotentResult> {
   if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
-    return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fingerprint() }, run, errorResponse, options);
+    // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (README
+    // "Lookup"), so a key one used answers the other 409 idempotency_key_reused, never the stored response.
+    const { lookup } = ctx.caller;
+    const fp = lookup ? sha256Hex(`${fingerprint()}\nlookup ${lookup.lookupId}`) : fingerprint();
+    return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fp }, run, errorResponse, options);
   }
   try {
     return { ...(await inTransaction(ctx, run)), replayed: false };

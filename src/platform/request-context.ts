@@ -4,8 +4,20 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { newId } from './ids.ts';
 
-/** Who is calling. Later issues add the lookup client and client-session callers. */
-export interface ResellerCaller { kind: 'reseller'; resellerId: string; apiKeyId: string; currency: string }
+/**
+ * What a Service-Lookup-Token adds to its reseller's caller (README "Lookup"): the one client the
+ * request may act for, a client of `clientResellerId` (the issuer), and the issued pass the lookup
+ * was verified against. Services resolve clients through clients.service.ts and passes.service.ts,
+ * which honour it; the routes and GraphQL fields that take a token are the only ones it reaches.
+ */
+export interface LookupScope { lookupId: string; clientId: string; clientResellerId: string; issuedPassId: string }
+
+/**
+ * Who is calling. A reseller acts with its API key (`apiKeyId`), or with a lookup token
+ * (`lookup`), or both (they must name the same reseller); `apiKeyId` is null for a token alone.
+ * Later issues add the client-session caller.
+ */
+export interface ResellerCaller { kind: 'reseller'; resellerId: string; apiKeyId: string | null; currency: string; lookup?: LookupScope }
 /** A provider acting on its own bookings with a provider API key (README "Provider side"). */
 export interface ProviderCaller { kind: 'provider'; providerId: string; providerKeyId: string }
 export type Caller = ResellerCaller | ProviderCaller | { kind: 'anonymous' };
@@ -32,6 +44,11 @@ export const newRequestId = (): string => newId('request');
 export function resellerOf(ctx: Pick<Ctx, 'caller'>): ResellerCaller {
   if (ctx.caller.kind !== 'reseller') throw new Error('a reseller caller is required here');
   return ctx.caller;
+}
+
+/** The lookup scope of a token caller (README "Lookup"), or undefined for every other caller. */
+export function lookupScopeOf(ctx: Pick<Ctx, 'caller'>): LookupScope | undefined {
+  return ctx.caller.kind === 'reseller' ? ctx.caller.lookup : undefined;
 }
 
 /** The provider the caller acts for; the provider side's use cases call this, so no other caller slips through. */

@@ -15,6 +15,7 @@ const IDEMPOTENT_REPLAYED = {
   schema: { type: 'string', enum: ['true'] },
 };
 const ALLOW = { description: 'The methods this path takes, comma-separated', required: true, schema: { type: 'string' } };
+const RETRY_AFTER = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
 
 // Each table's key: the reseller API's is the document's default, the provider API's is set per operation.
 const securityOf = { reseller: 'bearerAuth', provider: 'providerKey' } as const;
@@ -58,6 +59,11 @@ export function openApiDocument(routes: Route[], provider: RouteTable = provider
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A reseller API key, sk_…' },
+        lookupToken: {
+          type: 'apiKey', in: 'header', name: 'Service-Lookup-Token',
+          description: 'A lookup token, lkpt_… (POST /lookups/{id}/verify): acts for its one client, alone or beside the reseller\'s '
+            + 'own bearer key (README "Lookup"); only operations listing it take it, any other answers 403 `permission_denied`.',
+        },
         providerKey: { type: 'http', scheme: 'bearer', description: 'A provider API key, pk_… (the provider API, /v3/api/provider)' },
       },
       schemas: { Error: errorSchema(), ...sortedByKey(schemas) },
@@ -101,7 +107,8 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     // Authentication, the method and the body size are checked before the Idempotency-Key, so those are never replays;
     // an unexpected failure (5xx) rolls back and is not stored either.
     const stored = status !== 401 && status !== 403 && status !== 413 && status < 500;
-    responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), stored ? replayed : {});
+    const retryAfter = status === 429 ? { 'Retry-After': RETRY_AFTER } : {};
+    responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), { ...(stored ? replayed : {}), ...retryAfter });
   }
   responses[405] = { $ref: '#/components/responses/MethodNotAllowed' };
 
@@ -116,6 +123,8 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     summary: route.summary,
     tags: [route.tag],
     ...(table.caller === 'reseller' ? {} : { security: [{ [securityOf[table.caller]]: [] }] }),
+    // A route that takes a lookup token: the key, the token, or both (README "Lookup").
+    ...(route.takesLookupToken ? { security: [{ bearerAuth: [] }, { lookupToken: [] }, { bearerAuth: [], lookupToken: [] }] } : {}),
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: sortedByKey(responses),
@@ -130,6 +139,7 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
 function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [number, ErrorCode[]][] {
   const auth: ErrorCode[] = table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
   const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'internal_error']);
+  if (route.takesLookupToken) codes.add('invalid_lookup_token');
   if (route.path.includes('{')) codes.add('resource_not_found');
   if (takesBody) codes.add('body_too_large');
   const byStatus = new Map<number, ErrorCode[]>();

@@ -40,6 +40,11 @@ interface RouteDeclaration {
   paginated?: boolean;
   /** Accepts Idempotency-Key (spec part 8 rule 1). */
   idempotent?: boolean;
+  /**
+   * Takes a Service-Lookup-Token (README "Lookup"): the looked-up client's bookings, access codes and
+   * reads, with or without a bearer key. On any route without it, a token is 403 before anything runs.
+   */
+  takesLookupToken?: boolean;
   /** The success response; `schema` (from the presenters) is what the OpenAPI document publishes for it. */
   success: { status: number; description: string; schema: z.ZodType; example?: string };
   errors: ErrorCode[];

@@ -12,6 +12,13 @@ import { spaRoutes } from '../modules/spa/spa.rest.ts';
 import { classesRoutes } from '../modules/classes/classes.rest.ts';
 import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
 import { providerBookingsRoutes } from '../modules/bookings/provider-bookings.rest.ts';
+import { resellersRoutes } from '../modules/resellers/resellers.rest.ts';
+import { lookupsRoutes } from '../modules/lookups/lookups.rest.ts';
+import { accessCodesRoutes } from '../modules/access-codes/access-codes.rest.ts';
+import { providerAccessCodesRoutes } from '../modules/access-codes/provider-access-codes.rest.ts';
+import { webhooksRoutes } from '../modules/webhooks/webhooks.rest.ts';
+import { eventsRoutes } from '../modules/events/events.rest.ts';
+import { creditsRoutes } from '../modules/credits/credits.rest.ts';
 import { header, parseJsonBody, readBody, sendJson } from './http.ts';
 import type { Route, RouteResponse, RouteTable } from './route.ts';
 
@@ -26,11 +33,18 @@ export const routes: Route[] = [
   ...spaRoutes,
   ...classesRoutes,
   ...bookingsRoutes,
+  ...accessCodesRoutes,
+  ...webhooksRoutes,
+  ...eventsRoutes,
+  ...creditsRoutes,
+  ...resellersRoutes,
+  ...lookupsRoutes,
 ];
 
-/** The provider side (README "Provider side"): a provider's own bookings, with a provider key. */
+/** The provider side (README "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */
 export const providerRoutes: Route[] = [
   ...providerBookingsRoutes,
+  ...providerAccessCodesRoutes,
 ];
 
 export const resellerApi: RouteTable = { base: V3_BASE, caller: 'reseller', routes };
@@ -54,7 +68,8 @@ function compile(routes: Route[]): CompiledRoute[] {
 
 /**
  * Mounts a route table under its base: one router for every table, each request through the one
- * pipeline: authenticate (a key of the table's caller kind) → read and check input (text rule,
+ * pipeline: authenticate (a key of the table's caller kind; a Service-Lookup-Token only on a route
+ * that `takesLookupToken`) → read and check input (text rule,
  * declared query, body) → idempotency → transaction (every POST/DELETE) → the route's handler →
  * the V3 JSON it presents. `GET <base>/openapi.json` answers `document`, without a key.
  */
@@ -72,7 +87,9 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
       const match = findRoute(compiled, table.base, method, path);
       labelRoute(req, table.base + match.route.path);
       const raw = await readBody(req, pipeline.bodyLimit);
-      const caller = await pipeline.authenticate({ authorization: header(req, 'authorization') }, table.caller);
+      const caller = await pipeline.authenticate(
+        { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
+        table.caller, { takesLookupToken: match.route.takesLookupToken === true });
       const { route, params } = match;
       // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
       if (Object.values(params).some((v) => textProblem(v) !== undefined)) {
@@ -89,10 +106,15 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
 
       if (route.method === 'GET') return reply(await route.handler(ctx, request));
       const handler = route.handler;
+      // A use case's error may carry headers (429's Retry-After); a stored response keeps status and body only.
+      let errorHeaders: Record<string, string> = {};
       const result = await pipeline.write(ctx, () => fingerprint(method, route.path, params, body),
         (tx) => handler(tx, request),
-        (err) => ({ status: err.status, body: errorBody(err, requestId) }));
-      return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : {});
+        (err) => {
+          errorHeaders = err.headers ?? {};
+          return { status: err.status, body: errorBody(err, requestId) };
+        });
+      return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : result.status >= 400 ? errorHeaders : {});
     } catch (err) {
       if (err instanceof DomainError) {
         return reply({ status: err.status, body: errorBody(err, requestId) }, err.headers ?? {});

@@ -83,8 +83,11 @@ export type NodeQuery = { node:
     | { __typename: 'ClassInstance', id: string }
     | { __typename: 'Client', email: string, id: string }
     | { __typename: 'CopayOption', id: string }
+    | { __typename: 'CreditPackage', id: string }
+    | { __typename: 'Event', id: string }
     | { __typename: 'IssuedPass', passcode: string, status: IssuedPassStatus, id: string }
     | { __typename: 'Pass', name: string, paymentModel: PaymentModel, id: string }
     | { __typename: 'Provider', id: string }
     | { __typename: 'SpaService', id: string }
+    | { __typename: 'WebhookEndpoint', id: string }
    | null };

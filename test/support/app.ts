@@ -9,7 +9,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormOptions, type Orm } from '../../src/db/orm.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { buildServer } from '../../src/server.ts';
+import { buildServer, warmUp } from '../../src/server.ts';
 import { withDatabase } from './global-setup.ts';
 
 export interface TestApp {
@@ -38,6 +38,7 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
   const counter = new StatementCounter({ writer: () => {} });
   const orm = await MikroORM.init({ ...ormOptions(databaseUrl, config.DB_POOL_MAX), loggerFactory: () => counter });
   const clock = new ManualClock();
+  await warmUp({ orm, config, log });
   const server: http.Server = buildServer({ orm, config, clock, log });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

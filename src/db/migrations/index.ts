@@ -1,10 +1,20 @@
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation.ts';
 import { Migration20261122010000_catalogue } from './Migration20261122010000_catalogue.ts';
 import { Migration20261124000000_bookings } from './Migration20261124000000_bookings.ts';
+import { Migration20261124090000_secrets } from './Migration20261124090000_secrets.ts';
+import { Migration20261124100000_credits } from './Migration20261124100000_credits.ts';
+import { Migration20261124110000_access_codes } from './Migration20261124110000_access_codes.ts';
+import { Migration20261124130000_webhooks } from './Migration20261124130000_webhooks.ts';
+import { Migration20261124120000_lookups } from './Migration20261124120000_lookups.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
   { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
   { name: 'Migration20261122010000_catalogue', class: Migration20261122010000_catalogue },
   { name: 'Migration20261124000000_bookings', class: Migration20261124000000_bookings },
+  { name: 'Migration20261124090000_secrets', class: Migration20261124090000_secrets },
+  { name: 'Migration20261124100000_credits', class: Migration20261124100000_credits },
+  { name: 'Migration20261124110000_access_codes', class: Migration20261124110000_access_codes },
+  { name: 'Migration20261124130000_webhooks', class: Migration20261124130000_webhooks },
+  { name: 'Migration20261124120000_lookups', class: Migration20261124120000_lookups },
 ];

@@ -106,7 +106,7 @@ export async function bookInstance(ctx: TxCtx, holder: Holder, slot: ClassSlot, 
 /** The fields every booking or session of this class instance has. */
 export function classFields(holder: Holder, slot: ClassSlot) {
   return {
-    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: slot.provider.id,
+    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: slot.provider.id,
     type: 'class' as const, classInstanceId: slot.instance.id, serviceIds: [], serviceName: slot.cls.name, providerName: slot.provider.name,
     localDate: slot.instance.localDate, localTime: localTimeOf(slot.instance.startsAt, slot.provider.timezone),
     startsAt: slot.instance.startsAt, endsAt: new Date(slot.instance.startsAt.getTime() + slot.cls.durationMinutes * 60_000),

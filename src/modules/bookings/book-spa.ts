@@ -79,7 +79,7 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   await checkSlot(ctx, appointment, false);
   const now = ctx.clock.now();
   const session = newSession(ctx.em, {
-    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
+    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
     kind: 'SPA_COPAY', type: 'spa', classInstanceId: null, ...spaNames(appointment),
     localDate: appointment.date, localTime: appointment.time, startsAt: appointment.startsAt, endsAt: appointment.endsAt,
     currency, copayAmount: sum(appointment.services, (s) => s.copayAmount ?? 0), copayCredits: sum(appointment.services, (s) => s.credits),
@@ -116,7 +116,7 @@ export function spaNames(a: Appointment) {
 /** The fields every spa booking of this appointment has. */
 export function spaBookingFields(holder: Holder, a: Appointment) {
   return {
-    resellerId: holder.client.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: a.spa.id,
+    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: a.spa.id,
     type: 'spa' as const, classInstanceId: null, ...spaNames(a),
     localDate: a.date, localTime: a.time, startsAt: a.startsAt, endsAt: a.endsAt,
   };

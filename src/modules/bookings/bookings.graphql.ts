@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runMutation } from '../../graphql/use-case.ts';
+import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
 import type { ConnectionArgs } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
@@ -49,7 +49,7 @@ const RefundPolicyEnum = builder.enumType('RefundPolicy', {
   },
 });
 
-const ExtraVisitsDurationEnum = builder.enumType('ExtraVisitsDuration', {
+export const ExtraVisitsDurationEnum = builder.enumType('ExtraVisitsDuration', {
   description: 'How long extra visits bought at a confirm stay usable.',
   values: {
     MONTHLY: { description: "Until the month's visit counters start again." },
@@ -303,6 +303,7 @@ builder.mutationFields((t) => ({
     description: 'Books a spa appointment: now, debiting the services’ credits, when the pass covers the spa; else opens a co-pay '
       + 'session to confirm when every service carries a co-pay. Idempotency-Key accepted.',
     authScopes: { reseller: true },
+    extensions: takesLookupToken,
     args: { input: t.arg({ type: BookSpaInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookSpaResult' } },
     resolve: async (_, { input }, ctx) => {
@@ -317,6 +318,7 @@ builder.mutationFields((t) => ({
     type: BookingPayloadRef,
     description: 'Confirms a spa co-pay session: debits the co-pay from the business account and books the slot, atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
+    extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmSpaBookingInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'ConfirmSpaBookingResult' } },
     resolve: async (_, { input }, ctx) => ({ booking: await runMutation(ctx, (c) => confirmSpaBooking(c, input.sessionId)) }),
@@ -326,6 +328,7 @@ builder.mutationFields((t) => ({
     description: 'Books a place in a class instance: now, taking a visit, or opens a session when extra visits or a co-pay '
       + 'must be bought first. Idempotency-Key accepted.',
     authScopes: { reseller: true },
+    extensions: takesLookupToken,
     args: { input: t.arg({ type: BookClassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookClassResult' } },
     resolve: async (_, { input }, ctx) => {
@@ -341,6 +344,7 @@ builder.mutationFields((t) => ({
     description: 'Confirms a class session: buys the extra visits or the co-pay option (debiting the business account) and books, '
       + 'atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
+    extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmClassBookingInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'ConfirmClassBookingResult' } },
     resolve: async (_, { input }, ctx) => ({

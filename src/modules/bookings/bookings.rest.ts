@@ -28,7 +28,7 @@ export const bookingsRoutes = defineRoutes([
   {
     method: 'POST', path: '/bookings/spa', operationId: 'bookSpa', tag: 'Bookings',
     summary: 'Initiate a spa booking: booked now (credits debited) when the pass covers the spa, else a co-pay session (spec 4.1)',
-    body: bookSpaInput, idempotent: true,
+    body: bookSpaInput, idempotent: true, takesLookupToken: true,
     success: { status: 201, description: 'A `spa_booking_initiation` (spec 2.2)', schema: spaInitiationSchema },
     errors: [...initiationErrors, 'slot_unavailable'],
     async handler(ctx, { body }) {
@@ -38,7 +38,7 @@ export const bookingsRoutes = defineRoutes([
   {
     method: 'POST', path: '/bookings/spa/{session_id}/confirm', operationId: 'confirmSpaBooking', tag: 'Bookings',
     summary: 'Confirm a spa co-pay session: debits the business account and books the slot, atomically (spec 4.2)',
-    idempotent: true,
+    idempotent: true, takesLookupToken: true,
     success: { status: 201, description: 'The `booking` (spec 2.3)', schema: bookingSchema },
     errors: [...authErrors, 'resource_not_found', 'session_already_confirmed', 'slot_unavailable', 'session_expired',
       'insufficient_balance', 'pass_not_active', ...idempotencyErrors],
@@ -49,7 +49,7 @@ export const bookingsRoutes = defineRoutes([
   {
     method: 'POST', path: '/bookings/class', operationId: 'bookClass', tag: 'Bookings',
     summary: 'Initiate a class booking: booked now (a visit taken), or a session when extra visits or a co-pay are needed',
-    body: bookClassInput, idempotent: true,
+    body: bookClassInput, idempotent: true, takesLookupToken: true,
     success: { status: 201, description: 'A `class_booking_initiation`', schema: classInitiationSchema },
     errors: [...initiationErrors, 'class_full', 'already_booked', 'class_not_bookable'],
     async handler(ctx, { body }) {
@@ -60,7 +60,7 @@ export const bookingsRoutes = defineRoutes([
     method: 'POST', path: '/bookings/class/{session_id}/confirm', operationId: 'confirmClassBooking', tag: 'Bookings',
     summary: 'Confirm a class session: `{number_of_visits, duration}` for extra visits, `{copay_package_id}` for a co-pay; '
       + 'debits the business account and books, atomically',
-    body: confirmClassInput, idempotent: true,
+    body: confirmClassInput, idempotent: true, takesLookupToken: true,
     success: { status: 201, description: 'The `booking`', schema: bookingSchema },
     errors: [...authErrors, 'resource_not_found', 'session_already_confirmed', 'class_full', 'already_booked', 'class_not_bookable',
       'session_expired', 'insufficient_balance', 'pass_not_active', ...idempotencyErrors],

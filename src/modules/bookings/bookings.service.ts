@@ -16,6 +16,9 @@ import type { presentBooking, presentBookingSession } from './bookings.presenter
 
 // Other modules reach bookings only through this file (README "Module boundaries").
 export { expireBookingSessions } from './expire-sessions.ts';
+// Who may use a pass where, and what a session's confirm buys: access codes apply the same rules (README "Access codes").
+export { buyVisits, checkOpen, costPerVisit, coverageOf, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
+export type { Holder, HolderInput, Purchase, PurchaseInput, PurchasingSession } from './eligibility.ts';
 export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
 export { bookingStatuses, bookingTypes } from './bookings.entity.ts';
 /** Payloads (`data.object`) of the booking.* and booking_session.* events. */
@@ -95,7 +98,8 @@ export function parseBookingFilters(f: BookingFilters): { status?: BookingStatus
 export async function listClientBookings(ctx: Ctx, clientId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
   const where = parseBookingFilters(filters);
   const client = await getOwnClient(ctx, clientId);
-  return keysetPage(ctx.em, BookingSchema, { clientId: client.id, resellerId: client.resellerId, ...where }, page, 'booking');
+  // The caller's bookings of the client: a looked-up client's own reseller's bookings are not the caller's (README "Lookup").
+  return keysetPage(ctx.em, BookingSchema, { clientId: client.id, resellerId: resellerOf(ctx).resellerId, ...where }, page, 'booking');
 }
 
 export type NewSession = Omit<BookingSession, 'id' | 'status' | 'bookingId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;

@@ -1,6 +1,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { releaseSpot } from '../classes/classes.service.ts';
+import { walletResellerOf } from '../clients/clients.service.ts';
 import { creditWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { creditBusinessAccount } from '../ledger/ledger.service.ts';
@@ -33,7 +34,8 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
   const copay = Math.floor(((booking.copayAmount ?? 0) * percent) / 100);
   if (credits > 0) {
     await creditWallet(ctx.em, {
-      resellerId: booking.resellerId, clientId: booking.clientId, amount: credits, at: now, bookingId: booking.id,
+      // The wallet is the client's own, also when another reseller booked through a lookup (README "Lookup").
+      resellerId: await walletResellerOf(ctx.em, booking.clientId), clientId: booking.clientId, amount: credits, at: now, bookingId: booking.id,
       description: `Refund of cancelled booking ${booking.id} (${full ? 'full' : `${percent}%`})`,
     });
   }

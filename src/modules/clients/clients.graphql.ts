@@ -1,17 +1,35 @@
 import { builder } from '../../graphql/builder.ts';
-import { nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { ClientSchema, type Client } from './clients.entity.ts';
+import { inRequestedOrder, nodeOrNull, registerNode } from '../../graphql/loaders.ts';
+import { takesLookupToken } from '../../graphql/use-case.ts';
+import { resellerOf } from '../../platform/request-context.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+import { maskEmail, maskPhone, readableClients, type Client } from './clients.service.ts';
+
+/** Another reseller's client, read through a lookup (README "Lookup"): its contact details are masked. */
+const foreign = (c: Client, ctx: GraphQLContext) => c.resellerId !== resellerOf(ctx).resellerId;
 
 export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'), {
-  description: "A reseller's client.",
+  description: "A reseller's client, or a client of another reseller it holds an active lookup of (contact details masked).",
   id: { resolve: (c) => c.id },
-  load: rowsById(ClientSchema, 'reseller'),
+  // The reseller's own clients, a lookup token's client, and clients of active lookups (clients.service.ts).
+  load: async (ids: readonly string[], ctx: GraphQLContext) => inRequestedOrder(ids, await readableClients(ctx, ids)),
   fields: (t) => ({
     firstName: t.exposeString('firstName'),
     lastName: t.exposeString('lastName'),
-    email: t.exposeString('email'),
-    phone: t.exposeString('phone', { nullable: true }),
-    externalId: t.exposeString('externalId', { nullable: true }),
+    email: t.string({
+      description: "E-mail address; masked (`a***@example.com`) for another reseller's client.",
+      resolve: (c, _, ctx) => (foreign(c, ctx) ? maskEmail(c.email) : c.email),
+    }),
+    phone: t.string({
+      nullable: true,
+      description: "Phone number; only its last two digits for another reseller's client.",
+      resolve: (c, _, ctx) => (c.phone == null ? null : foreign(c, ctx) ? maskPhone(c.phone) : c.phone),
+    }),
+    externalId: t.string({
+      nullable: true,
+      description: "The reseller's own id for the client; null for another reseller's client.",
+      resolve: (c, _, ctx) => (foreign(c, ctx) ? null : c.externalId ?? null),
+    }),
     creditBalance: t.int({ description: 'Credits in the client wallet.', resolve: (c) => c.creditBalance }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.createdAt }),
   }),
@@ -23,8 +41,9 @@ builder.queryFields((t) => ({
   client: t.field({
     type: ClientRef,
     nullable: true,
-    description: 'A client of this reseller; null for an unknown id.',
+    description: 'A client of this reseller, or a looked-up client (Service-Lookup-Token, or an active lookup); null for an unknown id.',
     authScopes: { reseller: true },
+    extensions: takesLookupToken,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => nodeOrNull(ClientRef, ctx, id),
   }),

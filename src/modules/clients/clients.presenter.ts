@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { effectiveStatus, issuedPassStatuses, paymentModels } from '../passes/passes.service.ts';
+import { maskEmail, maskPhone } from './clients.service.ts';
 import type { ClientView } from './get-client.ts';
 
 // V3 presenter: an allow-list from rows to the wire; its return type is z.infer of the schema
@@ -20,25 +21,26 @@ export const clientSchema = z.object({
   id: z.string().describe('Client id'),
   first_name: z.string().describe('First name'),
   last_name: z.string().describe('Last name'),
-  email: z.string().describe('E-mail address'),
-  phone: z.string().nullable().describe('Phone number; null when not given'),
-  external_id: z.string().nullable().describe("The reseller's own id for the client; null when not given"),
+  email: z.string().describe("E-mail address; masked (`a***@example.com`) for another reseller's client read through a lookup"),
+  phone: z.string().nullable().describe("Phone number; null when not given; only its last two digits for another reseller's client"),
+  external_id: z.string().nullable().describe("The reseller's own id for the client; null when not given, and for another reseller's client"),
   credit_balance: z.int().describe('Credits in the client wallet'),
   active_pass: activePassSchema.nullable().describe("The client's current issued pass; null when it has none"),
   created: z.int().min(0).describe('Creation time, Unix seconds'),
 }).meta({ id: 'Client', description: 'A client of the reseller' });
 export type ClientResource = z.infer<typeof clientSchema>;
 
+/** Another reseller's client (read through a lookup, README "Lookup") shows masked contact details and no external id. */
 export function presentClient(view: ClientView, now: Date): ClientResource {
-  const { client, current } = view;
+  const { client, current, foreign } = view;
   return {
     object: 'client',
     id: client.id,
     first_name: client.firstName,
     last_name: client.lastName,
-    email: client.email,
-    phone: client.phone ?? null,
-    external_id: client.externalId ?? null,
+    email: foreign ? maskEmail(client.email) : client.email,
+    phone: client.phone == null ? null : foreign ? maskPhone(client.phone) : client.phone,
+    external_id: foreign ? null : client.externalId ?? null,
     credit_balance: client.creditBalance,
     active_pass: current
       ? {

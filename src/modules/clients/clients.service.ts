@@ -1,14 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../../platform/errors.ts';
+import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
-// Other modules reach clients only through this file (README "Module boundaries").
+// Other modules reach clients only through this file (README "Module boundaries"). It is also the
+// one place a client is resolved for a caller, lookups included (README "Lookup"): a token caller
+// names only its looked-up client; a reseller holding an active lookup reads that client, masked.
 export type { Client } from './clients.entity.ts';
 
-/** A client of the caller's reseller, or null; another reseller's client is not found (no enumeration). */
+/** 403 for a Service-Lookup-Token naming anything but its own client (README "Lookup"); nothing runs on. */
+export function notTheLookedUpClient(): DomainError {
+  return new DomainError('permission_denied', 'This Service-Lookup-Token acts only for the client it was verified for');
+}
+
+/**
+ * A client of the caller's reseller, or null; another reseller's client is not found (no enumeration).
+ * A lookup token caller resolves only its looked-up client (a client of the issuer); any other id is 403.
+ */
 export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client | null> {
+  const scope = lookupScopeOf(ctx);
+  if (scope) {
+    if (clientId !== scope.clientId) throw notTheLookedUpClient();
+    return ctx.em.findOne(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
+  }
   const { resellerId } = resellerOf(ctx);
   // A malformed id (path parameters are free text) names nothing: no query.
   return isId('client', clientId) ? ctx.em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
@@ -19,6 +34,98 @@ export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): 
   const client = await findOwnClient(ctx, clientId);
   if (!client) throw notFound('client', clientId, param);
   return client;
+}
+
+/**
+ * Which foreign clients a reseller may read: those it holds an active lookup of. The lookups module
+ * states it (registered at its load, as bookings register spa intervals), so this module needs no
+ * import of it: an SQL condition on a client row (`alias`), so a read of own and looked-up clients
+ * stays one statement. Unregistered, no foreign client is readable.
+ */
+export interface ClientReadGrant { condition(alias: string): string; params(resellerId: string, now: Date): unknown[] }
+let readGrant: ClientReadGrant = { condition: () => 'false', params: () => [] };
+export function grantClientReads(grant: ClientReadGrant): void {
+  readGrant = grant;
+}
+
+/** A client a caller may read, and whether it is another reseller's (read through a lookup: contact details masked). */
+export interface ReadableClient { client: Client; foreign: boolean }
+
+/**
+ * The reads of a client (GET /clients/{id}, its credits): the caller's own client, a lookup token's
+ * client, or, with a bearer key alone, a client of another reseller the caller holds an active lookup
+ * of (README "Lookup"). Anything else is 404, as for another reseller's client.
+ */
+export async function getReadableClient(ctx: Ctx, clientId: string): Promise<ReadableClient> {
+  const { resellerId } = resellerOf(ctx);
+  if (lookupScopeOf(ctx)) {
+    const client = await getOwnClient(ctx, clientId);
+    return { client, foreign: client.resellerId !== resellerId };
+  }
+  const [client] = await readableClients(ctx, [clientId]);
+  if (!client) throw notFound('client', clientId);
+  return { client, foreign: client.resellerId !== resellerId };
+}
+
+/**
+ * The clients of `ids` this caller may read, in one statement: the GraphQL Client loader's rows. A
+ * lookup token reads only its client; other ids are left out.
+ */
+export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise<Client[]> {
+  const scope = lookupScopeOf(ctx);
+  const wanted = [...new Set(ids.filter((id) => isId('client', id) && (!scope || id === scope.clientId)))];
+  if (wanted.length === 0) return [];
+  if (scope) return ctx.em.find(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
+  const readable = readableClientSql(ctx, 'c');
+  const rows = await ctx.em.execute<Record<string, unknown>[]>(
+    `select c.* from client c where c.id in (select jsonb_array_elements_text(?::jsonb)) and ${readable.sql}`,
+    [JSON.stringify(wanted), ...readable.params]);
+  return rows.map((row) => ctx.em.map(ClientSchema, row));
+}
+
+/**
+ * The condition a client row (`alias`) meets when this caller may read it, for reads that stay one
+ * statement (a wallet with its client): the caller's own, a lookup token's client, or a client of
+ * an active lookup. With a token, name its client first (checkLookedUpClient answers 403 for another).
+ */
+export function readableClientSql(ctx: Ctx, alias: string): { sql: string; params: unknown[] } {
+  const scope = lookupScopeOf(ctx);
+  if (scope) return { sql: `(${alias}.id = ? and ${alias}.reseller_id = ?)`, params: [scope.clientId, scope.clientResellerId] };
+  const { resellerId } = resellerOf(ctx);
+  return { sql: `(${alias}.reseller_id = ? or ${readGrant.condition(alias)})`, params: [resellerId, ...readGrant.params(resellerId, ctx.clock.now())] };
+}
+
+/** 403 unless a lookup token caller names its own client (README "Lookup"); nothing for other callers. */
+export function checkLookedUpClient(ctx: Ctx, clientId: string): void {
+  const scope = lookupScopeOf(ctx);
+  if (scope && clientId !== scope.clientId) throw notTheLookedUpClient();
+}
+
+/**
+ * A client of a given reseller, or null: the lookups module finds an issuer's client with it (README
+ * "Lookup"). It checks no caller: the use case decides who may learn of the client, and how.
+ */
+export async function findClientOf(em: EntityManager, resellerId: string, clientId: string): Promise<Client | null> {
+  return isId('client', clientId) ? em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
+}
+
+/** The reseller whose client this is: the wallet's owner, whoever booked (README "Lookup"). */
+export async function walletResellerOf(em: EntityManager, clientId: string): Promise<string> {
+  const [row] = await em.execute<{ reseller_id: string }[]>('select reseller_id from client where id = ?', [clientId]);
+  if (!row) throw new Error(`no client ${clientId}`);
+  return row.reseller_id;
+}
+
+/** `ada@example.com` → `a***@example.com`: enough to recognise, not to write to. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at < 1) return '***';
+  return `${email[0]}***${email.slice(at)}`;
+}
+
+/** Only the last two digits of a phone number. */
+export function maskPhone(phone: string): string {
+  return `***${phone.replace(/[^0-9]/g, '').slice(-2)}`;
 }
 
 export type NewClient = Pick<Client, 'resellerId' | 'firstName' | 'lastName' | 'email' | 'phone' | 'externalId' | 'createdAt'>;

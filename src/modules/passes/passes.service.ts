@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
-import { notFound } from '../../platform/errors.ts';
+import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
-import { getOwnClient, type Client } from '../clients/clients.service.ts';
+import { getOwnClient, notTheLookedUpClient, type Client } from '../clients/clients.service.ts';
 import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
@@ -19,6 +19,7 @@ import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
 export type { Duration, IssuedPass, IssuedPassStatus, PassCategory, PassPackage, PaymentModel, CategoryType, VisitEntitlement } from './passes.entity.ts';
 export { grantEntitlement, restoreVisit, takeEntitlementVisit, takePassVisit, visitsPeriodOf } from './visits.ts';
+export type { VisitReason } from './visits.ts';
 import { visitsPeriodOf } from './visits.ts';
 /** Payloads (`data.object`) of the issued_pass.* events: the V3 representations (src/modules/events/events.catalog.ts). */
 export type IssuedPassObject = ReturnType<typeof presentIssuedPass>;
@@ -102,11 +103,42 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
   return { issuedPass, pass };
 }
 
-/** An issued pass of the caller's reseller by its id (a booking's `user_pass_id`); 404 on `param` otherwise. */
+/**
+ * An issued pass of the caller's reseller by its id (a booking's `user_pass_id`); 404 on `param` otherwise.
+ * A lookup token caller names only the pass its lookup was verified against (README "Lookup"); any other is 403.
+ */
 export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
-  const { resellerId } = resellerOf(ctx);
+  const scope = lookupScopeOf(ctx);
+  if (scope && id !== scope.issuedPassId) throw notTheLookedUpClient();
+  const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
   const issuedPass = isId('issuedPass', id) ? await ctx.em.findOne(IssuedPassSchema, { id, resellerId }) : null;
   if (!issuedPass) throw notFound('issued pass', id, param);
+  return { issuedPass, pass: await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId }) };
+}
+
+/** An issued pass with its package by id, whichever reseller's (the provider side reads the pass behind an access code). */
+export async function findIssuedPassWithPackage(em: EntityManager, id: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
+  const issuedPass = await em.findOne(IssuedPassSchema, { id });
+  if (!issuedPass) return undefined;
+  return { issuedPass, pass: await em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId }) };
+}
+
+/**
+ * An issued pass of the caller's reseller by its 8-character `passcode` (any case; an access code's
+ * `pass_code`); 404 on `param` otherwise. The message does not repeat the passcode. A lookup token
+ * caller names only the pass its lookup was verified against (README "Lookup"): any other passcode,
+ * known or not, is 403, so a token cannot probe the issuer's passcodes.
+ */
+export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
+  const scope = lookupScopeOf(ctx);
+  const code = passcode.toUpperCase();
+  if (scope) {
+    const held = await ctx.em.findOne(IssuedPassSchema, { id: scope.issuedPassId, resellerId: scope.clientResellerId });
+    if (!held || held.passcode !== code) throw notTheLookedUpClient();
+  }
+  const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
+  const issuedPass = /^[A-Z0-9]{8}$/.test(code) ? await ctx.em.findOne(IssuedPassSchema, { passcode: code, resellerId }) : null;
+  if (!issuedPass) throw new DomainError('resource_not_found', 'No issued pass of this reseller has that passcode', { param });
   return { issuedPass, pass: await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId }) };
 }
 

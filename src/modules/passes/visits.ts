@@ -9,7 +9,8 @@ import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from
 
 export const visitsPeriodOf = (at: Date): string => at.toISOString().slice(0, 7);
 
-export type VisitReason = 'BOOKING' | 'CANCELLATION' | 'RENEWAL' | 'ACCESS_CODE';
+/** ACCESS_CODE: taken for an access code; ACCESS_CODE_EXPIRED: given back by a code that expired unredeemed (README "Access codes"). */
+export type VisitReason = 'BOOKING' | 'CANCELLATION' | 'RENEWAL' | 'ACCESS_CODE' | 'ACCESS_CODE_EXPIRED';
 
 interface PassVisit {
   issuedPassId: string;
@@ -18,6 +19,8 @@ interface PassVisit {
   allowed: number | null;
   at: Date;
   bookingId?: string;
+  /** The access code the visit is taken for (visit_transaction.access_code_id). */
+  accessCodeId?: string;
   reason: VisitReason;
 }
 
@@ -41,11 +44,11 @@ export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | un
         where ip.id = ? and (?::int is null or ${used} < ?::int)
        returning ip.id, ip.reseller_id, ip.client_id
      )
-     insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
-     select ?, moved.reseller_id, moved.client_id, moved.id, ?, ?, 1, ?, ?, ? from moved
+     insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
+     select ?, moved.reseller_id, moved.client_id, moved.id, ?, ?, 1, ?, ?, ?, ? from moved
      returning period`,
     [period, v.category, period, v.category, period, v.at, v.issuedPassId, v.allowed, period, v.category, v.allowed,
-      newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.at],
+      newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at],
   );
   return row ? period : undefined;
 }
@@ -58,6 +61,8 @@ interface EntitlementPick {
   providerId?: string;
   at: Date;
   bookingId?: string;
+  /** The access code the visit is taken for (visit_transaction.access_code_id). */
+  accessCodeId?: string;
   reason: VisitReason;
 }
 
@@ -79,11 +84,11 @@ export async function takeEntitlementVisit(em: TxEm, e: EntitlementPick): Promis
          from pick where e.id = pick.id and e.visits_used < e.visits_total
        returning e.id, e.reseller_id, e.client_id, e.issued_pass_id, e.category
      )
-     insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, created_at)
-     select ?, moved.reseller_id, moved.client_id, moved.issued_pass_id, moved.id, moved.category, 1, ?, ?, ? from moved
+     insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, access_code_id, created_at)
+     select ?, moved.reseller_id, moved.client_id, moved.issued_pass_id, moved.id, moved.category, 1, ?, ?, ?, ? from moved
      returning visit_entitlement_id`,
     [e.clientId, e.kind, e.category, e.providerId ?? null, e.providerId ?? null, e.at, e.at,
-      newId('visitTransaction', e.at.getTime()), e.reason, e.bookingId ?? null, e.at],
+      newId('visitTransaction', e.at.getTime()), e.reason, e.bookingId ?? null, e.accessCodeId ?? null, e.at],
   );
   return row?.visit_entitlement_id;
 }
@@ -104,6 +109,10 @@ interface TakenVisit {
   period: string | null;
   at: Date;
   bookingId?: string;
+  /** The access code that gives it back (visit_transaction.access_code_id). */
+  accessCodeId?: string;
+  /** Why it goes back; a cancelled booking's unless told otherwise. */
+  reason?: VisitReason;
 }
 
 /**
@@ -116,24 +125,25 @@ export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
   // A month gone by has nothing to give back to, whether or not this month's counter has started.
   if (v.entitlementId === null && v.period !== visitsPeriodOf(v.at)) return 0;
   const txnId = newId('visitTransaction', v.at.getTime());
+  const reason = v.reason ?? 'CANCELLATION';
   const rows = v.entitlementId !== null
     ? await em.execute(
       `with moved as (
          update visit_entitlement set visits_used = visits_used - 1 where id = ? and visits_used > 0
          returning id, reseller_id, client_id, issued_pass_id, category
        )
-       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, created_at)
-       select ?, reseller_id, client_id, issued_pass_id, id, category, -1, 'CANCELLATION', ?, ? from moved returning id`,
-      [v.entitlementId, txnId, v.bookingId ?? null, v.at])
+       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, access_code_id, created_at)
+       select ?, reseller_id, client_id, issued_pass_id, id, category, -1, ?, ?, ?, ? from moved returning id`,
+      [v.entitlementId, txnId, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at])
     : await em.execute(
       `with moved as (
          update issued_pass set visits_used = visits_used || jsonb_build_object(?::text, (visits_used->>?)::int - 1), updated_at = ?
           where id = ? and visits_period = ? and coalesce((visits_used->>?)::int, 0) > 0
          returning id, reseller_id, client_id
        )
-       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
-       select ?, reseller_id, client_id, id, ?, ?, -1, 'CANCELLATION', ?, ? from moved returning id`,
-      [v.category, v.category, v.at, v.issuedPassId, v.period, v.category, txnId, v.category, v.period, v.bookingId ?? null, v.at]);
+       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
+       select ?, reseller_id, client_id, id, ?, ?, -1, ?, ?, ?, ? from moved returning id`,
+      [v.category, v.category, v.at, v.issuedPassId, v.period, v.category, txnId, v.category, v.period, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at]);
   return rows.length;
 }
 
