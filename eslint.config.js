@@ -7,7 +7,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const modules = readdirSync('src/modules', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts'];
+const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts', 'src/modules/*/*.page.ts'];
 
 /** Another module is used through its service; Pothos types may reference each other, and presenters may nest. */
 const moduleZones = modules.flatMap((m) => {

@@ -12,8 +12,9 @@ import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
 import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from './rest/router.ts';
 import { openApiDocument } from './rest/openapi.ts';
-import { sendError, sendJson } from './rest/http.ts';
+import { header, readBody, sendError, sendJson } from './rest/http.ts';
 import { masterKey } from './platform/secrets.ts';
+import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
 
@@ -47,7 +48,7 @@ export function buildServer(deps: AppDeps): http.Server {
     res.setHeader('Request-Id', requestId);
     res.on('finish', () => {
       const ms = performance.now() - started;
-      log.info({ method: req.method, url: req.url, status: res.statusCode, ms: Math.round(ms) }, 'request');
+      log.info({ method: req.method, url: loggedUrl(req.url), status: res.statusCode, ms: Math.round(ms) }, 'request');
       metrics.observe(req, res.statusCode, ms / 1000);
     });
     route(deps, pipeline, rest, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
@@ -86,6 +87,11 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
   // The REST router labels the route it matched; the other paths are their own label.
   if (['/graphql', '/healthz', '/readyz', '/metrics'].includes(path)) labelRoute(req, path);
   if (path === '/graphql') return handleGraphQL(pipeline, yoga, req, res, url.search, requestId, log);
+  const hosted = HOSTED_PATH.exec(path);
+  if (hosted) {
+    labelRoute(req, hosted[2] ? `/hosted/{secret}/${hosted[2]}` : '/hosted/{secret}');
+    return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], query: url.searchParams, requestId, log });
+  }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (path === '/metrics' && req.method === 'GET') {
     const text = await metrics.exposition();
@@ -101,4 +107,33 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
     }
   }
   return sendError(res, new DomainError('resource_not_found', `No such path: ${req.method} ${path}`), requestId);
+}
+
+/** The hosted page's paths (README "Hosted sessions"): /hosted/{secret} and /hosted/{secret}/{action}. */
+const HOSTED_PATH = /^\/hosted\/([^/]*)(?:\/([a-z-]+))?\/?$/;
+
+/** Request logs print a hosted page's path without its secret. */
+const loggedUrl = (url: string | undefined): string | undefined => url?.replace(/^\/hosted\/[^/?#]*/, '/hosted/[secret]');
+
+/** Small forms only: a hosted page's POST carries a few ids. */
+const HOSTED_FORM_LIMIT = 8 * 1024;
+
+/** The HTTP side of the hosted page: reads the form, runs the page (transport-free), writes its HTML. */
+async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse,
+  r: { secret: string; action: string | undefined; query: URLSearchParams; requestId: string; log: Logger }): Promise<void> {
+  let answer: PageResponse;
+  try {
+    const raw = req.method === 'POST' ? await readBody(req, HOSTED_FORM_LIMIT) : Buffer.alloc(0);
+    const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (raw.length > 0 && type !== 'application/x-www-form-urlencoded') throw new DomainError('validation_error', 'The page takes HTML forms only');
+    answer = await hostedPage(pipeline, {
+      method: req.method ?? 'GET', secret: r.secret, action: r.action, query: r.query, form: new URLSearchParams(raw.toString('utf8')),
+      host: header(req, 'host'), requestId: r.requestId, log: r.log,
+    });
+  } catch (err) {
+    if (!(err instanceof DomainError)) r.log.error({ err }, 'hosted page failed');
+    answer = err instanceof DomainError ? hostedErrorPage(err.status, err.message) : hostedErrorPage(500, '');
+  }
+  res.writeHead(answer.status, { ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body) });
+  res.end(req.method === 'HEAD' ? undefined : answer.body);
 }

@@ -9,6 +9,7 @@ import { startBackgroundJobs, type BackgroundJobs, type Sweep } from '../platfor
 import type { OutboxHandler } from '../platform/outbox.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
 import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
+import { expireHostedSessions } from '../modules/hosted-sessions/hosted-sessions.service.ts';
 import { MAIL_TOPIC, mailHandler } from '../modules/mail/mail.service.ts';
 import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../modules/webhooks/webhooks.service.ts';
 import { systemClock } from '../platform/clock.ts';
@@ -82,6 +83,7 @@ export function moduleSweeps(config: Config, log: Logger): Sweep[] {
       const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
       return swept.expired + swept.sessionsExpired;
     } },
+    { name: 'hosted sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireHostedSessions(orm.em.fork(), { clock: systemClock, config, log }) },
     { name: 'webhook deliveries', everyMs: config.OUTBOX_POLL_MS, run: (orm) => deliverDueWebhooks(orm, { clock: systemClock, config, log }) },
   ];
 }

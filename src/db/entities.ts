@@ -9,6 +9,7 @@ import { SpaServiceSchema } from '../modules/spa/spa.entity.ts';
 import { ClassCategorySchema, ClassSchema, ClassInstanceSchema } from '../modules/classes/classes.entity.ts';
 import { AccessCodeSchema, AccessCodeSessionSchema } from '../modules/access-codes/access-codes.entity.ts';
 import { LookupSchema } from '../modules/lookups/lookups.entity.ts';
+import { HostedSessionSchema } from '../modules/hosted-sessions/hosted-sessions.entity.ts';
 import { EventSchema } from '../modules/events/events.entity.ts';
 import { WebhookEndpointSchema, WebhookDeliverySchema } from '../modules/webhooks/webhooks.entity.ts';
 
@@ -39,4 +40,5 @@ export const entities = [
   CreditPackageSchema,
   CreditPurchaseSchema,
   LookupSchema,
+  HostedSessionSchema,
 ];

@@ -26,7 +26,7 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
       'reseller', { takesLookupToken: true });
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
-    const ctx = pipeline.context(caller, { requestId, log });
+    const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
     return await yoga.handle(req, res, { ctx, rawIdempotencyKey: header(req, 'idempotency-key') });

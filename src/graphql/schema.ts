@@ -15,6 +15,7 @@ import '../modules/webhooks/webhooks.graphql.ts';
 import '../modules/credits/credits.graphql.ts';
 import '../modules/resellers/resellers.graphql.ts';
 import '../modules/lookups/lookups.graphql.ts';
+import '../modules/hosted-sessions/hosted-sessions.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 

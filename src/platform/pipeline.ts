@@ -6,7 +6,7 @@ import { sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
 import type { Logger } from './logger.ts';
-import type { Caller, Ctx } from './request-context.ts';
+import { originOf, type Caller, type Ctx } from './request-context.ts';
 import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
 
 // The one request pipeline, for REST and GraphQL alike:
@@ -31,7 +31,7 @@ export interface Pipeline {
    */
   authenticate(headers: RequestHeaders, accepts: KeyKind, options?: { takesLookupToken?: boolean }): Promise<Caller>;
   /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */
-  context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string }): Ctx;
+  context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string; host?: string }): Ctx;
   /**
    * Stages 3–5 for a writing use case: with a key, the idempotency record and the effects share
    * one transaction; without one, the use case still runs in a transaction. Domain errors become
@@ -55,6 +55,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       log: request.log,
       requestId: request.requestId,
       idempotencyKey: checkIdempotencyKey(request.idempotencyKey),
+      origin: originOf(deps.config, request.host),
     }),
 
     write(ctx, fingerprint, run, errorResponse, options = {}) {

@@ -36,6 +36,19 @@ export interface Ctx {
   log: Logger;
   requestId: string;
   idempotencyKey?: string;
+  /**
+   * The URL clients reach this service at, for links it hands out (a hosted session's page):
+   * PUBLIC_BASE_URL, else `http://` + the request's Host header (development; README "Configuration").
+   */
+  origin?: string;
+}
+
+/** A Host header fit to build a link with: a host name or address and an optional port, nothing else. */
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+export function originOf(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>, host: string | undefined): string {
+  if (config.PUBLIC_BASE_URL !== undefined) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  return host !== undefined && HOST.test(host) ? `http://${host}` : `http://${config.HOST}:${config.PORT}`;
 }
 
 export const newRequestId = (): string => newId('request');

@@ -14,6 +14,7 @@ import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
 import { providerBookingsRoutes } from '../modules/bookings/provider-bookings.rest.ts';
 import { resellersRoutes } from '../modules/resellers/resellers.rest.ts';
 import { lookupsRoutes } from '../modules/lookups/lookups.rest.ts';
+import { hostedSessionsRoutes } from '../modules/hosted-sessions/hosted-sessions.rest.ts';
 import { accessCodesRoutes } from '../modules/access-codes/access-codes.rest.ts';
 import { providerAccessCodesRoutes } from '../modules/access-codes/provider-access-codes.rest.ts';
 import { webhooksRoutes } from '../modules/webhooks/webhooks.rest.ts';
@@ -39,6 +40,7 @@ export const routes: Route[] = [
   ...creditsRoutes,
   ...resellersRoutes,
   ...lookupsRoutes,
+  ...hostedSessionsRoutes,
 ];
 
 /** The provider side (README "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */
@@ -101,7 +103,7 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
       rejectUnknownQuery(queryObject, route.query ? Object.keys(route.query.shape) : []);
       const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
       if (!route.body && Object.keys(body as object).length > 0) throw validationError('body', 'This operation takes no body');
-      const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined });
+      const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined, host: header(req, 'host') });
       const request = { params, query: queryObject, search: query, body };
 
       if (route.method === 'GET') return reply(await route.handler(ctx, request));

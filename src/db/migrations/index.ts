@@ -6,6 +6,7 @@ import { Migration20261124100000_credits } from './Migration20261124100000_credi
 import { Migration20261124110000_access_codes } from './Migration20261124110000_access_codes.ts';
 import { Migration20261124130000_webhooks } from './Migration20261124130000_webhooks.ts';
 import { Migration20261124120000_lookups } from './Migration20261124120000_lookups.ts';
+import { Migration20261124140000_hosted_sessions } from './Migration20261124140000_hosted_sessions.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261124110000_access_codes', class: Migration20261124110000_access_codes },
   { name: 'Migration20261124130000_webhooks', class: Migration20261124130000_webhooks },
   { name: 'Migration20261124120000_lookups', class: Migration20261124120000_lookups },
+  { name: 'Migration20261124140000_hosted_sessions', class: Migration20261124140000_hosted_sessions },
 ];

@@ -5,3 +5,6 @@ import type { presentAccessCode } from './access-codes.presenter.ts';
 export { expireAccessCodes } from './expire-access-codes.ts';
 /** The `data.object` of access_code.* events: the code without its secret (no code, no QR). */
 export type AccessCodeObject = ReturnType<typeof presentAccessCode>;
+// The use cases, for other modules that act on a client's behalf (the hosted page, README "Hosted sessions").
+export { createAccessCode, type AccessCodeCreation } from './create-access-code.ts';
+export { confirmAccessCodeSession } from './confirm-access-code.ts';

@@ -122,3 +122,20 @@ export async function takeSpot(em: TxEm, instanceId: string): Promise<boolean> {
 export async function releaseSpot(em: TxEm, instanceId: string): Promise<void> {
   await em.execute('update class_instance set spots_taken = spots_taken - 1 where id = ? and spots_taken > 0', [instanceId]);
 }
+
+/** An upcoming instance with spots left, named for a person choosing one (the hosted page, README "Hosted sessions"). */
+export interface UpcomingClass { instanceId: string; className: string; providerName: string; timezone: string; startsAt: Date; spotsLeft: number }
+
+/** SCHEDULED instances starting after now and by `until` with a spot left, soonest first; one statement. */
+export async function upcomingOpenClasses(ctx: Ctx, until: Date, limit: number): Promise<UpcomingClass[]> {
+  const rows = await ctx.em.execute<{ id: string; class_name: string; provider_name: string; timezone: string; starts_at: Date; spots_left: number }[]>(
+    `select ci.id, c.name as class_name, p.name as provider_name, p.timezone, ci.starts_at, ci.capacity - ci.spots_taken as spots_left
+       from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id
+      where ci.status = 'SCHEDULED' and ci.starts_at > ? and ci.starts_at <= ? and ci.spots_taken < ci.capacity
+      order by ci.starts_at, ci.id limit ?`,
+    [ctx.clock.now(), until, limit]);
+  return rows.map((r) => ({
+    instanceId: r.id, className: r.class_name, providerName: r.provider_name, timezone: r.timezone,
+    startsAt: new Date(r.starts_at), spotsLeft: Number(r.spots_left),
+  }));
+}

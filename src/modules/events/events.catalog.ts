@@ -3,6 +3,7 @@ import type { BookingObject, BookingSessionObject } from '../bookings/bookings.s
 import type { LookupObject } from '../lookups/lookups.service.ts';
 import type { AccessCodeObject } from '../access-codes/access-codes.service.ts';
 import type { CreditPurchaseObject } from '../credits/credits.service.ts';
+import type { HostedSessionObject } from '../hosted-sessions/hosted-sessions.service.ts';
 
 // The catalogue of event types: what a webhook endpoint can subscribe to (`enabled_events`) and
 // receive. It is a public contract: types are added, never renamed or reshaped (README "Events").
@@ -40,8 +41,8 @@ export const eventCatalog = {
   'access_code.redeemed': emitted<AccessCodeObject>('access_code', 'A provider redeemed an access code, recording a visit.'),
   'credits.purchased': emitted<CreditPurchaseObject>('credit_purchase', "A credit package was bought into a client's wallet, debiting the business account."),
   'lookup.verified': emitted<LookupObject>('lookup', 'A lookup was verified with the code mailed to the client and a lookup token issued.'),
-  'hosted_session.completed': planned('hosted_session', 'A client finished a hosted session: booked, or got an access code.'),
-  'hosted_session.expired': planned('hosted_session', 'A hosted session expired unused.'),
+  'hosted_session.completed': emitted<HostedSessionObject>('hosted_session', 'A client finished a hosted session: booked, or got an access code.'),
+  'hosted_session.expired': emitted<HostedSessionObject>('hosted_session', 'A hosted session expired unused.'),
 } as const satisfies Record<string, EventSpec<unknown>>;
 
 export type EventType = keyof typeof eventCatalog;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessCodeSchema } from '../access-codes/access-codes.presenter.ts';
 import { bookingSchema, bookingSessionSchema } from '../bookings/bookings.presenter.ts';
 import { creditPurchaseSchema } from '../credits/credits.presenter.ts';
+import { hostedSessionSchema } from '../hosted-sessions/hosted-sessions.presenter.ts';
 import { lookupSchema } from '../lookups/lookups.presenter.ts';
 import { issuedPassSchema, passRenewalSchema } from '../passes/passes.presenter.ts';
 import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventRecord } from './events.service.ts';
@@ -29,6 +30,8 @@ const payloadSchemas: { [T in EmittedEventType]: z.ZodType<EventObjects[T]> } = 
   'access_code.redeemed': accessCodeSchema,
   'credits.purchased': creditPurchaseSchema,
   'lookup.verified': lookupSchema,
+  'hosted_session.completed': hostedSessionSchema,
+  'hosted_session.expired': hostedSessionSchema,
 };
 
 const objectSchemas = [...new Set<z.ZodType>(Object.values(payloadSchemas))] as [z.ZodType, z.ZodType, ...z.ZodType[]];

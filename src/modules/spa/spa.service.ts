@@ -109,3 +109,16 @@ export async function lockSpa(em: TxEm, spaId: string): Promise<void> {
 export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
   return spaSlotAt(em, spa, date, time, durationMinutes, now);
 }
+
+/** A spa service named for a person choosing one (the hosted page, README "Hosted sessions"). */
+export interface SpaTreatment { serviceId: string; spaId: string; name: string; spaName: string; durationMinutes: number }
+
+/** Services of every spa, by spa name then service name; one statement, at most `limit`. */
+export async function listSpaTreatments(ctx: Ctx, limit: number): Promise<SpaTreatment[]> {
+  const rows = await ctx.em.execute<{ id: string; provider_id: string; name: string; spa_name: string; duration_minutes: number }[]>(
+    `select s.id, s.provider_id, s.name, p.name as spa_name, s.duration_minutes
+       from spa_service s join provider p on p.id = s.provider_id
+      where p.category = 'SPA' order by p.name, s.name, s.id limit ?`,
+    [limit]);
+  return rows.map((r) => ({ serviceId: r.id, spaId: r.provider_id, name: r.name, spaName: r.spa_name, durationMinutes: Number(r.duration_minutes) }));
+}

@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { newRequestId, type Ctx } from '../../platform/request-context.ts';
+import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
+import { presentHostedSession } from './hosted-sessions.presenter.ts';
+
+// Other modules reach hosted sessions only through this file (README "Module boundaries").
+export type { HostedSession } from './hosted-sessions.entity.ts';
+/** The `data.object` of hosted_session.* events: the session without its URL. */
+export type HostedSessionObject = ReturnType<typeof presentHostedSession>;
+
+/** A page secret: `hss_` and 40 base62 characters; anything else names no session (no query). */
+const SECRET = /^hss_[0-9A-Za-z]{40}$/;
+
+/** The session a page secret opens, whatever its status; undefined for an unknown or malformed secret. */
+export async function sessionOfSecret(em: EntityManager, secret: string): Promise<HostedSession | undefined> {
+  if (!SECRET.test(secret)) return undefined;
+  return (await em.findOne(HostedSessionSchema, { secretHash: sha256Hex(secret) })) ?? undefined;
+}
+
+/** The same session locked for its one completion: two submits of the page's form finish it once. */
+export async function lockSession(tx: TxCtx, id: string): Promise<HostedSession> {
+  return tx.em.findOneOrFail(HostedSessionSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+}
+
+/** Marks the (locked) session COMPLETED with what the client got, and records hosted_session.completed. */
+export async function completeSession(tx: TxCtx, session: HostedSession, result: { bookingId: string } | { accessCodeId: string }): Promise<void> {
+  const now = tx.clock.now();
+  session.status = 'COMPLETED';
+  session.completedAt = now;
+  session.updatedAt = now;
+  if ('bookingId' in result) session.bookingId = result.bookingId;
+  else session.accessCodeId = result.accessCodeId;
+  await tx.em.flush();
+  await recordEvent(tx, 'hosted_session.completed', presentHostedSession(session, now), session.resellerId);
+}
+
+/** Sessions expired in one transaction; the sweep goes on until none is left. */
+const BATCH = 200;
+
+/**
+ * The hosted-session expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, README "Hosted
+ * sessions"): OPEN sessions past `expires_at` become EXPIRED, each with hosted_session.expired in
+ * the same transaction. Claimed with SKIP LOCKED: several processes never expire one twice, and a
+ * page completing a session (holding its lock) is not waited for. Returns how many expired.
+ */
+export async function expireHostedSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const expired = await withTransaction(em.fork(), async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `select id from hosted_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+        [now, BATCH]);
+      if (rows.length === 0) return 0;
+      const sessions = await tx.find(HostedSessionSchema, { id: { $in: rows.map((r) => r.id) } });
+      for (const session of sessions) {
+        session.status = 'EXPIRED';
+        session.updatedAt = now;
+      }
+      await tx.flush();
+      // The sweep is no reseller's request: its events name each session's reseller.
+      const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+      for (const session of sessions) await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
+      return sessions.length;
+    });
+    total += expired;
+    if (expired < BATCH) return total;
+  }
+}
