@@ -10,6 +10,7 @@ import type { OutboxHandler } from '../platform/outbox.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
 import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
 import { expireHostedSessions } from '../modules/hosted-sessions/hosted-sessions.service.ts';
+import { expireIssuedPasses } from '../modules/passes/expiry.service.ts';
 import { MAIL_TOPIC, mailHandler } from '../modules/mail/mail.service.ts';
 import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../modules/webhooks/webhooks.service.ts';
 import { systemClock } from '../platform/clock.ts';
@@ -83,6 +84,7 @@ export function moduleSweeps(config: Config, log: Logger): Sweep[] {
       const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
       return swept.expired + swept.sessionsExpired;
     } },
+    { name: 'issued passes', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireIssuedPasses(orm.em.fork(), { clock: systemClock, config, log }) },
     { name: 'hosted sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireHostedSessions(orm.em.fork(), { clock: systemClock, config, log }) },
     { name: 'webhook deliveries', everyMs: config.OUTBOX_POLL_MS, run: (orm) => deliverDueWebhooks(orm, { clock: systemClock, config, log }) },
   ];

@@ -76,7 +76,7 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Pr
 /** How a pass meets a provider: `covered` when one of its categories has the provider's category and tier. */
 export interface Coverage { covered: boolean; category: PassCategory | undefined }
 
-export function coverageOf(pass: PassPackage, provider: Provider): Coverage {
+export function coverageOf(pass: PassPackage, provider: Pick<Provider, 'category' | 'tier'>): Coverage {
   const covered = coveredTiers(pass).some((c) => c.category === provider.category && c.tiers.includes(provider.tier));
   return { covered, category: pass.categories.find((c) => c.type === provider.category) };
 }

@@ -124,18 +124,22 @@ export async function releaseSpot(em: TxEm, instanceId: string): Promise<void> {
 }
 
 /** An upcoming instance with spots left, named for a person choosing one (the hosted page, README "Hosted sessions"). */
-export interface UpcomingClass { instanceId: string; className: string; providerName: string; timezone: string; startsAt: Date; spotsLeft: number }
+export interface UpcomingClass {
+  instanceId: string; className: string; providerName: string; category: Provider['category']; tier: string; timezone: string; startsAt: Date; spotsLeft: number;
+}
 
 /** SCHEDULED instances starting after now and by `until` with a spot left, soonest first; one statement. */
 export async function upcomingOpenClasses(ctx: Ctx, until: Date, limit: number): Promise<UpcomingClass[]> {
-  const rows = await ctx.em.execute<{ id: string; class_name: string; provider_name: string; timezone: string; starts_at: Date; spots_left: number }[]>(
-    `select ci.id, c.name as class_name, p.name as provider_name, p.timezone, ci.starts_at, ci.capacity - ci.spots_taken as spots_left
+  const rows = await ctx.em.execute<{
+    id: string; class_name: string; provider_name: string; category: Provider['category']; tier: string; timezone: string; starts_at: Date; spots_left: number;
+  }[]>(
+    `select ci.id, c.name as class_name, p.name as provider_name, p.category, p.tier, p.timezone, ci.starts_at, ci.capacity - ci.spots_taken as spots_left
        from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id
       where ci.status = 'SCHEDULED' and ci.starts_at > ? and ci.starts_at <= ? and ci.spots_taken < ci.capacity
       order by ci.starts_at, ci.id limit ?`,
     [ctx.clock.now(), until, limit]);
   return rows.map((r) => ({
-    instanceId: r.id, className: r.class_name, providerName: r.provider_name, timezone: r.timezone,
+    instanceId: r.id, className: r.class_name, providerName: r.provider_name, category: r.category, tier: r.tier, timezone: r.timezone,
     startsAt: new Date(r.starts_at), spotsLeft: Number(r.spots_left),
   }));
 }

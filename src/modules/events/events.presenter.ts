@@ -19,6 +19,7 @@ const payloadSchemas: { [T in EmittedEventType]: z.ZodType<EventObjects[T]> } = 
   'issued_pass.created': issuedPassSchema,
   'issued_pass.updated': issuedPassSchema,
   'issued_pass.renewed': passRenewalSchema,
+  'issued_pass.expired': issuedPassSchema,
   'booking.created': bookingSchema,
   'booking.confirmed': bookingSchema,
   'booking.cancelled': bookingSchema,

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../platform/logger.ts';
-import { DomainError } from '../../platform/errors.ts';
+import { DomainError, validationError } from '../../platform/errors.ts';
 import type { Pipeline } from '../../platform/pipeline.ts';
-import type { Ctx, ResellerCaller } from '../../platform/request-context.ts';
+import { resellerOf, type Ctx, type ResellerCaller } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { createAccessCode, confirmAccessCodeSession } from '../access-codes/access-codes.service.ts';
+import { coverageOf } from '../bookings/bookings.service.ts';
 import { bookClass, bookSpa, confirmClassBooking, confirmSpaBooking, type Initiation } from '../bookings/use-cases.service.ts';
 import { upcomingOpenClasses } from '../classes/classes.service.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
-import { currentPassOf, effectiveStatus } from '../passes/passes.service.ts';
+import { currentPassOf, effectiveStatus, type PassPackage } from '../passes/passes.service.ts';
 import { getReseller } from '../resellers/resellers.service.ts';
-import { getSpaAvailability, listSpaTreatments, type Slot } from '../spa/spa.service.ts';
+import { getSpaAvailability, listSpaTreatments, spaOfService, type Slot, type SpaTreatment } from '../spa/spa.service.ts';
 import { completeSession, lockSession, sessionOfSecret, type HostedSession } from './hosted-sessions.service.ts';
 import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
 import { html, page, type Html } from './hosted-sessions.html.ts';
@@ -104,9 +105,10 @@ async function bookAClass(tx: TxCtx, session: HostedSession, form: URLSearchPara
 }
 
 async function bookASpaSlot(tx: TxCtx, session: HostedSession, form: URLSearchParams): Promise<Outcome> {
-  const made = await bookSpa(tx, {
-    spa_id: field(form, 'spa_id'), service_ids: [field(form, 'service_id')], date: field(form, 'date'), time: field(form, 'time'), client_id: session.clientId,
-  });
+  const serviceId = field(form, 'service_id');
+  const spaId = await spaOfService(tx.em, serviceId);
+  if (!spaId) throw validationError('service_id', 'Please choose a treatment from the list');
+  const made = await bookSpa(tx, { spa_id: spaId, service_ids: [serviceId], date: field(form, 'date'), time: field(form, 'time'), client_id: session.clientId });
   let booking = made.booking;
   if (!booking) {
     allowCopay(session, made.session!.copayAmount ?? 0);
@@ -150,8 +152,12 @@ function allowCopay(session: HostedSession, amount: number, why = 'This is not i
   }
 }
 
-/** A form field; a missing one is the same 400 the API answers for the field it feeds. */
-const field = (form: URLSearchParams, name: string): string => form.get(name) ?? '';
+/** A form field the page's own forms always send; missing, the request did not come from them. */
+function field(form: URLSearchParams, name: string): string {
+  const value = form.get(name);
+  if (value === null || value === '') throw validationError(name, `The form did not send ${name}; open the page again and choose once more`);
+  return value;
+}
 
 /** return_url with what happened added; the page's secret never goes there (Referrer-Policy: no-referrer too). */
 function returnTo(session: HostedSession): string {
@@ -231,7 +237,7 @@ async function mainPage(ctx: Ctx, session: HostedSession, req: PageRequest, nonc
 <p><strong>${held.pass.name}</strong> for ${client.firstName} ${client.lastName}</p>
 <p class="meta">Valid until ${held.issuedPass.expiresAt.toISOString().slice(0, 10)}</p></section>`;
   const title = session.mode === 'booking' ? 'Book with your pass' : 'Get your access code';
-  const content = session.mode === 'booking' ? await bookingSections(ctx, req, now) : accessCodeSection(req.secret);
+  const content = session.mode === 'booking' ? await bookingSections(ctx, session, held.pass, req, now) : accessCodeSection(req.secret);
   return {
     status: refused?.status ?? 200,
     headers: htmlHeaders(nonce, session),
@@ -245,8 +251,14 @@ function accessCodeSection(secret: string): Html {
 <form method="post" action="/hosted/${secret}/access-code"><button type="submit">Get my access code</button></form></section>`;
 }
 
-async function bookingSections(ctx: Ctx, req: PageRequest, now: Date): Promise<Html> {
-  const classes = await upcomingOpenClasses(ctx, new Date(now.getTime() + CLASS_DAYS * 86_400_000), CLASSES_SHOWN);
+/**
+ * What the page offers: classes and treatments the pass covers, and, when the session allows a
+ * co-pay, the others that have a co-pay price within its limit (a class's co-pay options are
+ * checked when it is booked). The rest could only be refused.
+ */
+async function bookingSections(ctx: Ctx, session: HostedSession, pass: PassPackage, req: PageRequest, now: Date): Promise<Html> {
+  const upcoming = await upcomingOpenClasses(ctx, new Date(now.getTime() + CLASS_DAYS * 86_400_000), CLASSES_SHOWN);
+  const classes = upcoming.filter((c) => session.allowCopay || coverageOf(pass, c).covered);
   const classItems = classes.map((c) => {
     const when = localWhen(c.startsAt, c.timezone);
     return html`<li><strong>${c.className}</strong> at ${c.providerName}<br><span class="meta">${when} · ${c.spotsLeft} ${c.spotsLeft === 1 ? 'spot' : 'spots'} left</span>
@@ -254,12 +266,18 @@ async function bookingSections(ctx: Ctx, req: PageRequest, now: Date): Promise<H
 <button type="submit" aria-label="Book ${c.className}, ${when}, at ${c.providerName}">Book</button></form></li>`;
   });
   const classSection = html`<section aria-labelledby="classes-h"><h2 id="classes-h">Classes</h2>
-${classItems.length ? html`<ul>${classItems}</ul>` : html`<p>No classes with free spots in the next ${CLASS_DAYS} days.</p>`}</section>`;
-  return html`${classSection}${await spaSection(ctx, req, now)}`;
+${classItems.length ? html`<p class="meta">The next classes with free spots.</p><ul>${classItems}</ul>` : html`<p>No classes with free spots in the next ${CLASS_DAYS} days.</p>`}</section>`;
+  const treatments = (await listSpaTreatments(ctx, TREATMENTS_SHOWN)).filter((t) => offered(t, session, pass, resellerOf(ctx).currency));
+  return html`${classSection}${await spaSection(ctx, treatments, req, now)}`;
 }
 
-async function spaSection(ctx: Ctx, req: PageRequest, now: Date): Promise<Html> {
-  const treatments = await listSpaTreatments(ctx, TREATMENTS_SHOWN);
+function offered(t: SpaTreatment, session: HostedSession, pass: PassPackage, currency: string): boolean {
+  if (coverageOf(pass, { category: 'SPA', tier: t.tier }).covered) return true;
+  const max = session.maxCopayAmount ?? Infinity;
+  return session.allowCopay && t.copayAmount !== null && t.currency === currency && t.copayAmount <= max;
+}
+
+async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest, now: Date): Promise<Html> {
   if (treatments.length === 0) return html``;
   const chosenId = req.query.get('service_id') ?? undefined;
   const date = req.query.get('date') ?? now.toISOString().slice(0, 10);
@@ -276,7 +294,7 @@ async function spaSection(ctx: Ctx, req: PageRequest, now: Date): Promise<Html> 
       problem = friendly(err);
     }
     const buttons = slots.map((s) => html`<li><form method="post" action="/hosted/${req.secret}/spa">
-<input type="hidden" name="spa_id" value="${chosen.spaId}"><input type="hidden" name="service_id" value="${chosen.serviceId}">
+<input type="hidden" name="service_id" value="${chosen.serviceId}">
 <input type="hidden" name="date" value="${date}"><input type="hidden" name="time" value="${s.time}">
 <button type="submit" aria-label="Book ${chosen.name} at ${s.time} on ${date}">${s.time}</button></form></li>`);
     times = problem

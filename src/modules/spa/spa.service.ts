@@ -111,14 +111,30 @@ export function slotAt(em: EntityManager, spa: Provider, date: string, time: str
 }
 
 /** A spa service named for a person choosing one (the hosted page, README "Hosted sessions"). */
-export interface SpaTreatment { serviceId: string; spaId: string; name: string; spaName: string; durationMinutes: number }
+export interface SpaTreatment {
+  serviceId: string; spaId: string; name: string; spaName: string; tier: string; durationMinutes: number;
+  /** In the service's own currency; null: no co-pay price. */
+  copayAmount: number | null; currency: string;
+}
 
 /** Services of every spa, by spa name then service name; one statement, at most `limit`. */
 export async function listSpaTreatments(ctx: Ctx, limit: number): Promise<SpaTreatment[]> {
-  const rows = await ctx.em.execute<{ id: string; provider_id: string; name: string; spa_name: string; duration_minutes: number }[]>(
-    `select s.id, s.provider_id, s.name, p.name as spa_name, s.duration_minutes
+  const rows = await ctx.em.execute<{
+    id: string; provider_id: string; name: string; spa_name: string; tier: string; duration_minutes: number; copay_amount: string | null; currency: string;
+  }[]>(
+    `select s.id, s.provider_id, s.name, p.name as spa_name, p.tier, s.duration_minutes, s.copay_amount, s.currency
        from spa_service s join provider p on p.id = s.provider_id
       where p.category = 'SPA' order by p.name, s.name, s.id limit ?`,
     [limit]);
-  return rows.map((r) => ({ serviceId: r.id, spaId: r.provider_id, name: r.name, spaName: r.spa_name, durationMinutes: Number(r.duration_minutes) }));
+  return rows.map((r) => ({
+    serviceId: r.id, spaId: r.provider_id, name: r.name, spaName: r.spa_name, tier: r.tier, durationMinutes: Number(r.duration_minutes),
+    copayAmount: r.copay_amount === null ? null : Number(r.copay_amount), currency: r.currency.trim(),
+  }));
+}
+
+/** The spa a service belongs to; undefined for an unknown or malformed id. */
+export async function spaOfService(em: EntityManager, serviceId: string): Promise<string | undefined> {
+  if (!isId('service', serviceId)) return undefined;
+  const [row] = await em.execute<{ provider_id: string }[]>('select provider_id from spa_service where id = ?', [serviceId]);
+  return row?.provider_id;
 }
