@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configWith } from '../../src/config.ts';
 import { masterKey, secretBox } from '../../src/platform/secrets.ts';
 import { instanceIn } from '../support/bookings.ts';
 import { v3 } from '../support/http.ts';
 import {
-  capturingLogger, codeIn, createLookupWorld, deliverMail, startSmtp, useAppWithLog, withToken, type LookupWorld, type TestSmtp,
+  capturingLogger, codeIn, useLookupWorld, deliverMail, useAppWithLog, withToken, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
 // README "Lookup", "E-mail", "Secrets at rest": the code and the token are kept only as hashes; the
@@ -16,11 +16,7 @@ const logged = capturingLogger('debug');
 const app = useAppWithLog(logged, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  w = await createLookupWorld(app);
-  smtp = await startSmtp();
-});
-afterAll(async () => { await smtp?.close(); });
+useLookupWorld(app, (world, server) => { w = world; smtp = server; });
 
 /** The code as a number of its own (a 6-digit run inside a longer number, a timestamp say, is not it). */
 const standalone = (code: string) => new RegExp(`(?<![0-9])${code}(?![0-9])`);

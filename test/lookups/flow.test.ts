@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { expectError, unix } from '../support/assertions.ts';
 import { instanceIn } from '../support/bookings.ts';
@@ -6,7 +6,7 @@ import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, createReseller, walletLedger } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 import {
-  codeIn, createLookupWorld, deliverMail, gqlWithToken, setLookup, startSmtp, withToken, type LookupWorld, type TestSmtp,
+  codeIn, useLookupWorld, deliverMail, gqlWithToken, setLookup, withToken, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
 // README "Lookup": issuers, a lookup started, its code mailed over real SMTP and read back from the
@@ -15,11 +15,7 @@ import {
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  w = await createLookupWorld(app);
-  smtp = await startSmtp();
-});
-afterAll(async () => { await smtp?.close(); });
+useLookupWorld(app, (world, server) => { w = world; smtp = server; });
 
 const LOOKUP_FIELDS = ['attempts_remaining', 'client_id', 'created', 'expires_at', 'id', 'issuer_id', 'object', 'status', 'token_expires_at'];
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { anotherClient } from '../support/bookings.ts';
 import {
-  capturingLogger, codeIn, createLookupWorld, deliverMail, startLookup, startSmtp, type LookupWorld, type TestSmtp,
+  capturingLogger, codeIn, useLookupWorld, deliverMail, startLookup, startSmtp, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
 // README "E-mail": mail leaves through the outbox to SMTP_URL; a failing server is retried with the
@@ -12,11 +12,7 @@ import {
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  w = await createLookupWorld(app);
-  smtp = await startSmtp();
-});
-afterAll(async () => { await smtp?.close(); });
+useLookupWorld(app, (world, server) => { w = world; smtp = server; });
 
 interface MailRow { status: string; erased: boolean; message_id: string | null; attempts: number; last_error: string | null; processed: boolean }
 /** The newest mail message with its outbox row. */

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { expectError, expectUnchanged, expectValidationError } from '../support/assertions.ts';
 import { anotherClient } from '../support/bookings.ts';
 import { dbState } from '../support/db-state.ts';
 import { createPassPackage, createReseller, issuePass } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
-import { codeIn, createLookupWorld, deliverMail, setLookup, startLookup, startSmtp, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
+import { codeIn, useLookupWorld, deliverMail, setLookup, startLookup, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
 
 // README "Lookup": who can be looked up (nothing told apart), bad input, the rate limit, the code's
 // 15 minutes and 5 attempts (also under concurrent verifies), and who sees a lookup.
@@ -13,11 +13,7 @@ import { codeIn, createLookupWorld, deliverMail, setLookup, startLookup, startSm
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  w = await createLookupWorld(app);
-  smtp = await startSmtp();
-});
-afterAll(async () => { await smtp?.close(); });
+useLookupWorld(app, (world, server) => { w = world; smtp = server; });
 
 const start = (body: unknown, key = w.requester.key) => v3(app, '/lookups', { key, body });
 const verify = (id: string, body: unknown, key = w.requester.key) => v3(app, `/lookups/${id}/verify`, { key, body });

@@ -119,6 +119,20 @@ export async function createLookupWorld(app: TestApp, opts: { balance?: number }
   return { ...world, issuer: world.reseller, requester };
 }
 
+/**
+ * One line at the top of a lookup test file (after useApp): the lookup world and a real SMTP server
+ * are made before its tests and handed to `use`; the server closes after them.
+ */
+export function useLookupWorld(app: TestApp, use: (world: LookupWorld, smtp: TestSmtp) => void): void {
+  let smtp: TestSmtp | undefined;
+  beforeAll(async () => {
+    const world = await createLookupWorld(app);
+    smtp = await startSmtp();
+    use(world, smtp);
+  });
+  afterAll(async () => { await smtp?.close(); });
+}
+
 /** Starts a lookup over REST; fails the test unless it is 201. */
 export async function startLookup(app: TestApp, requester: TestReseller, issuerId: string, clientId: string) {
   const res = await v3(app, '/lookups', { key: requester.key, body: { issuer_id: issuerId, client_id: clientId } });
