@@ -89,7 +89,8 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
   if (path === '/graphql') return handleGraphQL(pipeline, yoga, req, res, url.search, requestId, log);
   const hosted = HOSTED_PATH.exec(path);
   if (hosted) {
-    labelRoute(req, hosted[2] ? `/hosted/{secret}/${hosted[2]}` : '/hosted/{secret}');
+    // Only the page's own actions name a metrics label: any other path would add a label per spelling.
+    labelRoute(req, hosted[2] === undefined ? '/hosted/{secret}' : `/hosted/{secret}/${HOSTED_ACTIONS.has(hosted[2]) ? hosted[2] : '{other}'}`);
     return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], query: url.searchParams, requestId, log });
   }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
@@ -111,6 +112,8 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
 
 /** The hosted page's paths (README "Hosted sessions"): /hosted/{secret} and /hosted/{secret}/{action}. */
 const HOSTED_PATH = /^\/hosted\/([^/]*)(?:\/([a-z-]+))?\/?$/;
+
+const HOSTED_ACTIONS = new Set(['class', 'spa', 'access-code']);
 
 /** Request logs print a hosted page's path without its secret. */
 const loggedUrl = (url: string | undefined): string | undefined => url?.replace(/^\/hosted\/[^/?#]*/, '/hosted/[secret]');

@@ -63,6 +63,20 @@ describe('GET /metrics', () => {
     expect(sum).toBeGreaterThan(0);
   });
 
+  it('labels the hosted page by its template: never its secret, never a made-up action', async () => {
+    const secret = `hss_${'A'.repeat(40)}`;
+    await call(app, `/hosted/${secret}`);
+    await call(app, `/hosted/${secret}/class`, { method: 'POST', raw: 'class_instance_id=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    await call(app, `/hosted/${secret}/made-up-action`);
+    const text = (await call(app, '/metrics')).text;
+    const requests = samples(text, 'http_requests_total');
+    expect(requests.get('method="GET",route="/hosted/{secret}",status="404"')).toBe(1);
+    expect(requests.get('method="POST",route="/hosted/{secret}/class",status="404"')).toBe(1);
+    expect(requests.get('method="GET",route="/hosted/{secret}/{other}",status="404"')).toBe(1);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('made-up-action');
+  });
+
   it('exposes the process, event loop, GC and database pool besides HTTP', async () => {
     const text = (await call(app, '/metrics')).text;
     for (const [family, type] of [
