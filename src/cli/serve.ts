@@ -96,9 +96,11 @@ function onStopSignal(log: Logger, stop: () => Promise<void>): void {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    stop().then(() => process.exit(0), (err: unknown) => {
+    // The log writes asynchronously: exit once what it holds is written, or the last lines are lost.
+    const exit = (code: number) => log.flush(() => process.exit(code));
+    stop().then(() => exit(0), (err: unknown) => {
       log.error({ err }, 'shutdown failed');
-      process.exit(1);
+      exit(1);
     });
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
