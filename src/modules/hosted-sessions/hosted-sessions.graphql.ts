@@ -1,10 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { runMutation } from '../../graphql/use-case.ts';
+import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { createHostedSession } from './create-hosted-session.ts';
 import { hostedSessionStatuses, type HostedSession } from './hosted-sessions.entity.ts';
 import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
+import { getOwnHostedSession } from './hosted-sessions.service.ts';
 
 // Hosted sessions on GraphQL (README "Hosted sessions"): the use case of hosted-sessions.rest.ts.
 
@@ -57,6 +58,17 @@ const CreateHostedSessionInputRef = builder.inputType('CreateHostedSessionInput'
     expiresIn: t.int({ description: 'Seconds until the page stops working, 300–86400 (default 86400).' }),
   }),
 });
+
+builder.queryFields((t) => ({
+  hostedSession: t.field({
+    type: HostedSessionRef,
+    nullable: true,
+    description: 'A hosted session of this reseller (never its URL); null for any other id.',
+    authScopes: { reseller: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => runQuery(() => getOwnHostedSession(ctx, id)).catch(nullWhenNotFound),
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createHostedSession: t.field({

@@ -1,6 +1,7 @@
 import { defineRoutes } from '../../rest/route.ts';
 import { createHostedSession, createHostedSessionInput, type CreateHostedSessionInput } from './create-hosted-session.ts';
-import { hostedSessionCreationSchema, presentHostedSessionCreation } from './hosted-sessions.presenter.ts';
+import { getOwnHostedSession } from './hosted-sessions.service.ts';
+import { hostedSessionCreationSchema, hostedSessionSchema, presentHostedSession, presentHostedSessionCreation } from './hosted-sessions.presenter.ts';
 
 // README "Hosted sessions". The page itself is served outside the V3 base (src/modules/hosted-sessions/hosted-page.ts).
 export const hostedSessionsRoutes = defineRoutes([
@@ -15,6 +16,15 @@ export const hostedSessionsRoutes = defineRoutes([
     async handler(ctx, { body }) {
       const { session, url } = await createHostedSession(ctx, body as CreateHostedSessionInput);
       return { status: 201, body: presentHostedSessionCreation(session, url, ctx.clock.now()) };
+    },
+  },
+  {
+    method: 'GET', path: '/hosted_sessions/{id}', operationId: 'getHostedSession', tag: 'Hosted sessions',
+    summary: 'Get a hosted session: its status and, once COMPLETED, the booking or access code the client got (never its URL)',
+    success: { status: 200, description: 'A `hosted_session`', schema: hostedSessionSchema },
+    errors: ['validation_error', 'invalid_api_key', 'account_disabled', 'resource_not_found'],
+    async handler(ctx, { params }) {
+      return { status: 200, body: presentHostedSession(await getOwnHostedSession(ctx, params.id), ctx.clock.now()) };
     },
   },
 ]);

@@ -3,8 +3,10 @@ import { LockMode } from '@mikro-orm/core';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { sha256Hex } from '../../platform/crypto.ts';
+import { notFound } from '../../platform/errors.ts';
+import { isId } from '../../platform/ids.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { newRequestId, type Ctx } from '../../platform/request-context.ts';
+import { newRequestId, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
@@ -14,6 +16,14 @@ import { presentHostedSession } from './hosted-sessions.presenter.ts';
 export type { HostedSession } from './hosted-sessions.entity.ts';
 /** The `data.object` of hosted_session.* events: the session without its URL. */
 export type HostedSessionObject = ReturnType<typeof presentHostedSession>;
+
+/** A hosted session of the caller's reseller (never its URL: only the secret's hash is kept); any other id is 404. */
+export async function getOwnHostedSession(ctx: Ctx, id: string): Promise<HostedSession> {
+  const { resellerId } = resellerOf(ctx);
+  const session = isId('hostedSession', id) ? await ctx.em.findOne(HostedSessionSchema, { id, resellerId }) : null;
+  if (!session) throw notFound('hosted session', id);
+  return session;
+}
 
 /** A page secret: `hss_` and 40 base62 characters; anything else names no session (no query). */
 const SECRET = /^hss_[0-9A-Za-z]{40}$/;

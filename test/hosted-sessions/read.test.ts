@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
+import { expectError } from '../support/assertions.ts';
+import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
+import { createReseller } from '../support/factories.ts';
+import { gql, v3 } from '../support/http.ts';
+import { getPage, openSession, postForm } from '../support/hosted-sessions.ts';
+
+// Reading a hosted session back (README "Hosted sessions"): GET /hosted_sessions/{id} and GraphQL
+// hostedSession(id:) show its status and, once the client is done, what they got; never the URL.
+
+const NOW = new Date('2026-03-02T08:00:00Z');
+const app = useApp({}, { now: NOW });
+let w: BookingWorld;
+beforeAll(async () => { w = await createBookingWorld(app); });
+
+const read = (id: string, key = w.reseller.key) => v3(app, `/hosted_sessions/${id}`, { key });
+const QUERY = `query($id: ID!) { hostedSession(id: $id) { id status mode bookingId accessCodeId completedAt client { id } } }`;
+
+describe('GET /hosted_sessions/{id} and hostedSession(id:)', () => {
+  it('OPEN without its URL, then COMPLETED with the booking the page made, on both surfaces', async () => {
+    const session = await openSession(app, w, { client_id: w.client.id });
+    const { url: _url, ...created } = session.body;
+    const open = await read(session.id);
+    expect(open.status, open.text).toBe(200);
+    expect(open.body).toEqual(created);
+    expect(open.text).not.toContain(session.secret);
+
+    const instance = await instanceIn(app, w.gym.classId, 26);
+    const booked = await postForm(app, `/hosted/${session.secret}/class`, { class_instance_id: instance.id });
+    expect(booked.status, booked.text.slice(0, 300)).toBe(303);
+    const done = await read(session.id);
+    expect(done.body).toMatchObject({ status: 'COMPLETED', booking_id: expect.stringMatching(/^booking_/), access_code_id: null, completed_at: Math.floor(NOW.getTime() / 1000) });
+    const bookings = await v3(app, `/clients/${w.client.id}/bookings`, { key: w.reseller.key });
+    expect(bookings.body.data.map((b: { id: string }) => b.id)).toEqual([done.body.booking_id]);
+
+    const g = await gql(app, w.reseller.key, QUERY, { id: session.id });
+    expect(g.body).toEqual({ data: { hostedSession: {
+      id: session.id, status: 'COMPLETED', mode: 'BOOKING', bookingId: done.body.booking_id, accessCodeId: null,
+      completedAt: '2026-03-02T08:00:00Z', client: { id: w.client.id },
+    } } });
+  });
+
+  it('EXPIRED once past expires_at, before any sweep', async () => {
+    const session = await openSession(app, w, { client_id: w.client.id, expires_in: 600 });
+    app.clock.set(new Date(NOW.getTime() + 600_000));
+    expect((await read(session.id)).body.status).toBe('EXPIRED');
+    expect((await getPage(app, session.url)).status).toBe(410);
+    expect((await gql(app, w.reseller.key, QUERY, { id: session.id })).body.data.hostedSession.status).toBe('EXPIRED');
+  });
+
+  it("another reseller's session or a malformed id › 404 on REST, null on GraphQL", async () => {
+    const session = await openSession(app, w, { client_id: w.client.id });
+    const other = await createReseller(app);
+    expectError(await read(session.id, other.key), 404, 'resource_not_found');
+    expectError(await read('hs_nope'), 404, 'resource_not_found');
+    expect((await gql(app, other.key, QUERY, { id: session.id })).body).toEqual({ data: { hostedSession: null } });
+  });
+});
