@@ -46,15 +46,16 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
     await db.close();
     throw err;
   }
-  const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
-  log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL', workers }, 'listening');
-  if (seeded) console.error(`\n${describeSeed(seeded, base)}\n`);
-  console.error(describeEndpoints(base));
+  // Before the line that says it is up: whoever waits for that line may stop it at once.
   onStopSignal(log, async () => {
     await stopHttp();
     await jobs?.stop();
     await db.close();
   });
+  const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
+  log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL', workers }, 'listening');
+  if (seeded) console.error(`\n${describeSeed(seeded, base)}\n`);
+  console.error(describeEndpoints(base));
   return new Promise<number>(() => undefined);
 }
 
@@ -62,11 +63,13 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
 export async function worker(config: Config, log: Logger): Promise<number> {
   const db = await openDatabase(config, log, 'client');
   const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, handlers: outboxHandlers(config, log), sweeps: moduleSweeps(config, log) });
-  log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
+  // Before the line that says it started: whoever waits for that line may stop it at once (the
+  // line reaches them from a write thread while this one may not have run on yet).
   onStopSignal(log, async () => {
     await jobs.stop();
     await db.close();
   });
+  log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
   return new Promise<number>(() => undefined);
 }
 
@@ -169,10 +172,11 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
     send({ type: 'failed', message: (err as Error).message });
     process.exit(1);
   }
-  send({ type: 'ready', port });
-  // Ctrl-C reaches every process of the group; the primary also sends SIGTERM when it stops.
+  // Ctrl-C reaches every process of the group; the primary also sends SIGTERM when it stops (set up
+  // before 'ready', which may be answered with a stop at once).
   onStopSignal(log, stop);
   process.on('disconnect', () => void stop().finally(() => process.exit(0)));
+  send({ type: 'ready', port });
   return new Promise<number>(() => undefined);
 }
 

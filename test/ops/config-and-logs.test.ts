@@ -38,10 +38,11 @@ describe('logs', () => {
     const json = new Service(['worker'], { DATABASE_URL: app.databaseUrl });
     await json.waitForStdout(/worker started/);
     json.child.kill('SIGTERM');
-    await json.exited;
+    const exit = await json.exited;
     const lines = json.stdout.trim().split('\n');
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(json.logLines().map((l) => l.msg)).toEqual(['worker started', 'shutting down']);
+    expect(json.logLines().map((l) => l.msg), `exit ${JSON.stringify(exit)}; stderr:\n${json.stderr}`).toEqual(['worker started', 'shutting down']);
+    expect(exit).toEqual({ code: 0, signal: null });
 
     const pretty = new Service(['worker'], { DATABASE_URL: app.databaseUrl, LOG_FORMAT: 'pretty' });
     await pretty.waitForStdout(/worker started/);
