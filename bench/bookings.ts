@@ -18,7 +18,7 @@ import type { Result } from 'autocannon';
 import { migrate, openOrm } from '../src/db/orm.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
-import { startServer, stopServer } from './request-path/processes.ts';
+import { productionSettings, startServer, stopServer } from './request-path/processes.ts';
 import { openDatabase, withPort } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
 import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
@@ -62,7 +62,7 @@ const REQUESTS: Record<Kind, string> = {
 
 /** Our server exactly as deployed: `serve`, its own process, logging off, no in-process outbox (with --cpu-prof DIR: profiled). */
 const startOurs = (name: string, databaseUrl: string, profile = false) => startServer(name, path.join(root, 'src/main.ts'), ['serve'], {
-  DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
+  ...productionSettings, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
   ...(profile && CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}` } : {}),
 });
 const startBare = (name: string, databaseUrl: string, seed: BookingsSeed) => startServer(name, path.join(here, 'bookings/bare-node-pg.ts'), [], {

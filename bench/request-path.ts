@@ -18,7 +18,7 @@ import { onCleanup, runBench } from './lifecycle.ts';
 import { seedBench, type BenchSeed } from './request-path/seed.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
 import { countStatements, issueSomePasses, type StatementCount } from './request-path/statements.ts';
-import { startServer, stopServer, type Target } from './request-path/processes.ts';
+import { productionSettings, startServer, stopServer, type Target } from './request-path/processes.ts';
 
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -58,7 +58,7 @@ interface Measured { reqPerSec: number[]; p99: number[]; failures: number }
 
 /** Our server exactly as deployed: `serve`, its own process, logging off, no in-process outbox. */
 const startOurs = (name: string, databaseUrl: string) => startServer(name, path.join(root, 'src/main.ts'), ['serve'], {
-  DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
+  ...productionSettings, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
 });
 
 

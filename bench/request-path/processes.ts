@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { freePort } from '../../src/db/embedded.ts';
 
@@ -10,6 +11,12 @@ export { freePort };
 export interface Target { name: string; port: number; child: ChildProcess; stderr: () => string }
 
 const children = new Set<ChildProcess>();
+
+/**
+ * The settings production requires of `serve` beyond the database (README "Configuration"): a key
+ * for access-code QR signatures, one per bench run.
+ */
+export const productionSettings = { ACCESS_CODE_SIGNING_KEY: randomBytes(32).toString('hex') };
 
 /** Starts `node <script> [...args]` with `env` on a free loopback port and waits until it accepts connections. */
 export async function startServer(name: string, script: string, args: string[], env: Record<string, string>): Promise<Target> {
