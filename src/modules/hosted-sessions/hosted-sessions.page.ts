@@ -38,6 +38,9 @@ const CLASS_DAYS = 14;
 const CLASSES_SHOWN = 30;
 const TREATMENTS_SHOWN = 100;
 
+/** A refusal written for the client on the page rather than for a developer; its message is shown as it is. */
+class ClientMessage extends DomainError {}
+
 /** What a POST did, kept as the transaction's answer (pipeline.write) and rendered after it. */
 type Outcome =
   | { kind: 'done'; location: string }
@@ -107,7 +110,7 @@ async function bookAClass(tx: TxCtx, session: HostedSession, form: URLSearchPara
 async function bookASpaSlot(tx: TxCtx, session: HostedSession, form: URLSearchParams): Promise<Outcome> {
   const serviceId = field(form, 'service_id');
   const spaId = await spaOfService(tx.em, serviceId);
-  if (!spaId) throw validationError('service_id', 'Please choose a treatment from the list');
+  if (!spaId) throw new ClientMessage('validation_error', 'Please choose a treatment from the list.', { param: 'service_id' });
   const made = await bookSpa(tx, { spa_id: spaId, service_ids: [serviceId], date: field(form, 'date'), time: field(form, 'time'), client_id: session.clientId });
   let booking = made.booking;
   if (!booking) {
@@ -140,7 +143,7 @@ function purchaseFor(session: HostedSession, kind: 'EXTRA_VISITS' | 'COPAY', cos
     return { number_of_visits: 1, duration: 'MONTHLY' as const };
   }
   const cheapest = [...options].sort((a, b) => a.clientCopayAmount - b.clientCopayAmount)[0];
-  if (!cheapest) throw new DomainError('provider_not_covered', 'This is not included in your pass.');
+  if (!cheapest) throw new ClientMessage('provider_not_covered', 'This is not included in your pass, and it cannot be booked through this link.');
   allowCopay(session, cheapest.clientCopayAmount);
   return { copay_package_id: cheapest.id };
 }
@@ -148,7 +151,7 @@ function purchaseFor(session: HostedSession, kind: 'EXTRA_VISITS' | 'COPAY', cos
 /** A co-pay is paid by the reseller only when the session allows it and it is within `max_copay_amount`. */
 function allowCopay(session: HostedSession, amount: number, why = 'This is not included in your pass'): void {
   if (!session.allowCopay || (session.maxCopayAmount !== null && session.maxCopayAmount !== undefined && amount > session.maxCopayAmount)) {
-    throw new DomainError('provider_not_covered', `${why}, and it cannot be booked through this link.`);
+    throw new ClientMessage('provider_not_covered', `${why}, and it cannot be booked through this link.`);
   }
 }
 
@@ -171,12 +174,16 @@ function returnTo(session: HostedSession): string {
 
 /** The catalogue's message, or a plainer one where the code says more to a developer than to a client. */
 function friendly(err: DomainError): string {
+  if (err instanceof ClientMessage) return err.message;
   switch (err.code) {
     case 'class_full': return 'This class has just filled up. Please pick another one.';
     case 'slot_unavailable': return 'This time has just been taken. Please pick another one.';
     case 'already_booked': return 'You are already booked into this class.';
     case 'insufficient_balance': return 'This cannot be booked through this link right now.';
     case 'validation_error': return `Please check your choice: ${err.message}`;
+    case 'provider_not_covered': return 'This is not included in your pass, and it cannot be booked through this link.';
+    case 'pass_not_active': return 'Your pass is not active for this date.';
+    case 'resource_not_found': return 'This is no longer available. Please pick another one.';
     default: return err.message;
   }
 }
