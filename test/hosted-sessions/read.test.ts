@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expireHostedSessions } from '../../src/modules/hosted-sessions/hosted-sessions.service.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { SWEEP_BATCH } from '../../src/platform/sweep.ts';
 import { useApp } from '../support/app.ts';
+import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { expectError } from '../support/assertions.ts';
 import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { createReseller } from '../support/factories.ts';
@@ -55,5 +59,27 @@ describe('GET /hosted_sessions/{id} and hostedSession(id:)', () => {
     expectError(await read(session.id, other.key), 404, 'resource_not_found');
     expectError(await read('hs_nope'), 404, 'resource_not_found');
     expect((await gql(app, other.key, QUERY, { id: session.id })).body).toEqual({ data: { hostedSession: null } });
+  });
+});
+
+describe('the expiry sweep over more sessions than one batch', () => {
+  it('expires all 450 in one call (batches of SWEEP_BATCH), each once with its event', async () => {
+    const session = await openSession(app, w, { client_id: w.client.id, expires_in: 300 });
+    // 449 more like it, written directly: the sweep's batches are what this test is about.
+    await app.sql(
+      `insert into hosted_session (id, reseller_id, client_id, mode, return_url, allow_copay, max_copay_amount, secret_hash, status, expires_at, completed_at, booking_id, access_code_id, created_at, updated_at)
+       select id || '_' || n, reseller_id, client_id, mode, return_url, allow_copay, max_copay_amount, md5(n::text) || md5(id || n), status, expires_at, null, null, null, created_at, updated_at
+         from hosted_session, generate_series(1, 449) n where id = ?`, [session.id]);
+    app.clock.set(new Date(NOW.getTime() + 300_000));
+    const log = createLogger({ LOG_LEVEL: 'silent' });
+    const before = await lastOutboxId(app);
+    expect(SWEEP_BATCH).toBeLessThan(450);
+    expect(await expireHostedSessions(app.orm.em, { clock: app.clock, config: app.config, log })).toBe(450);
+    const [{ open }] = await app.sql<{ open: string }>(`select count(*) as open from hosted_session where status = 'OPEN' and expires_at <= ?`, [app.clock.now()]);
+    expect(Number(open)).toBe(0);
+    const events = (await outboxSince(app, before)).filter((e) => e.payload.type === 'hosted_session.expired');
+    expect(new Set(events.map((e) => e.payload.data.object.id)).size).toBe(450);
+    expect(events).toHaveLength(450);
+    expect(await expireHostedSessions(app.orm.em, { clock: app.clock, config: app.config, log })).toBe(0);
   });
 });

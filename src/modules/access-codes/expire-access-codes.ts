@@ -1,11 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.ts';
-import { withTransaction } from '../../platform/transaction.ts';
+import { sweepInBatches } from '../../platform/sweep.ts';
 import { restoreVisit } from '../passes/passes.service.ts';
 import { AccessCodeSchema } from './access-codes.entity.ts';
-
-/** Codes expired in one transaction; the sweep goes on until none is left. */
-const BATCH = 200;
 
 export interface AccessCodeSweep { expired: number; visitsRestored: number; sessionsExpired: number }
 
@@ -13,41 +10,32 @@ export interface AccessCodeSweep { expired: number; visitsRestored: number; sess
  * The access-code expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, and the one-shot
  * `access-codes expire`; README "Access codes"): ACTIVE codes past `expires_at` become EXPIRED and
  * give their visit back, to its entitlement or to the pass counter while it is still that month's
- * (restoreVisit's rule), with an ACCESS_CODE_EXPIRED row in the visit ledger. Rows are claimed with
- * SKIP LOCKED, so several processes sweep without doing a code twice, and a redeem holding a code's
- * lock is not waited for (it refuses an expired code itself). Then OPEN sessions past their 24
- * hours become EXPIRED (a confirm refuses them by their time anyway). No events: the catalogue has
- * none for either.
+ * (restoreVisit's rule), with an ACCESS_CODE_EXPIRED row in the visit ledger; in batches
+ * (src/platform/sweep.ts: a redeem holding a code's lock is not waited for; it refuses an expired
+ * code itself). Then OPEN sessions past their 24 hours become EXPIRED (a confirm refuses them by
+ * their time anyway). No events: the catalogue has none for either.
  */
 export async function expireAccessCodes(em: EntityManager, deps: { clock: Clock }): Promise<AccessCodeSweep> {
-  let expired = 0;
   let visitsRestored = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const batch = await withTransaction(em.fork(), async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `select id from access_code where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-        [now, BATCH]);
-      if (rows.length === 0) return { codes: 0, restored: 0 };
-      const codes = await tx.find(AccessCodeSchema, { id: { $in: rows.map((r) => r.id) } });
-      let restored = 0;
-      for (const code of codes) {
-        const back = await restoreVisit(tx, {
-          issuedPassId: code.issuedPassId, category: code.category, entitlementId: code.visitEntitlementId ?? null, period: code.visitPeriod ?? null,
-          at: now, accessCodeId: code.id, reason: 'ACCESS_CODE_EXPIRED',
-        });
-        code.status = 'EXPIRED';
-        code.visitRestored = back > 0;
-        code.updatedAt = now;
-        restored += back;
-      }
-      await tx.flush();
-      return { codes: codes.length, restored };
-    });
-    expired += batch.codes;
-    visitsRestored += batch.restored;
-    if (batch.codes < BATCH) break;
-  }
+  const expired = await sweepInBatches(em, deps.clock, {
+    sql: `select id from access_code where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+  }, async (tx, ids, now) => {
+    const codes = await tx.find(AccessCodeSchema, { id: { $in: ids } });
+    let restored = 0;
+    for (const code of codes) {
+      const back = await restoreVisit(tx, {
+        issuedPassId: code.issuedPassId, category: code.category, entitlementId: code.visitEntitlementId ?? null, period: code.visitPeriod ?? null,
+        at: now, accessCodeId: code.id, reason: 'ACCESS_CODE_EXPIRED',
+      });
+      code.status = 'EXPIRED';
+      code.visitRestored = back > 0;
+      code.updatedAt = now;
+      restored += back;
+    }
+    await tx.flush();
+    visitsRestored += restored;
+    return codes.length;
+  });
   const now = deps.clock.now();
   const sessions = await em.fork().execute<{ affectedRows?: number }>(
     `update access_code_session set status = 'EXPIRED', updated_at = ? where status = 'OPEN' and expires_at <= ?`, [now, now], 'run');

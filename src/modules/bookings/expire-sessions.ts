@@ -3,44 +3,32 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { newRequestId, type Ctx } from '../../platform/request-context.ts';
-import { withTransaction } from '../../platform/transaction.ts';
+import { sweepInBatches } from '../../platform/sweep.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { BookingSessionSchema } from './bookings.entity.ts';
 import { presentBookingSession } from './bookings.presenter.ts';
 
-/** Sessions expired in one transaction; the sweep goes on until none is left. */
-const BATCH = 200;
-
 /**
  * The session expiry sweep (in `serve` and `worker`, README "Bookings"): OPEN sessions past their
  * `expires_at` become EXPIRED, each with its `booking_session.expired` event in the same
- * transaction. Rows are claimed with SKIP LOCKED, so several processes sweep without doing a
- * session twice, and a confirm holding a session's lock is never waited for (its own check
- * refuses an expired session anyway). Returns how many sessions expired.
+ * transaction, in batches (src/platform/sweep.ts: a confirm holding a session's lock is never
+ * waited for; its own check refuses an expired session anyway). Returns how many sessions expired.
  */
-export async function expireBookingSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const expired = await withTransaction(em.fork(), async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `select id from booking_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-        [now, BATCH]);
-      if (rows.length === 0) return 0;
-      const sessions = await tx.find(BookingSessionSchema, { id: { $in: rows.map((r) => r.id) } });
-      for (const session of sessions) {
-        session.status = 'EXPIRED';
-        session.updatedAt = now;
-      }
-      await tx.flush();
-      // The sweep is no reseller's request: its events name the reseller that opened each session.
-      const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
-      for (const session of sessions) {
-        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
-      }
-      return sessions.length;
-    });
-    total += expired;
-    if (expired < BATCH) return total;
-  }
+export function expireBookingSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
+  return sweepInBatches(em, deps.clock, {
+    sql: `select id from booking_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+  }, async (tx, ids, now) => {
+    const sessions = await tx.find(BookingSessionSchema, { id: { $in: ids } });
+    for (const session of sessions) {
+      session.status = 'EXPIRED';
+      session.updatedAt = now;
+    }
+    await tx.flush();
+    // The sweep is no reseller's request: its events name the reseller that opened each session.
+    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    for (const session of sessions) {
+      await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
+    }
+    return sessions.length;
+  });
 }

@@ -7,7 +7,8 @@ import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { newRequestId, resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
+import { sweepInBatches } from '../../platform/sweep.ts';
+import type { TxCtx } from '../../platform/transaction.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 import { presentHostedSession } from './hosted-sessions.presenter.ts';
@@ -51,36 +52,25 @@ export async function completeSession(tx: TxCtx, session: HostedSession, result:
   await recordEvent(tx, 'hosted_session.completed', presentHostedSession(session, now), session.resellerId);
 }
 
-/** Sessions expired in one transaction; the sweep goes on until none is left. */
-const BATCH = 200;
-
 /**
  * The hosted-session expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, README "Hosted
  * sessions"): OPEN sessions past `expires_at` become EXPIRED, each with hosted_session.expired in
- * the same transaction. Claimed with SKIP LOCKED: several processes never expire one twice, and a
- * page completing a session (holding its lock) is not waited for. Returns how many expired.
+ * the same transaction, in batches (src/platform/sweep.ts: a page completing a session, holding
+ * its lock, is not waited for). Returns how many expired.
  */
-export async function expireHostedSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const expired = await withTransaction(em.fork(), async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `select id from hosted_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-        [now, BATCH]);
-      if (rows.length === 0) return 0;
-      const sessions = await tx.find(HostedSessionSchema, { id: { $in: rows.map((r) => r.id) } });
-      for (const session of sessions) {
-        session.status = 'EXPIRED';
-        session.updatedAt = now;
-      }
-      await tx.flush();
-      // The sweep is no reseller's request: its events name each session's reseller.
-      const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
-      for (const session of sessions) await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
-      return sessions.length;
-    });
-    total += expired;
-    if (expired < BATCH) return total;
-  }
+export function expireHostedSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
+  return sweepInBatches(em, deps.clock, {
+    sql: `select id from hosted_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+  }, async (tx, ids, now) => {
+    const sessions = await tx.find(HostedSessionSchema, { id: { $in: ids } });
+    for (const session of sessions) {
+      session.status = 'EXPIRED';
+      session.updatedAt = now;
+    }
+    await tx.flush();
+    // The sweep is no reseller's request: its events name each session's reseller.
+    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    for (const session of sessions) await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
+    return sessions.length;
+  });
 }

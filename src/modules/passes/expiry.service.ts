@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { newRequestId, type Ctx } from '../../platform/request-context.ts';
-import { withTransaction } from '../../platform/transaction.ts';
+import { sweepInBatches } from '../../platform/sweep.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { IssuedPassSchema, PassPackageSchema } from './passes.entity.ts';
 import { presentIssuedPass } from './passes.presenter.ts';
@@ -11,42 +11,31 @@ import { presentIssuedPass } from './passes.presenter.ts';
 // The pass expiry sweep, a service file of its own: the presenter it records events with imports
 // passes.service.ts.
 
-/** Passes expired in one transaction; the sweep goes on until none is left. */
-const BATCH = 200;
-
 /**
  * The issued-pass expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, README "Events"):
  * an ACTIVE pass past `expires_at` is stored EXPIRED, with issued_pass.expired in the same
  * transaction. Reads never waited for it (an ACTIVE pass past its expiry reads EXPIRED already);
  * it is the one moment the change is announced. A later expiry or renewal makes the pass ACTIVE
- * again, and its next expiry is announced again. Claimed with SKIP LOCKED: several processes
- * never announce one expiry twice, and a renewal holding the row is not waited for (the sweep's
- * next run sees whether it still expired). Returns how many passes expired.
+ * again, and its next expiry is announced again. In batches (src/platform/sweep.ts: a renewal
+ * holding the row is not waited for; the next run sees whether it still expired). Returns how
+ * many passes expired.
  */
-export async function expireIssuedPasses(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const expired = await withTransaction(em.fork(), async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `select id from issued_pass where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-        [now, BATCH]);
-      if (rows.length === 0) return 0;
-      const passes = await tx.find(IssuedPassSchema, { id: { $in: rows.map((r) => r.id) } });
-      const packages = new Map((await tx.find(PassPackageSchema, { id: { $in: [...new Set(passes.map((p) => p.passId))] } })).map((p) => [p.id, p]));
-      for (const issuedPass of passes) {
-        issuedPass.status = 'EXPIRED';
-        issuedPass.updatedAt = now;
-      }
-      await tx.flush();
-      // The sweep is no reseller's request: each event names the pass's reseller.
-      const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
-      for (const issuedPass of passes) {
-        await recordEvent(ctx, 'issued_pass.expired', presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now), issuedPass.resellerId);
-      }
-      return passes.length;
-    });
-    total += expired;
-    if (expired < BATCH) return total;
-  }
+export function expireIssuedPasses(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
+  return sweepInBatches(em, deps.clock, {
+    sql: `select id from issued_pass where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+  }, async (tx, ids, now) => {
+    const passes = await tx.find(IssuedPassSchema, { id: { $in: ids } });
+    const packages = new Map((await tx.find(PassPackageSchema, { id: { $in: [...new Set(passes.map((p) => p.passId))] } })).map((p) => [p.id, p]));
+    for (const issuedPass of passes) {
+      issuedPass.status = 'EXPIRED';
+      issuedPass.updatedAt = now;
+    }
+    await tx.flush();
+    // The sweep is no reseller's request: each event names the pass's reseller.
+    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    for (const issuedPass of passes) {
+      await recordEvent(ctx, 'issued_pass.expired', presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now), issuedPass.resellerId);
+    }
+    return passes.length;
+  });
 }
