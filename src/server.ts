@@ -14,6 +14,7 @@ import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from 
 import { openApiDocument } from './rest/openapi.ts';
 import { header, readBody, sendError, sendJson } from './rest/http.ts';
 import { masterKey } from './platform/secrets.ts';
+import { decodeUtf8, parseQueryString } from './platform/text.ts';
 import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
 
 export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
@@ -91,7 +92,7 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
   if (hosted) {
     // Only the page's own actions name a metrics label: any other path would add a label per spelling.
     labelRoute(req, hosted[2] === undefined ? '/hosted/{secret}' : `/hosted/{secret}/${HOSTED_ACTIONS.has(hosted[2]) ? hosted[2] : '{other}'}`);
-    return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], query: url.searchParams, requestId, log });
+    return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], search: url.search, requestId, log });
   }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (path === '/metrics' && req.method === 'GET') {
@@ -123,14 +124,17 @@ const HOSTED_FORM_LIMIT = 8 * 1024;
 
 /** The HTTP side of the hosted page: reads the form, runs the page (transport-free), writes its HTML. */
 async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse,
-  r: { secret: string; action: string | undefined; query: URLSearchParams; requestId: string; log: Logger }): Promise<void> {
+  r: { secret: string; action: string | undefined; search: string; requestId: string; log: Logger }): Promise<void> {
   let answer: PageResponse;
   try {
     const raw = req.method === 'POST' ? await readBody(req, HOSTED_FORM_LIMIT) : Buffer.alloc(0);
     const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (raw.length > 0 && type !== 'application/x-www-form-urlencoded') throw new DomainError('validation_error', 'The page takes HTML forms only');
+    // The one text rule (src/platform/text.ts) for the page's query and form as for every input.
+    const query = parseQueryString(r.search);
+    const form = parseQueryString(decodeUtf8(raw));
     answer = await hostedPage(pipeline, {
-      method: req.method ?? 'GET', secret: r.secret, action: r.action, query: r.query, form: new URLSearchParams(raw.toString('utf8')),
+      method: req.method ?? 'GET', secret: r.secret, action: r.action, query, form,
       host: header(req, 'host'), requestId: r.requestId, log: r.log,
     });
   } catch (err) {

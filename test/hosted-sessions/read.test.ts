@@ -7,7 +7,7 @@ import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { expectError } from '../support/assertions.ts';
 import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { createReseller } from '../support/factories.ts';
-import { gql, v3 } from '../support/http.ts';
+import { call, gql, v3 } from '../support/http.ts';
 import { getPage, openSession, postForm } from '../support/hosted-sessions.ts';
 
 // Reading a hosted session back (README "Hosted sessions"): GET /hosted_sessions/{id} and GraphQL
@@ -81,5 +81,24 @@ describe('the expiry sweep over more sessions than one batch', () => {
     expect(new Set(events.map((e) => e.payload.data.object.id)).size).toBe(450);
     expect(events).toHaveLength(450);
     expect(await expireHostedSessions(app.orm.em, { clock: app.clock, config: app.config, log })).toBe(0);
+  });
+});
+
+describe('the page takes its form and query under the one text rule', () => {
+  it('a NUL, invalid percent-encoding or invalid UTF-8 › a 400 page; nothing booked, the session stays OPEN', async () => {
+    const session = await openSession(app, w, { client_id: w.client.id });
+    const bookings = async () => (await v3(app, `/clients/${w.client.id}/bookings`, { key: w.reseller.key })).body.data;
+    const before = await bookings();
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    const answers = [
+      await call(app, `/hosted/${session.secret}/class`, { raw: 'class_instance_id=ci%00', headers: form }),
+      await call(app, `/hosted/${session.secret}/class`, { raw: 'class_instance_id=%E0%A4%A', headers: form }),
+      await call(app, `/hosted/${session.secret}/class`, { raw: new Uint8Array([...Buffer.from('class_instance_id='), 0xff, 0xfe]), headers: form }),
+      await call(app, `/hosted/${session.secret}?service_id=svc%00&date=2026-03-03`),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400]);
+    for (const a of answers) expect(a.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect((await read(session.id)).body.status).toBe('OPEN');
+    expect(await bookings()).toEqual(before);
   });
 });
