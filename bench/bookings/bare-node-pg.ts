@@ -1,8 +1,8 @@
 // Baseline of the bookings bench (bench/README.md "Bookings"): the three booking requests written
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
 // statement table the bench prints with --verbose), in the same transaction with the same locks,
-// checks and inserts, the outbox row and, with an Idempotency-Key, the same idempotency record
-// and savepoint. The API key is compared with the one key it was started with (a key-cache hit).
+// checks and inserts, the outbox row and, with an Idempotency-Key, the same idempotency record,
+// written last. The API key is compared with the one key it was started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
 // Wall-clock helpers (a local time in the spa's zone) are imported from src/platform/time.ts.
@@ -21,7 +21,7 @@ const V3 = '/v3/api/business/reseller';
 const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
 const LOCK_TIMEOUT_MS = '10000'; // and IDEMPOTENCY_WAIT_MS
 
-/** A 4xx answer: rolled back (to the savepoint, with a key: then stored like ours). */
+/** A 4xx answer: rolled back (with a key: then stored like ours). */
 class Refusal extends Error {
   readonly status: number;
   readonly code: string;
@@ -45,46 +45,38 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
   const now = new Date();
   try {
     await db.query('begin');
-    if (key === undefined) {
-      let answer: Answer;
-      try {
-        answer = await run(db, now);
-      } catch (err) {
-        if (!(err instanceof Refusal)) throw err;
-        await db.query('rollback');
-        return { status: err.status, body: err.body };
-      }
-      await db.query('commit');
-      return answer;
-    }
-    const inserted = await db.query(
-      `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
-       select $1, $2, $3, $4 from (select set_config('lock_timeout', $5, true)) as bound
-       on conflict (reseller_id, key) do update
-         set fingerprint = excluded.fingerprint, created_at = excluded.created_at, status_code = null, response_body = null
-         where idempotency_record.created_at < $6
-       returning key`,
-      [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]);
-    if (inserted.rowCount === 0) {
-      const { rows: [stored] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
-        `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = $1 and key = $2`,
-        [resellerId, key]);
-      await db.query('commit');
-      if (!stored || stored.status_code === null) return new Refusal(409, 'idempotency_request_in_progress', 'In progress');
-      if (stored.fingerprint !== fingerprint) return new Refusal(409, 'idempotency_key_reused', 'Key reused');
-      return { status: stored.status_code, body: JSON.parse(stored.response_text ?? 'null') };
-    }
-    await db.query('savepoint use_case');
     let answer: Answer;
     try {
       answer = await run(db, now);
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
-      await db.query('rollback to savepoint use_case');
+      await db.query('rollback');
+      if (key === undefined) return { status: err.status, body: err.body };
+      // Ours stores a 4xx in a transaction of its own, once the use case's effects are gone.
       answer = { status: err.status, body: err.body };
+      await db.query('begin');
     }
-    await db.query('update idempotency_record set status_code = $1, response_body = to_jsonb($2::text) where reseller_id = $3 and key = $4',
-      [answer.status, JSON.stringify(answer.body), resellerId, key]);
+    if (key !== undefined) {
+      // The key is taken by the statement that stores the response, the transaction's last (as ours).
+      const stored = await db.query(
+        `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
+         select $1, $2, $3, $4, $7, to_jsonb($8::text) from (select set_config('lock_timeout', $5, true)) as bound
+         on conflict (reseller_id, key) do update
+           set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+               status_code = excluded.status_code, response_body = excluded.response_body
+           where idempotency_record.created_at < $6
+         returning key`,
+        [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), answer.status, JSON.stringify(answer.body)]);
+      if (stored.rowCount === 0) {
+        await db.query('rollback');
+        const { rows: [first] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
+          `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = $1 and key = $2`,
+          [resellerId, key]);
+        if (!first || first.status_code === null) return new Refusal(409, 'idempotency_request_in_progress', 'In progress');
+        if (first.fingerprint !== fingerprint) return new Refusal(409, 'idempotency_key_reused', 'Key reused');
+        return { status: first.status_code, body: JSON.parse(first.response_text ?? 'null') };
+      }
+    }
     await db.query('commit');
     return answer;
   } catch (err) {

@@ -70,9 +70,9 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
               if (result.errors?.length) throw new UnstoredResponse(response);
               return response;
             },
+            // Each mutation field runs in its own savepoint (runMutation) and answers its domain errors as
+            // typed results; a domain error reaching here failed the whole operation.
             (err) => ({ status: err.status, body: { errors: [requestError(err, requestId)] } }),
-            // Each mutation field runs in its own savepoint (runMutation) and answers its domain errors as typed results.
-            { answersDomainErrors: true },
           );
           const body = written.body as ExecutionResult;
           // A replay is the stored result byte for byte; the header travels in yoga's `http` extension,

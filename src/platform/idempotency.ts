@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts';
 import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { masterKey, secretBox, type SecretBox } from './secrets.ts';
-import { inSavepoint, inTransaction, type TxCtx } from './transaction.ts';
+import { inTransaction, type TxCtx } from './transaction.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
 // the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
@@ -44,75 +44,131 @@ export function fingerprint(...parts: unknown[]): string {
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
+/** The use case failed; its transaction is rolled back and what it threw is answered (or stored) after. */
+class UseCaseFailed extends Error {
+  readonly failure: unknown;
+  constructor(failure: unknown) { super('use case failed'); this.failure = failure; }
+}
+
+/** Another request took the key first: this one's effects are rolled back and the stored record answered. */
+class KeyTaken extends Error {
+  constructor() { super('idempotency key taken'); }
+}
+
+type Scope = { resellerId: string; key: string; fingerprint: string };
+
 /**
  * Runs `execute` at most once per (reseller, key) within the retention window, in one transaction
- * with the record. `execute` gets the transaction's context; a DomainError it throws is answered
- * with its 4xx and stored, and its effects are rolled back to a savepoint. Any other error rolls
- * back everything, the record included, so a retry after a 5xx executes again.
+ * with the record. The key is taken last, by the statement that stores the response, just before
+ * COMMIT (README "Request pipeline"): a first request costs one statement for its key, not three (no
+ * claim ahead, no savepoint, no separate store). A concurrent request with the same key runs its use
+ * case in its own transaction too, then waits on that statement for the first to commit; its effects
+ * are rolled back and it answers the first's record, so the effects still happen once. A DomainError
+ * rolls back the use case and its 4xx is stored in a transaction of its own (unless a concurrent
+ * request stored first: that one is answered). Any other error rolls back everything, so a retry
+ * after a 5xx executes again, unless a request with this key committed meanwhile (a unique index it
+ * met, say): then that one is answered.
  */
 export async function runIdempotent(
   ctx: Ctx,
-  scope: { resellerId: string; key: string; fingerprint: string },
+  scope: Scope,
   execute: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse,
-  options: { answersDomainErrors?: boolean } = {},
 ): Promise<IdempotentResult> {
-  const { clock, config } = ctx;
   const box = await responseBox(ctx);
-  const now = clock.now();
-  const expiredBefore = new Date(now.getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
   try {
     return await inTransaction({ ...ctx, em: ctx.em.fork() }, async (tx) => {
-      const { em } = tx;
-      // First writer, or a record past retention (treated as absent and taken over in the same
-      // statement; the background sweep deletes the rest). A live record returns no row. The wait
-      // for a concurrent first request is bounded by lock_timeout, set for this transaction by the
-      // same statement (set_config in the SELECT runs before the INSERT meets the conflict).
-      const inserted = await em.execute<{ key: string }[]>(
-        `insert into idempotency_record (reseller_id, key, fingerprint, created_at)
-         select ?, ?, ?, ? from (select set_config('lock_timeout', ?, true)) as bound
-         on conflict (reseller_id, key) do update
-           set fingerprint = excluded.fingerprint, created_at = excluded.created_at, status_code = null, response_body = null
-           where idempotency_record.created_at < ?
-         returning key`,
-        [scope.resellerId, scope.key, scope.fingerprint, now, String(Math.floor(config.IDEMPOTENCY_WAIT_MS)), expiredBefore],
-      );
-      if (inserted.length === 0) {
-        const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
-          `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = ? and key = ?`,
-          [scope.resellerId, scope.key],
-        );
-        if (!stored || stored.status_code === null) throw new DomainError('idempotency_request_in_progress');
-        if (stored.fingerprint !== scope.fingerprint) {
-          throw new DomainError('idempotency_key_reused',
-            'This Idempotency-Key was already used with a different request; use a new key');
-        }
-        return { status: stored.status_code, body: JSON.parse(box.open(stored.response_text ?? 'null')), replayed: true };
-      }
       let response: StoredResponse;
       try {
-        // A 4xx keeps the record but none of the use case's effects: roll back to a savepoint. A use
-        // case that answers its domain errors itself (GraphQL fields, each in its own savepoint) needs none.
-        response = options.answersDomainErrors ? await execute(tx) : await inSavepoint(tx, execute);
+        response = await execute(tx);
       } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        response = errorResponse(err);
+        throw err instanceof UnstoredResponse ? err : new UseCaseFailed(err);
       }
-      // The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
-      // and a replay must return the very same bytes. It is sealed: a response may show a secret once
-      // (an access code, a hosted session's URL), and the table must not keep it readable.
-      await em.execute(
-        'update idempotency_record set status_code = ?, response_body = to_jsonb(?::text) where reseller_id = ? and key = ?',
-        [response.status, box.seal(JSON.stringify(response.body)), scope.resellerId, scope.key],
-      );
+      if (!(await storeUnderKey(tx.em, ctx, scope, box, response))) throw new KeyTaken();
       return { ...response, replayed: false };
     });
   } catch (err) {
     if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
-    // lock_timeout fired while waiting for the first request with this key.
-    if ((err as { code?: string }).code === '55P03') throw new DomainError('idempotency_request_in_progress');
+    if (err instanceof KeyTaken) return answerStored(ctx.em.fork(), scope, box);
+    if (isLockTimeout(err)) throw new DomainError('idempotency_request_in_progress');
+    const failure = err instanceof UseCaseFailed ? err.failure : err;
+    if (failure instanceof DomainError) return storeDomainError(ctx, scope, box, errorResponse(failure));
+    // An unexpected failure: answer a record a concurrent request with this key committed, else rethrow.
+    const stored = await findStored(ctx.em.fork(), scope, box).catch((lookupFailed: unknown) => {
+      if (lookupFailed instanceof DomainError) throw lookupFailed;
+      return undefined; // the database is failing: the first error says more
+    });
+    if (stored) return stored;
+    throw failure;
+  }
+}
+
+/**
+ * Stores the response under the key, taking it: the first writer, or a record past retention (taken
+ * over in the same statement; the background sweep deletes the rest). False when a live record holds
+ * the key. The wait for a concurrent uncommitted record is bounded by lock_timeout, set for this
+ * transaction by the same statement (set_config in the SELECT runs before the INSERT meets the
+ * conflict), and it is the transaction's last statement, so it bounds only that wait.
+ * The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
+ * and a replay must return the very same bytes. It is sealed: a response may show a secret once
+ * (an access code, a hosted session's URL), and the table must not keep it readable.
+ */
+async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<boolean> {
+  const now = ctx.clock.now();
+  const expiredBefore = new Date(now.getTime() - ctx.config.IDEMPOTENCY_TTL_SECONDS * 1000);
+  const stored = await em.execute<{ key: string }[]>(
+    `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
+     select ?, ?, ?, ?, ?, to_jsonb(?::text) from (select set_config('lock_timeout', ?, true)) as bound
+     on conflict (reseller_id, key) do update
+       set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+           status_code = excluded.status_code, response_body = excluded.response_body
+       where idempotency_record.created_at < ?
+     returning key`,
+    [scope.resellerId, scope.key, scope.fingerprint, now, response.status, box.seal(JSON.stringify(response.body)),
+      String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), expiredBefore],
+  );
+  return stored.length > 0;
+}
+
+/** A use case's 4xx, stored under the key in a transaction of its own (its effects are gone). */
+async function storeDomainError(ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<IdempotentResult> {
+  try {
+    const stored = await inTransaction({ ...ctx, em: ctx.em.fork() }, (tx) => storeUnderKey(tx.em, ctx, scope, box, response));
+    return stored ? { ...response, replayed: false } : await answerStored(ctx.em.fork(), scope, box);
+  } catch (err) {
+    if (isLockTimeout(err)) throw new DomainError('idempotency_request_in_progress');
     throw err;
   }
+}
+
+/**
+ * The record holding the key: its response again (`X-Idempotent-Replayed`), 409
+ * idempotency_key_reused for another request, 409 in progress for a record without a response.
+ * Undefined when no record holds the key.
+ */
+async function findStored(em: EntityManager, scope: Scope, box: SecretBox): Promise<IdempotentResult | undefined> {
+  const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
+    `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = ? and key = ?`,
+    [scope.resellerId, scope.key],
+  );
+  if (!stored) return undefined;
+  if (stored.status_code === null) throw new DomainError('idempotency_request_in_progress');
+  if (stored.fingerprint !== scope.fingerprint) {
+    throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key');
+  }
+  return { status: stored.status_code, body: JSON.parse(box.open(stored.response_text ?? 'null')), replayed: true };
+}
+
+/** The record that took the key first; gone already (swept), the client is told to retry. */
+async function answerStored(em: EntityManager, scope: Scope, box: SecretBox): Promise<IdempotentResult> {
+  const stored = await findStored(em, scope, box);
+  if (!stored) throw new DomainError('idempotency_request_in_progress');
+  return stored;
+}
+
+/** lock_timeout fired while waiting for the first request with this key. */
+function isLockTimeout(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '55P03';
 }
 
 const boxes = new WeakMap<Buffer, SecretBox>();

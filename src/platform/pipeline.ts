@@ -37,14 +37,16 @@ export interface Pipeline {
    * one transaction; without one, the use case still runs in a transaction. Domain errors become
    * `errorResponse` (stored with the record); an UnstoredResponse is answered and rolled back.
    */
-  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse,
-    options?: { answersDomainErrors?: boolean }): Promise<IdempotentResult>;
+  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult>;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
+  // Authentication reads only through plain SQL (no identity map, no transaction), so one entity
+  // manager serves every request's key lookup; a fork per request cost more than the cached lookup.
+  const authEm = deps.orm.em.fork();
   return {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    authenticate: (headers, accepts, options) => authenticateRequest(deps.orm.em.fork(), deps.clock,
+    authenticate: (headers, accepts, options) => authenticateRequest(authEm, deps.clock,
       { authorization: headers.authorization, lookupToken: headers.lookupToken }, accepts, options),
 
     context: (caller, request) => ({
@@ -58,11 +60,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       origin: originOf(deps.config, request.host),
     }),
 
-    write(ctx, fingerprint, run, errorResponse, options = {}) {
+    write(ctx, fingerprint, run, errorResponse) {
       // Each attempt on a fresh entity manager: nothing of a rolled-back attempt is kept. The
       // whole transaction is gone, its idempotency record included, so it runs again from the start.
       return retryingConflicts(
-        (n) => writeOnce(n === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse, options),
+        (n) => writeOnce(n === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse),
         (err, n) => ctx.log.warn({ sqlstate: (err as { code: string }).code, attempt: n }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again'),
       );
     },
@@ -71,13 +73,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
 
 async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
-  errorResponse: (err: DomainError) => StoredResponse, options: { answersDomainErrors?: boolean }): Promise<IdempotentResult> {
+  errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult> {
   if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
     // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (README
     // "Lookup"), so a key one used answers the other 409 idempotency_key_reused, never the stored response.
     const { lookup } = ctx.caller;
     const fp = lookup ? sha256Hex(`${fingerprint()}\nlookup ${lookup.lookupId}`) : fingerprint();
-    return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fp }, run, errorResponse, options);
+    return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fp }, run, errorResponse);
   }
   try {
     return { ...(await inTransaction(ctx, run)), replayed: false };
