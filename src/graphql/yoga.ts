@@ -23,6 +23,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer
     renderGraphiQL,
     graphiql: graphiqlOptions(),
     logging: false,
+    // The body limit is enforced before yoga sees the request (src/graphql/http.ts reads the body with
+    // pipeline.bodyLimit and hands yoga the bytes): yoga's own would pipe every body through a stream.
+    maxRequestBodySize: false,
     // Domain errors keep their catalogue code; anything else is masked, with only the request id.
     maskedErrors: {
       maskError(error, message) {

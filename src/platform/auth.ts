@@ -95,6 +95,7 @@ export interface Credentials { authorization?: string; lookupToken?: string }
  * (`takesLookupToken`): anywhere else it is 403 `permission_denied` before the key or the token is
  * even read, so nothing runs. Where it is taken, the caller is the reseller that verified the
  * lookup, scoped to its client; with a bearer key as well, both must name that reseller (else 403).
+ * `em` is used for plain SQL only, so one entity manager may serve every request (the pipeline's does).
  */
 export async function authenticateRequest<K extends KeyKind>(em: EntityManager, clock: Clock, credentials: Credentials, accepts: K,
   options: { takesLookupToken?: boolean } = {}): Promise<Extract<KeyCaller, { kind: K }>> {

@@ -83,3 +83,32 @@ describe('the cost limit with yoga\'s validation cache on', () => {
     expect((await gql(app, reseller.key, doc, { n: 1 })).body.errors).toBeUndefined();
   });
 });
+
+// The body limit on /graphql is the pipeline's (src/graphql/http.ts reads the body with it before
+// yoga sees the request; yoga's own limit is off): the same 413 as REST, in the GraphQL error shape.
+describe('a body over BODY_LIMIT_BYTES', () => {
+  it('a mutation of 1 MiB and a byte › 413 body_too_large, nothing executed', async () => {
+    const reseller = await createReseller(app);
+    const pass = await createPassPackage(app, reseller);
+    const query = 'mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename } }';
+    const variables = { input: { passId: pass.id, firstName: 'A', lastName: 'B', email: 'big@example.com', externalId: '' } };
+    const base = JSON.stringify({ query, variables }).length;
+    variables.input.externalId = 'x'.repeat(1024 * 1024 + 1 - base);
+    expect(Buffer.byteLength(JSON.stringify({ query, variables }))).toBe(1024 * 1024 + 1);
+    const res = await gql(app, reseller.key, query, variables);
+    expect(res.status, res.text).toBe(413);
+    expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'body_too_large', type: 'invalid_request_error' });
+    expect(await app.sql('select id from client where reseller_id = ?', [reseller.id])).toEqual([]);
+  });
+
+  it('a body of exactly 1 MiB › read and executed (the limit is inclusive)', async () => {
+    const reseller = await createReseller(app);
+    const query = '{ __typename }';
+    // gql() sends { query, variables: {} }; a comment pads the document.
+    const pad = 'x'.repeat(1024 * 1024 - JSON.stringify({ query: `${query}#`, variables: {} }).length);
+    expect(Buffer.byteLength(JSON.stringify({ query: `${query}#${pad}`, variables: {} }))).toBe(1024 * 1024);
+    const res = await gql(app, reseller.key, `${query}#${pad}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual({ __typename: 'Query' });
+  });
+});
