@@ -3,6 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -40,8 +41,8 @@ export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Pr
 }
 
 /**
- * The pass lists are the hottest reads: one statement each (the cursor's check included), read as
- * plain rows through MikroORM's connection and mapped without hydration.
+ * The pass lists are the hottest reads: one statement each (the cursor's check included), a prepared
+ * statement on MikroORM's pool (src/platform/prepared-read.ts), mapped without hydration.
  */
 async function passPage(ctx: Ctx, args: PageArgs, withProviderCounts: boolean): Promise<Page<PassRow & { provider_count: string }>> {
   const { resellerId } = resellerOf(ctx);
@@ -50,7 +51,7 @@ async function passPage(ctx: Ctx, args: PageArgs, withProviderCounts: boolean): 
   const coverage = withProviderCounts
     ? { cte: `, coverage as (${coveredProviderCountsSql('page')})`, column: 'coalesce(coverage.providers, 0)', join: 'left join coverage on coverage.pass_id = page.id' }
     : { cte: '', column: '0', join: '' };
-  const rows = await ctx.em.execute<(PassRow & { provider_count: string; cursor_ok: boolean })[]>(
+  const rows = await preparedRead<PassRow & { provider_count: string; cursor_ok: boolean }>(ctx.em,
     `with page as (
        select id, reseller_id, name, description, price, currency, duration, payment_model, categories, created_at
          from pass_package where ${scope.sql} and ${keyset.bound.sql}
