@@ -25,9 +25,24 @@ export function isTimeZone(value: string): boolean {
 
 interface Wall { date: string; time: string; seconds: number }
 
+// Both conversions are pure functions of their arguments and Intl's formatToParts is slow (a spa
+// booking converts every appointment of the day), so results are remembered, a bounded number.
+const MEMO_MAX = 20_000;
+const walls = new Map<string, Wall>();
+const instants = new Map<string, number | undefined>();
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
 function wallOf(instant: Date, timeZone: string): Wall {
+  const key = `${timeZone} ${instant.getTime()}`;
+  const known = walls.get(key);
+  if (known) return known;
   const parts = Object.fromEntries(formatter(timeZone).formatToParts(instant).map((p) => [p.type, p.value]));
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}`, seconds: Number(parts.second) };
+  return remember(walls, key, { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}`, seconds: Number(parts.second) });
 }
 
 /** The local calendar date (YYYY-MM-DD) of an instant in a zone. */
@@ -47,6 +62,13 @@ function offsetMinutes(instant: Date, timeZone: string): number {
  * time does not exist (the spring-forward gap). In the autumn fold the earlier instant is taken.
  */
 export function zonedInstant(date: string, time: string, timeZone: string): Date | undefined {
+  const key = `${timeZone} ${date} ${time}`;
+  // A new Date each time: callers may hold or change theirs.
+  const known = instants.has(key) ? instants.get(key) : remember(instants, key, zonedInstantOnce(date, time, timeZone));
+  return known === undefined ? undefined : new Date(known);
+}
+
+function zonedInstantOnce(date: string, time: string, timeZone: string): number | undefined {
   const naive = Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10), +time.slice(0, 2), +time.slice(3, 5));
   const candidates = new Set<number>();
   // The offset at naive ± 1 day brackets both sides of any transition near this wall time.
@@ -57,7 +79,7 @@ export function zonedInstant(date: string, time: string, timeZone: string): Date
     const w = wallOf(new Date(t), timeZone);
     return w.date === date && w.time === time;
   }).sort((a, b) => a - b);
-  return matches.length ? new Date(matches[0]) : undefined;
+  return matches.length ? matches[0] : undefined;
 }
 
 /** ISO weekday key of a calendar date: mon … sun. */
