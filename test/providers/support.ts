@@ -1,21 +1,15 @@
 import type { TestApp } from '../support/app.ts';
 import { v3 } from '../support/http.ts';
 
-/** SQL statements the app sends while `run` runs (the app is in-process: same ORM connection). */
+/**
+ * SQL statements the app sends while `run` runs, as its ORM logger sees them (the app is in-process):
+ * the ORM's own and the prepared reads (src/platform/prepared-read.ts) alike.
+ */
 export async function statementsDuring(app: TestApp, run: () => Promise<unknown>): Promise<string[]> {
-  const connection = app.orm.em.getConnection() as unknown as { execute: (query: unknown, ...rest: unknown[]) => Promise<unknown> };
-  const original = connection.execute;
-  const seen: string[] = [];
-  connection.execute = function (this: unknown, query: unknown, ...rest: unknown[]) {
-    seen.push(String(query));
-    return original.call(this, query, ...rest);
-  };
-  try {
-    await run();
-  } finally {
-    connection.execute = original;
-  }
-  return seen;
+  const queries = app.queries!;
+  queries.reset();
+  await run();
+  return [...queries.statements];
 }
 
 /** Every id of a REST list, paging forward with starting_after until has_more is false. */
