@@ -11,7 +11,6 @@ import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../pas
 import { copayOptionsOf, findProviders, type Provider } from '../providers/providers.service.ts';
 import { LIVE_STATUSES, newBooking, newSession, type Booking, type NewBooking } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
-import { BookingSchema } from './bookings.entity.ts';
 import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
 
 export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
@@ -31,8 +30,10 @@ export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'clas
 
 /** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
 export async function checkSpot(ctx: TxCtx, slot: ClassSlot, clientId: string): Promise<void> {
-  const mine = await ctx.em.count(BookingSchema, { classInstanceId: slot.instance.id, clientId, status: { $in: [...LIVE_STATUSES] } });
-  if (mine > 0) throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
+  const [{ booked }] = await ctx.em.execute<{ booked: boolean }[]>(
+    'select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (select jsonb_array_elements_text(?::jsonb))) as booked',
+    [slot.instance.id, clientId, JSON.stringify(LIVE_STATUSES)]);
+  if (booked) throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
   if (slot.instance.spotsTaken >= slot.instance.capacity) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
 }
 

@@ -25,8 +25,11 @@ export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client 
     return ctx.em.findOne(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
   }
   const { resellerId } = resellerOf(ctx);
-  // A malformed id (path parameters are free text) names nothing: no query.
-  return isId('client', clientId) ? ctx.em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
+  // A malformed id (path parameters are free text) names nothing: no query. Plain SQL mapped into the
+  // entity manager: every booking reads its client, and a find builds a query each time.
+  if (!isId('client', clientId)) return null;
+  const [row] = await ctx.em.execute<Record<string, unknown>[]>('select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
+  return row ? ctx.em.map(ClientSchema, row) : null;
 }
 
 /** The same, as a 404 `resource_not_found` (naming `param` when the id came from a body field). */
