@@ -12,7 +12,7 @@ export { countCoveredProviders, coveredProviderCountsSql, coveredTiers } from '.
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {
   resellerOf(ctx);
-  const provider = isId('provider', id) ? await ctx.em.findOne(ProviderSchema, { id }) : null;
+  const [provider] = isId('provider', id) ? await findProviders(ctx.em, [id]) : [];
   if (!provider) throw notFound('provider', id, param);
   return provider;
 }
@@ -24,10 +24,11 @@ export function providersFromRows(em: EntityManager, rows: Record<string, unknow
 
 /** Providers by id, in no particular order; unknown ids are left out. */
 export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
-  // Plain SQL mapped into the entity manager: every booking reads its provider, and a find builds a query each time.
+  // Plain SQL mapped into the entity manager (providersFromRows): every booking reads its provider,
+  // and a find builds a query each time.
   const rows = await em.execute<Record<string, unknown>[]>(
     'select * from provider where id in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify([...new Set(ids)])]);
-  return rows.map((row) => em.map(ProviderSchema, row));
+  return providersFromRows(em, rows);
 }
 
 /** Whether the catalogue has this provider (a malformed id names none: no query). */

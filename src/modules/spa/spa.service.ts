@@ -48,7 +48,10 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
  */
 export async function servicesOfSpa(em: EntityManager, spa: Provider, ids: readonly string[], param = 'service_ids'): Promise<SpaService[]> {
   checkServiceIds(ids, param);
-  const rows = await em.find(SpaServiceSchema, { id: { $in: [...ids] }, providerId: spa.id });
+  // Plain SQL mapped into the entity manager: every spa booking reads its services, and a find builds a query each time.
+  const found = await em.execute<Record<string, unknown>[]>(
+    'select * from spa_service where id in (select jsonb_array_elements_text(?::jsonb)) and provider_id = ?', [JSON.stringify(ids), spa.id]);
+  const rows = found.map((row) => em.map(SpaServiceSchema, row));
   const byId = new Map(rows.map((s) => [s.id, s]));
   const missing = ids.find((id) => !byId.has(id));
   if (missing !== undefined) throw validationError(param, `No service '${missing}' at spa '${spa.id}'`);
