@@ -120,21 +120,21 @@ async function servicesOf(db: Db, spa: Provider, ids: string[]): Promise<Service
 
 /** The client and its current issued pass (by client_id) or the named issued pass (user_pass_id), ACTIVE until `startsAt`. */
 async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): Promise<Holder> {
-  let pass: { id: string; client_id: string; pass_id: string; status: string; expires_at: Date } | undefined;
+  let pass: { id: string; client_id: string; pass_id: string; status: string; expires_at: Date; categories: Category[] } | undefined;
   let client: Holder['client'] | undefined;
-  const passColumns = 'id, client_id, pass_id, status, expires_at';
+  // The issued pass with its package's categories in one statement, as ours reads them.
+  const passWithPackage = 'ip.id, ip.client_id, ip.pass_id, ip.status, ip.expires_at, pp.categories from issued_pass ip join pass_package pp on pp.id = ip.pass_id';
   const clientById = async (id: string) => (await db.query<Holder['client']>(
     'select id, first_name, last_name from client where id = $1 and reseller_id = $2 limit 1', [id, resellerId])).rows[0];
   if (input.user_pass_id !== undefined) {
-    pass = (await db.query(`select ${passColumns} from issued_pass where id = $1 and reseller_id = $2 limit 1`, [input.user_pass_id, resellerId])).rows[0];
+    pass = (await db.query(`select ${passWithPackage} where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId])).rows[0];
     if (!pass) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
   } else {
     client = await clientById(input.client_id!);
     if (!client) throw new Refusal(400, 'validation_error', `No client '${input.client_id}'`);
-    pass = (await db.query(`select ${passColumns} from issued_pass where reseller_id = $1 and client_id = $2 order by id desc limit 1`, [resellerId, client.id])).rows[0];
+    pass = (await db.query(`select ${passWithPackage} where ip.reseller_id = $1 and ip.client_id = $2 order by ip.id desc limit 1`, [resellerId, client.id])).rows[0];
     if (!pass) throw new Refusal(409, 'pass_not_active', 'The client holds no pass');
   }
-  const { rows: [pkg] } = await db.query<{ categories: Category[] }>('select categories from pass_package where id = $1 limit 1', [pass.pass_id]);
   client ??= await clientById(pass.client_id);
   for (const [field, value, actual] of [['first_name', input.first_name, client.first_name], ['last_name', input.last_name, client.last_name]] as const) {
     if (value !== undefined && value.toLowerCase() !== actual.toLowerCase()) throw new Refusal(400, 'validation_error', `${field} does not match`);
@@ -142,7 +142,7 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): 
   const status = pass.status === 'ACTIVE' && pass.expires_at.getTime() <= now.getTime() ? 'EXPIRED' : pass.status;
   if (status !== 'ACTIVE') throw new Refusal(409, 'pass_not_active', `The client's pass is ${status}`);
   if (pass.expires_at.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
-  return { client, issuedPassId: pass.id, categories: pkg.categories };
+  return { client, issuedPassId: pass.id, categories: pass.categories };
 }
 
 const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p.category && c.tiers.map((t) => t.toUpperCase()).includes(p.tier));
