@@ -53,6 +53,14 @@ export function originOf(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT
 
 export const newRequestId = (): string => newId('request');
 
+/**
+ * The context of work no request asked for (the background sweeps): an anonymous caller and an id
+ * of its own for the logs and the events it records, which then name their reseller themselves.
+ */
+export function backgroundCtx(em: EntityManager, deps: Pick<Ctx, 'clock' | 'config' | 'log'>): Ctx {
+  return { em, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+}
+
 /** The reseller the caller acts for; services call this so an anonymous caller can never slip through. */
 export function resellerOf(ctx: Pick<Ctx, 'caller'>): ResellerCaller {
   if (ctx.caller.kind !== 'reseller') throw new Error('a reseller caller is required here');

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { newRequestId, type Ctx } from '../../platform/request-context.ts';
+import { backgroundCtx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { BookingSessionSchema } from './bookings.entity.ts';
@@ -25,7 +25,7 @@ export function expireBookingSessions(em: EntityManager, deps: { clock: Clock; c
     }
     await tx.flush();
     // The sweep is no reseller's request: its events name the reseller that opened each session.
-    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    const ctx = backgroundCtx(tx, deps);
     for (const session of sessions) {
       await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
     }

@@ -6,7 +6,7 @@ import { sha256Hex } from '../../platform/crypto.ts';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { newRequestId, resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { backgroundCtx, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -69,7 +69,7 @@ export function expireHostedSessions(em: EntityManager, deps: { clock: Clock; co
     }
     await tx.flush();
     // The sweep is no reseller's request: its events name each session's reseller.
-    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    const ctx = backgroundCtx(tx, deps);
     for (const session of sessions) await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
     return sessions.length;
   });

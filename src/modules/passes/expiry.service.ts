@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { newRequestId, type Ctx } from '../../platform/request-context.ts';
+import { backgroundCtx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { IssuedPassSchema, PassPackageSchema } from './passes.entity.ts';
@@ -32,7 +32,7 @@ export function expireIssuedPasses(em: EntityManager, deps: { clock: Clock; conf
     }
     await tx.flush();
     // The sweep is no reseller's request: each event names the pass's reseller.
-    const ctx: Ctx = { em: tx, caller: { kind: 'anonymous' }, clock: deps.clock, config: deps.config, log: deps.log, requestId: newRequestId() };
+    const ctx = backgroundCtx(tx, deps);
     for (const issuedPass of passes) {
       await recordEvent(ctx, 'issued_pass.expired', presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now), issuedPass.resellerId);
     }
