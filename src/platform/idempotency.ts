@@ -8,8 +8,8 @@ import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inTransaction, type TxCtx } from './transaction.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
-// the effects: INSERT … ON CONFLICT DO NOTHING waits on a concurrent uncommitted insert of the
-// same (reseller, key), which is how a second request waits for the first, across processes.
+// the effects, as its last statement: the INSERT … ON CONFLICT waits on a concurrent uncommitted
+// record of the same (reseller, key), which is how a second request waits for the first, across processes.
 
 export interface StoredResponse { status: number; body: unknown }
 export interface IdempotentResult extends StoredResponse { replayed: boolean }

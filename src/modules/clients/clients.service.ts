@@ -22,14 +22,9 @@ export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client 
   const scope = lookupScopeOf(ctx);
   if (scope) {
     if (clientId !== scope.clientId) throw notTheLookedUpClient();
-    return ctx.em.findOne(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
+    return findClientOf(ctx.em, scope.clientResellerId, scope.clientId);
   }
-  const { resellerId } = resellerOf(ctx);
-  // A malformed id (path parameters are free text) names nothing: no query. Plain SQL mapped into the
-  // entity manager: every booking reads its client, and a find builds a query each time.
-  if (!isId('client', clientId)) return null;
-  const [row] = await ctx.em.execute<Record<string, unknown>[]>('select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
-  return row ? ctx.em.map(ClientSchema, row) : null;
+  return findClientOf(ctx.em, resellerOf(ctx).resellerId, clientId);
 }
 
 /** The same, as a 404 `resource_not_found` (naming `param` when the id came from a body field). */
@@ -109,7 +104,11 @@ export function checkLookedUpClient(ctx: Ctx, clientId: string): void {
  * "Lookup"). It checks no caller: the use case decides who may learn of the client, and how.
  */
 export async function findClientOf(em: EntityManager, resellerId: string, clientId: string): Promise<Client | null> {
-  return isId('client', clientId) ? em.findOne(ClientSchema, { id: clientId, resellerId }) : null;
+  // A malformed id (path parameters are free text) names nothing: no query. Plain SQL mapped into the
+  // entity manager: every booking reads its client, and a find builds a query each time.
+  if (!isId('client', clientId)) return null;
+  const [row] = await em.execute<Record<string, unknown>[]>('select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
+  return row ? em.map(ClientSchema, row) : null;
 }
 
 /** The reseller whose client this is: the wallet's owner, whoever booked (README "Lookup"). */
