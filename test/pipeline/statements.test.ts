@@ -50,6 +50,43 @@ describe('GET /passes', () => {
   });
 });
 
+describe('GraphQL passes', () => {
+  // The list reads categories (jsonb) and created_at only when the nodes select the fields behind
+  // them, in the same one statement (src/graphql/selection.ts): fragments at any level count.
+  it('one statement; categories and createdAt read only when selected, through fragments too, with the values GET /passes shows', async () => {
+    const reseller = await createReseller(app);
+    for (let i = 0; i < 12; i++) await createPassPackage(app, reseller, { name: `Pass ${i}` });
+    const { body: rest } = await v3(app, '/passes?limit=10', { key: reseller.key });
+    const list = async (query: string) => {
+      app.queries!.reset();
+      const res = await gql(app, reseller.key, query);
+      expect(res.body.errors, res.text).toBeUndefined();
+      const sql = app.queries!.statements.filter((q) => !/\bfrom api_key\b/.test(q));
+      expect(sql).toHaveLength(1);
+      const nodes = (res.body.data.passes.edges as { node: Record<string, unknown> }[]).map((e) => e.node);
+      expect(nodes.map((n) => n.id)).toEqual(rest.data.map((p: { id: string }) => p.id));
+      return { reads: { categories: /\bcategories\b/.test(sql[0]), createdAt: /\bcreated_at\b/.test(sql[0]) }, nodes };
+    };
+    const bare = await list('{ passes(first: 10) { edges { node { id name price } } } }');
+    expect(bare.reads).toEqual({ categories: false, createdAt: false });
+    expect(bare.nodes.map((n) => [n.name, n.price])).toEqual(rest.data.map((p: { name: string; price: number }) => [p.name, p.price]));
+
+    const whole = await list('{ passes(first: 10) { edges { node { id categories { type tiers visitsAllowed creditAllocated } createdAt } } } }');
+    expect(whole.reads).toEqual({ categories: true, createdAt: true });
+    expect(whole.nodes.map((n) => Date.parse(n.createdAt as string) / 1000)).toEqual(rest.data.map((p: { created: number }) => p.created));
+    expect(whole.nodes.map((n) => n.categories)).toEqual(rest.data.map((p: { categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[] }) =>
+      p.categories.map((c) => ({ type: c.type, tiers: c.tiers, visitsAllowed: c.visits_allowed, creditAllocated: c.credit_allocated }))));
+
+    const inline = await list('{ passes(first: 10) { edges { node { id ... on Pass { categories { type } } } } } }');
+    expect(inline.reads).toEqual({ categories: true, createdAt: false });
+    const spread = await list(`{ passes(first: 10) { ...Page } }
+      fragment Page on QueryPassesConnection { edges { ... { node { id ...Dates } } } }
+      fragment Dates on Pass { createdAt }`);
+    expect(spread.reads).toEqual({ categories: false, createdAt: true });
+    expect(spread.nodes.map((n) => n.createdAt)).toEqual(whole.nodes.map((n) => n.createdAt));
+  });
+});
+
 describe('POST /issued_passes with an Idempotency-Key', () => {
   // The key costs one statement: the record is written with the response as the transaction's last
   // statement (src/platform/idempotency.ts), no claim ahead of the use case, no savepoint. PREPAID:

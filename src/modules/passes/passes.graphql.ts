@@ -1,13 +1,15 @@
+import type DataLoader from 'dataloader';
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { registerNode, rowsById } from '../../graphql/loaders.ts';
+import { selectedFields } from '../../graphql/selection.ts';
 import { issuePass } from './issue-pass.ts';
 import { setIssuedPassExpiry, updateIssuedPass } from './change-issued-pass.ts';
 import { renewIssuedPass } from './renew-issued-pass.ts';
-import { getIssuedPassOfClient, listPasses, effectiveStatus, visitsUsed } from './passes.service.ts';
+import { getIssuedPassOfClient, listPasses, effectiveStatus, visitsUsed, type ListedPass } from './passes.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema, durations, issuedPassStatuses, paymentModels,
   type IssuedPass, type PassCategory, type PassPackage,
@@ -30,7 +32,7 @@ const PassCategoryRef = builder.objectRef<PassCategory>('PassCategory').implemen
   }),
 });
 
-export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass'), {
+export const PassRef = builder.loadableNode(builder.objectRef<ListedPass>('Pass'), {
   description: 'A pass package the reseller can issue.',
   id: { resolve: (p) => p.id },
   load: rowsById(PassPackageSchema, 'reseller'),
@@ -42,7 +44,10 @@ export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass
     duration: t.field({ type: Duration, resolve: (p) => p.duration }),
     paymentModel: t.field({ type: PaymentModel, resolve: (p) => p.paymentModel }),
     // At most one category per type (GYM, SPA): cost it as the 2-item list it is.
-    categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 }, resolve: (p) => p.categories }),
+    // The `passes` list reads categories and createdAt only for a query that selects them
+    // (selectedFields); should a pass reach one without it all the same, its row is loaded by id.
+    categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 },
+      resolve: async (p, _, ctx) => p.categories ?? (await wholePasses(ctx).load(p.id)).categories }),
     providerCount: t.loadable({
       type: 'Int',
       description: "Providers the pass covers (one of its categories has the provider's category and tier).",
@@ -53,9 +58,14 @@ export const PassRef = builder.loadableNode(builder.objectRef<PassPackage>('Pass
       },
       resolve: (p) => p.id,
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
+    createdAt: t.field({ type: 'DateTime', resolve: async (p, _, ctx) => p.createdAt ?? (await wholePasses(ctx).load(p.id)).createdAt }),
   }),
 });
+
+/** Pass's node loader, typed as what it reads: whole rows (rowsById), never a list's partial ones. */
+export function wholePasses(ctx: GraphQLContext): DataLoader<string, PassPackage> {
+  return PassRef.getDataloader(ctx) as DataLoader<string, PassPackage>;
+}
 
 interface IssuedPassCategoryShape { category: PassCategory; issuedPass: IssuedPass }
 const IssuedPassCategoryRef = builder.objectRef<IssuedPassCategoryShape>('IssuedPassCategory').implement({
@@ -83,7 +93,7 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
       complexity: { field: 1, multiplier: 2 },
       description: "The package's categories, each with this pass's visit counters.",
       resolve: async (p, _, ctx) => {
-        const pass = await PassRef.getDataloader(ctx).load(p.passId);
+        const pass = await wholePasses(ctx).load(p.passId);
         return pass.categories.map((category) => ({ category, issuedPass: p }));
       },
     }),
@@ -112,9 +122,11 @@ builder.queryFields((t) => ({
     description: 'Pass packages of the reseller, newest first.',
     authScopes: { reseller: true },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (_, args, ctx) => runQuery(async () => {
+    resolve: (_, args, ctx, info) => runQuery(async () => {
       const page = pageArgsFromConnection(args);
-      return toConnection(await listPasses(ctx, page), page);
+      // Only the columns the nodes' selected fields need (one statement either way).
+      const asked = selectedFields(info, ['edges', 'node']);
+      return toConnection(await listPasses(ctx, page, { categories: asked.has('categories'), createdAt: asked.has('createdAt') }), page);
     }),
   }),
   issuedPass: t.field({

@@ -5,7 +5,7 @@ import { runQuery } from '../../graphql/use-case.ts';
 import { checkNear, type Near } from '../../platform/geo.ts';
 import { pageArgsFromConnection, toConnection, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { PassRef } from '../passes/passes.graphql.ts';
+import { PassRef, wholePasses } from '../passes/passes.graphql.ts';
 import { copayOptionPagesOf } from './copay-options.ts';
 import { firstCoveredProviderPages } from './covered-provider-pages.ts';
 import { listCoveredProviders, listProviders, providerFilterSchema, type ProviderShape } from './list-providers.ts';
@@ -143,7 +143,7 @@ const PassProvidersConnection = builder.connectionObject(
  */
 async function coveredProviderPages(ctx: GraphQLContext, passIds: readonly string[], page: PageArgs, near: Near | undefined): Promise<Map<string, Page<ProviderShape> | Error>> {
   if (page.startingAfter === undefined && page.endingBefore === undefined) return firstCoveredProviderPages(ctx.em, passIds, near, page);
-  const passes = await PassRef.getDataloader(ctx).loadMany(passIds);
+  const passes = await wholePasses(ctx).loadMany(passIds);
   return new Map(await Promise.all(passes.map(async (pass, i) => [
     passIds[i],
     pass instanceof Error ? pass : await listCoveredProviders(ctx, pass, near, page).catch((err: unknown) => (err instanceof Error ? err : Promise.reject(err))),
