@@ -1,5 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
+import { plainRows } from '../../platform/plain-rows.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -104,11 +105,12 @@ export async function lockClassInstance(em: TxEm, id: string, param?: string): P
     : [];
   const [row] = rows;
   if (!row) throw notFound('class instance', id, param);
-  const instance = em.map(ClassInstanceSchema, row);
-  const cls = em.map(ClassSchema, {
+  // Plain objects (src/platform/plain-rows.ts): the spot count moves by SQL (takeSpot), never by a flush.
+  const [instance] = plainRows(em, ClassInstanceSchema, [row]);
+  const [cls] = plainRows(em, ClassSchema, [{
     id: row.class_id, provider_id: row.class_provider_id, category_id: row.class_category_id, name: row.class_name,
     description: row.class_description, duration_minutes: row.class_duration_minutes, created_at: row.class_created_at,
-  });
+  }]);
   return { instance, cls };
 }
 

@@ -3,6 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { plainRows } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
@@ -116,8 +117,9 @@ let passColumns: string[] | undefined;
 
 /**
  * The issued pass matching `where` (over `ip`; the latest when several do) with its package, in one
- * statement instead of a find for each: bookings read them on every initiation. Both are mapped into
- * the entity manager (managed, as a find returns them) with the row as it is now.
+ * statement instead of a find for each: bookings read them on every initiation. The issued pass is
+ * mapped into the entity manager (managed, as a find returns it: its visits change); the package,
+ * which nothing here writes, is a plain object (src/platform/plain-rows.ts).
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   passColumns ??= em.getMetadata().get(PassPackageSchema).props.flatMap((prop) => prop.fieldNames ?? []);
@@ -136,7 +138,7 @@ async function issuedPassWithPackage(em: EntityManager, where: string, params: u
   }
   return {
     issuedPass: em.map(IssuedPassSchema, issued),
-    pass: em.map(PassPackageSchema, pass),
+    pass: plainRows(em, PassPackageSchema, [pass])[0],
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
+import { plainRows } from '../../platform/plain-rows.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
@@ -17,9 +18,9 @@ export async function getProvider(ctx: Ctx, id: string, param?: string): Promise
   return provider;
 }
 
-/** Raw rows (snake_case, from proximity SQL) as managed Provider entities. */
+/** Raw `select *` rows (snake_case, from proximity SQL) as Providers: plain, not managed, as no request writes one. */
 export function providersFromRows(em: EntityManager, rows: Record<string, unknown>[]): Provider[] {
-  return rows.map((row) => em.map(ProviderSchema, row));
+  return plainRows(em, ProviderSchema, rows);
 }
 
 /** Providers by id, in no particular order; unknown ids are left out. */

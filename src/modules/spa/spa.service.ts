@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
+import { plainRows } from '../../platform/plain-rows.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -48,10 +49,11 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
  */
 export async function servicesOfSpa(em: EntityManager, spa: Provider, ids: readonly string[], param = 'service_ids'): Promise<SpaService[]> {
   checkServiceIds(ids, param);
-  // Plain SQL mapped into the entity manager: every spa booking reads its services, and a find builds a query each time.
+  // Plain SQL into plain objects: every spa booking reads its services (a find builds a query each
+  // time), and nothing writes them (src/platform/plain-rows.ts).
   const found = await em.execute<Record<string, unknown>[]>(
     'select * from spa_service where id in (select jsonb_array_elements_text(?::jsonb)) and provider_id = ?', [JSON.stringify(ids), spa.id]);
-  const rows = found.map((row) => em.map(SpaServiceSchema, row));
+  const rows = plainRows(em, SpaServiceSchema, found);
   const byId = new Map(rows.map((s) => [s.id, s]));
   const missing = ids.find((id) => !byId.has(id));
   if (missing !== undefined) throw validationError(param, `No service '${missing}' at spa '${spa.id}'`);
