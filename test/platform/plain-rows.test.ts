@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EntityName } from '@mikro-orm/core';
+import type { EntityDictionary, EntityName } from '@mikro-orm/core';
 import { plainRows } from '../../src/platform/plain-rows.ts';
 import { ProviderSchema } from '../../src/modules/providers/providers.entity.ts';
 import { PassPackageSchema } from '../../src/modules/passes/passes.entity.ts';
@@ -14,27 +14,30 @@ import { createClassInstance } from '../support/catalog.ts';
 // (Dates, bigints as numbers, jsonb, nulls), for every entity read that way.
 const app = useApp();
 
+/** Every row of `table`, through plainRows and through em.map: the same value and type in every property. */
+async function expectAsMapped<T extends object>(entity: EntityName<T>, table: string): Promise<void> {
+  const em = app.orm.em.fork();
+  const rows = await em.execute<Record<string, unknown>[]>(`select * from ${table} order by id`);
+  expect(rows.length, table).toBeGreaterThan(0);
+  const plain = plainRows(em, entity, rows) as Record<string, unknown>[];
+  const props = em.getMetadata().get(entity).props.map((p) => p.name);
+  rows.forEach((row, i) => {
+    const mapped = em.fork().map(entity, row as EntityDictionary<T>) as Record<string, unknown>;
+    const expected = Object.fromEntries(props.map((p) => [p, mapped[p]]));
+    expect(plain[i], `${table} ${String(row.id)}`).toStrictEqual(expected);
+    for (const p of props) expect(typeof plain[i][p], `${table}.${p}`).toBe(typeof mapped[p]);
+  });
+}
+
 describe('plainRows', () => {
   it('gives each property the value em.map gives it, for every entity read as plain rows', async () => {
     const world = await createBookingWorld(app);
     await createClassInstance(app, world.gym.classId, new Date(app.clock.now().getTime() + 86_400_000), { capacity: 7, spotsTaken: 2 });
-    const entities: [EntityName<object>, string][] = [
-      [ProviderSchema, 'provider'], [PassPackageSchema, 'pass_package'], [SpaServiceSchema, 'spa_service'],
-      [ClassSchema, 'class'], [ClassInstanceSchema, 'class_instance'],
-    ];
-    for (const [entity, table] of entities) {
-      const em = app.orm.em.fork();
-      const rows = await em.execute<Record<string, unknown>[]>(`select * from ${table} order by id`);
-      expect(rows.length, table).toBeGreaterThan(0);
-      const plain = plainRows(em, entity, rows) as Record<string, unknown>[];
-      const props = em.getMetadata().get(entity).props.map((p) => p.name);
-      rows.forEach((row, i) => {
-        const mapped = em.fork().map(entity, row) as Record<string, unknown>;
-        const expected = Object.fromEntries(props.map((p) => [p, mapped[p]]));
-        expect(plain[i], `${table} ${String(row.id)}`).toStrictEqual(expected);
-        for (const p of props) expect(typeof plain[i][p], `${table}.${p}`).toBe(typeof mapped[p]);
-      });
-    }
+    await expectAsMapped(ProviderSchema, 'provider');
+    await expectAsMapped(PassPackageSchema, 'pass_package');
+    await expectAsMapped(SpaServiceSchema, 'spa_service');
+    await expectAsMapped(ClassSchema, 'class');
+    await expectAsMapped(ClassInstanceSchema, 'class_instance');
     // Nulls stay null: the closed spa's service carries no co-pay.
     const [service] = plainRows(app.orm.em.fork(), SpaServiceSchema,
       await app.orm.em.fork().execute(`select * from spa_service where id = ?`, [world.closedSpa.service]));
