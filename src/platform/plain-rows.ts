@@ -1,7 +1,8 @@
 import type { EntityName, EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-// Rows nothing writes (a booking's provider and spa services, the provider lists) as plain objects
+// Rows nothing writes (the catalogue's: providers, classes and their instances, spa services,
+// co-pay options; a booking's pass package) as plain objects
 // of their entity's shape, with the values em.map would give them, but not merged into the entity
 // manager: em.map builds a managed entity with a snapshot, and each flush of the transaction then
 // scans it for changes. On the booking path that was a fifth of the server's JavaScript time
@@ -11,14 +12,9 @@ type Convert = (value: unknown) => unknown;
 interface Column { property: string; column: string; convert: Convert | undefined }
 const columnsByEntity = new Map<string, Column[]>();
 
-/** `select *` rows of `entity`'s table as plain objects of its properties (not managed). */
+/** `select *` rows of `entity`'s table as plain objects of its properties (not managed); other columns are left out. */
 export function plainRows<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly Record<string, unknown>[]): T[] {
-  const meta = em.getMetadata().get(entity);
-  let columns = columnsByEntity.get(meta.className);
-  if (!columns) {
-    columns = meta.props.map((prop) => ({ property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop) }));
-    columnsByEntity.set(meta.className, columns);
-  }
+  const columns = columnsOf(em, entity);
   return rows.map((row) => {
     const plain: Record<string, unknown> = {};
     for (const { property, column, convert } of columns) {
@@ -27,6 +23,21 @@ export function plainRows<T extends object>(em: EntityManager, entity: EntityNam
     }
     return plain as T;
   });
+}
+
+/** One row as plainRows reads it. */
+export function plainRow<T extends object>(em: EntityManager, entity: EntityName<T>, row: Record<string, unknown>): T {
+  return plainRows(em, entity, [row])[0]!;
+}
+
+function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): Column[] {
+  const meta = em.getMetadata().get(entity);
+  let columns = columnsByEntity.get(meta.className);
+  if (!columns) {
+    columns = meta.props.map((prop) => ({ property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop) }));
+    columnsByEntity.set(meta.className, columns);
+  }
+  return columns;
 }
 
 function columnOf(entity: string, prop: EntityProperty): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityDictionary, EntityName } from '@mikro-orm/core';
 import { plainRows } from '../../src/platform/plain-rows.ts';
-import { ProviderSchema } from '../../src/modules/providers/providers.entity.ts';
+import { CopayOptionSchema, ProviderSchema } from '../../src/modules/providers/providers.entity.ts';
 import { PassPackageSchema } from '../../src/modules/passes/passes.entity.ts';
 import { SpaServiceSchema } from '../../src/modules/spa/spa.entity.ts';
 import { ClassInstanceSchema, ClassSchema } from '../../src/modules/classes/classes.entity.ts';
@@ -38,6 +38,7 @@ describe('plainRows', () => {
     await expectAsMapped(SpaServiceSchema, 'spa_service');
     await expectAsMapped(ClassSchema, 'class');
     await expectAsMapped(ClassInstanceSchema, 'class_instance');
+    await expectAsMapped(CopayOptionSchema, 'copay_option');
     // Nulls stay null: the closed spa's service carries no co-pay.
     const [service] = plainRows(app.orm.em.fork(), SpaServiceSchema,
       await app.orm.em.fork().execute(`select * from spa_service where id = ?`, [world.closedSpa.service]));

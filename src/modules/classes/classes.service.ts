@@ -1,6 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { plainRows } from '../../platform/plain-rows.ts';
+import { plainRow, plainRows } from '../../platform/plain-rows.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -69,7 +69,7 @@ export async function upcomingInstancesOf(ctx: Ctx, classIds: readonly string[],
     table: 'class_instance ci', alias: 'ci', parentColumn: 'class_id', sortColumn: 'starts_at', descending: false,
     where: ["ci.status = 'SCHEDULED'", 'ci.starts_at > ?'], params: [ctx.clock.now()],
   }, classIds, page);
-  return mapPages(pages, (row) => ctx.em.map(ClassInstanceSchema, row));
+  return mapPages(pages, (row) => plainRow(ctx.em, ClassInstanceSchema, row));
 }
 
 /** Each provider's classes, newest first; one statement for all providers. */
@@ -78,7 +78,7 @@ export async function classesOfProviders(ctx: Ctx, providerIds: readonly string[
   const pages = await pagesPerParent(ctx.em, {
     table: 'class c', alias: 'c', parentColumn: 'provider_id', descending: true, where: [], params: [],
   }, providerIds, page);
-  return mapPages(pages, (row) => ctx.em.map(ClassSchema, row));
+  return mapPages(pages, (row) => plainRow(ctx.em, ClassSchema, row));
 }
 
 function mapPages<R, T>(pages: Map<string, Page<R> | Error>, map: (row: R) => T): Map<string, Page<T> | Error> {

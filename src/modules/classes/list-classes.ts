@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
+import { plainRow } from '../../platform/plain-rows.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
 import { providerExists } from '../providers/providers.service.ts';
@@ -46,7 +47,7 @@ export async function listClasses(ctx: Ctx, filters: ClassFilters, page: PageArg
     }, filters.near, page);
     return {
       ...rows,
-      data: rows.data.map(({ distance_m, ...row }) => Object.assign(ctx.em.map(ClassSchema, row), { distanceM: Number(distance_m) })),
+      data: rows.data.map(({ distance_m, ...row }) => ({ ...plainRow(ctx.em, ClassSchema, row), distanceM: Number(distance_m) })),
     };
   }
 

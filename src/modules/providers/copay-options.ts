@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import type { Ctx } from '../../platform/request-context.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
+import { plainRow } from '../../platform/plain-rows.ts';
 import { CopayOptionSchema, type CopayOption } from './providers.entity.ts';
 import { getProvider } from './providers.service.ts';
 
@@ -22,5 +23,5 @@ export async function copayOptionPagesOf(em: EntityManager, providerIds: readonl
   const pages = await pagesPerParent(em, {
     table: 'copay_option o', alias: 'o', parentColumn: 'provider_id', descending: true, where: [], params: [],
   }, [...new Set(providerIds)], page);
-  return mapPages(pages, (row) => em.map(CopayOptionSchema, row));
+  return mapPages(pages, (row) => plainRow(em, CopayOptionSchema, row));
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
+import { plainRow } from '../../platform/plain-rows.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 
 /**
@@ -16,5 +17,5 @@ export async function servicesOfProviders(em: EntityManager, providerIds: readon
     where: [`exists (select 1 from provider p where p.id = s.provider_id and p.category = 'SPA')`],
     params: [],
   }, [...new Set(providerIds)], args);
-  return mapPages(pages, (row) => em.map(SpaServiceSchema, row));
+  return mapPages(pages, (row) => plainRow(em, SpaServiceSchema, row));
 }
