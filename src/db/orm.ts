@@ -1,6 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../platform/logger.ts';
+import { PreparingClient } from '../platform/prepared-read.ts';
 import { entities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 
@@ -14,6 +15,8 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.
     migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true, snapshot: false },
     pool: { min: 0, max: poolMax },
+    // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
+    driverOptions: { Client: PreparingClient },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,
     debug: false,

@@ -1,28 +1,46 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-// The hottest reads (the pass lists: README "Request pipeline", bench/README.md) as named prepared
-// statements. MikroORM sends every statement as text with its values inlined, so PostgreSQL parses
-// and plans each one anew; a prepared statement is parsed once per connection and its plan reused,
-// which measured about a fifth more GraphQL `passes(first: 10)` per second on these 2 cores.
+// The hottest reads (the pass lists, a booking's reads: README "Request pipeline", bench/README.md)
+// as named prepared statements. MikroORM sends every statement as text with its values inlined, so
+// PostgreSQL parses and plans each one anew (60-80 µs of its CPU for a booking's reads here); a
+// prepared statement is parsed once per connection and its plan reused (12-16 µs).
 
 interface Prepared { name: string; text: string }
 const preparedBySql = new Map<string, Prepared>();
+/** Statement texts ($1 placeholders) that run as named statements, by text. */
+const namesByText = new Map<string, string>();
 
 /**
- * Runs a read (`?` placeholders, as for em.execute) as a named prepared statement on the ORM's own
- * `pg` pool, with its type parsers, logged through the ORM's logger like any statement. Inside a
- * transaction it goes through em.execute instead, on the transaction's connection. The SQL must be
- * one of a few fixed texts (values only as parameters): each distinct text is prepared on every
- * connection once. Values bind as `pg` binds them (no array expansion).
+ * The `pg` client of the ORM's pool (ormOptions, src/db/orm.ts): a text preparedRead registered
+ * runs as its named statement on whichever path it comes, the pool's or a transaction's (Kysely
+ * hands its statements to `client.query(text, values)`); anything else runs as before.
+ */
+export class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [text, values, callback] = args;
+    const name = typeof text === 'string' && Array.isArray(values) ? namesByText.get(text) : undefined;
+    const call = super.query.bind(this) as (...a: unknown[]) => never;
+    return name === undefined ? call(...args) : call({ name, text, values }, callback);
+  }
+}
+
+/**
+ * Runs a read (`?` placeholders, as for em.execute) as a named prepared statement, logged through
+ * the ORM's logger like any statement: on the ORM's pool, or inside a transaction on its
+ * connection. The SQL must be one of a few fixed texts (values only as parameters): each distinct
+ * text is prepared on every connection once. Values bind as `pg` binds them (no array expansion).
  */
 export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
-  if (em.isInTransaction()) return em.execute<T[]>(sql, [...params]);
-  const { name, text } = prepare(sql, params.length);
+  const { text } = prepare(sql, params.length);
   const connection = em.getConnection();
-  const pool = await connection.getNativeClient();
   const started = performance.now();
-  const { rows } = await pool.query<T>({ name, text, values: [...params] });
+  const transaction = em.getTransactionContext<Transaction<unknown>>();
+  const rows = transaction
+    ? (await transaction.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows
+    : (await (await connection.getNativeClient()).query<T>(text, [...params])).rows;
   // Through the logger MikroORM's own statements take (debug logging, the tests' statement count).
   (connection as unknown as { logQuery(query: string, context: object): void }).logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
   return rows;
@@ -37,6 +55,7 @@ function prepare(sql: string, count: number): Prepared {
     if (n !== count) throw new Error(`preparedRead: ${n} placeholders for ${count} values`);
     prepared = { text, name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` };
     preparedBySql.set(sql, prepared);
+    namesByText.set(text, prepared.name);
   }
   return prepared;
 }

@@ -4,6 +4,7 @@ import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { parseInput } from '../../platform/validation.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/classes.service.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -30,7 +31,7 @@ export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'clas
 
 /** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
 export async function checkSpot(ctx: TxCtx, slot: ClassSlot, clientId: string): Promise<void> {
-  const [{ booked }] = await ctx.em.execute<{ booked: boolean }[]>(
+  const [{ booked }] = await preparedRead<{ booked: boolean }>(ctx.em,
     'select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (select jsonb_array_elements_text(?::jsonb))) as booked',
     [slot.instance.id, clientId, JSON.stringify(LIVE_STATUSES)]);
   if (booked) throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);

@@ -1,6 +1,7 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRow, plainRows } from '../../platform/plain-rows.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -97,7 +98,7 @@ export interface BookableInstance { instance: ClassInstance; cls: Class }
  */
 export async function lockClassInstance(em: TxEm, id: string, param?: string): Promise<BookableInstance> {
   const rows = isId('classInstance', id)
-    ? await em.execute<Record<string, string>[]>(
+    ? await preparedRead<Record<string, string>>(em,
       `select ci.*, c.provider_id as class_provider_id, c.category_id as class_category_id, c.name as class_name,
               c.description as class_description, c.duration_minutes as class_duration_minutes, c.created_at as class_created_at
          from class_instance ci join class c on c.id = ci.class_id

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
@@ -104,10 +105,10 @@ export function checkLookedUpClient(ctx: Ctx, clientId: string): void {
  * "Lookup"). It checks no caller: the use case decides who may learn of the client, and how.
  */
 export async function findClientOf(em: EntityManager, resellerId: string, clientId: string): Promise<Client | null> {
-  // A malformed id (path parameters are free text) names nothing: no query. Plain SQL mapped into the
-  // entity manager: every booking reads its client, and a find builds a query each time.
+  // A malformed id (path parameters are free text) names nothing: no query. A prepared statement
+  // mapped into the entity manager: every booking reads its client, and a find builds a query each time.
   if (!isId('client', clientId)) return null;
-  const [row] = await em.execute<Record<string, unknown>[]>('select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
+  const [row] = await preparedRead<Record<string, unknown>>(em, 'select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
   return row ? em.map(ClientSchema, row) : null;
 }
 

@@ -123,7 +123,7 @@ let passColumns: string[] | undefined;
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   passColumns ??= em.getMetadata().get(PassPackageSchema).props.flatMap((prop) => prop.fieldNames ?? []);
-  const [row] = await em.execute<Record<string, unknown>[]>(
+  const [row] = await preparedRead<Record<string, unknown>>(em,
     `select ip.*, ${passColumns.map((c) => `pp.${c} as "pp.${c}"`).join(', ')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id
       where ${where} order by ip.id desc limit 1`,

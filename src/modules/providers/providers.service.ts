@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRows } from '../../platform/plain-rows.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
@@ -25,9 +26,9 @@ export function providersFromRows(em: EntityManager, rows: Record<string, unknow
 
 /** Providers by id, in no particular order; unknown ids are left out. */
 export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
-  // Plain SQL mapped into the entity manager (providersFromRows): every booking reads its provider,
+  // A prepared statement into plain rows (providersFromRows): every booking reads its provider,
   // and a find builds a query each time.
-  const rows = await em.execute<Record<string, unknown>[]>(
+  const rows = await preparedRead<Record<string, unknown>>(em,
     'select * from provider where id in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify([...new Set(ids)])]);
   return providersFromRows(em, rows);
 }

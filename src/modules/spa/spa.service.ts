@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRows } from '../../platform/plain-rows.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -51,7 +52,7 @@ export async function servicesOfSpa(em: EntityManager, spa: Provider, ids: reado
   checkServiceIds(ids, param);
   // Plain SQL into plain objects: every spa booking reads its services (a find builds a query each
   // time), and nothing writes them (src/platform/plain-rows.ts).
-  const found = await em.execute<Record<string, unknown>[]>(
+  const found = await preparedRead<Record<string, unknown>>(em,
     'select * from spa_service where id in (select jsonb_array_elements_text(?::jsonb)) and provider_id = ?', [JSON.stringify(ids), spa.id]);
   const rows = plainRows(em, SpaServiceSchema, found);
   const byId = new Map(rows.map((s) => [s.id, s]));
