@@ -1,8 +1,8 @@
 // Baseline of the bookings bench (bench/README.md "Bookings"): the three booking requests written
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
-// statement table the bench prints with --verbose), in the same transaction with the same locks,
-// checks and inserts, the outbox row and, with an Idempotency-Key, the same idempotency record,
-// written last. The API key is compared with the one key it was started with (a key-cache hit).
+// statement table the bench prints with --verbose; the reads ours prepares are named here too), in
+// the same transaction with the same locks, checks and inserts, the outbox row and, with an
+// Idempotency-Key, the same idempotency record, written last. The API key is compared with the one key it was started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
 // Wall-clock helpers (a local time in the spa's zone) are imported from src/platform/time.ts.
@@ -99,8 +99,11 @@ interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: 
 
 const PROVIDER = 'select id, name, category, tier, timezone, opening_hours, room_capacity from provider where id = $1';
 
+/** The reads ours runs as named prepared statements (src/platform/prepared-read.ts), named here too. */
+const prepared = (text: string, values: unknown[]) => ({ name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
+
 async function spaOf(db: Db, id: string): Promise<Provider> {
-  const { rows: [spa] } = await db.query<Provider>(PROVIDER, [id]);
+  const { rows: [spa] } = await db.query<Provider>(prepared(PROVIDER, [id]));
   if (!spa || spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${id}'`);
   return spa;
 }
@@ -108,8 +111,8 @@ async function spaOf(db: Db, id: string): Promise<Provider> {
 interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }
 
 async function servicesOf(db: Db, spa: Provider, ids: string[]): Promise<Service[]> {
-  const { rows } = await db.query<Service>(
-    'select id, name, duration_minutes, credits, copay_amount, currency from spa_service where id = any($1) and provider_id = $2', [ids, spa.id]);
+  const { rows } = await db.query<Service>(prepared(
+    'select id, name, duration_minutes, credits, copay_amount, currency from spa_service where id = any($1) and provider_id = $2', [ids, spa.id]));
   const byId = new Map(rows.map((s) => [s.id, s]));
   return ids.map((id) => {
     const service = byId.get(id);
@@ -124,15 +127,15 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): 
   let client: Holder['client'] | undefined;
   // The issued pass with its package's categories in one statement, as ours reads them.
   const passWithPackage = 'ip.id, ip.client_id, ip.pass_id, ip.status, ip.expires_at, pp.categories from issued_pass ip join pass_package pp on pp.id = ip.pass_id';
-  const clientById = async (id: string) => (await db.query<Holder['client']>(
-    'select id, first_name, last_name from client where id = $1 and reseller_id = $2 limit 1', [id, resellerId])).rows[0];
+  const clientById = async (id: string) => (await db.query<Holder['client']>(prepared(
+    'select id, first_name, last_name from client where id = $1 and reseller_id = $2 limit 1', [id, resellerId]))).rows[0];
   if (input.user_pass_id !== undefined) {
-    pass = (await db.query(`select ${passWithPackage} where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId])).rows[0];
+    pass = (await db.query(prepared(`select ${passWithPackage} where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId]))).rows[0];
     if (!pass) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
   } else {
     client = await clientById(input.client_id!);
     if (!client) throw new Refusal(400, 'validation_error', `No client '${input.client_id}'`);
-    pass = (await db.query(`select ${passWithPackage} where ip.reseller_id = $1 and ip.client_id = $2 order by ip.id desc limit 1`, [resellerId, client.id])).rows[0];
+    pass = (await db.query(prepared(`select ${passWithPackage} where ip.reseller_id = $1 and ip.client_id = $2 order by ip.id desc limit 1`, [resellerId, client.id]))).rows[0];
     if (!pass) throw new Refusal(409, 'pass_not_active', 'The client holds no pass');
   }
   client ??= await clientById(pass.client_id);
@@ -243,17 +246,17 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
     const { rows: [ci] } = await db.query<{
       id: string; status: string; starts_at: Date; local_date: string; capacity: number; spots_taken: number;
       provider_id: string; class_name: string; duration_minutes: number;
-    }>(
+    }>(prepared(
       `select ci.id, ci.status, ci.starts_at, ci.local_date::text as local_date, ci.capacity, ci.spots_taken,
               c.provider_id, c.name as class_name, c.duration_minutes
          from class_instance ci join class c on c.id = ci.class_id
-        where ci.id = $1 for no key update of ci`, [instanceId]);
+        where ci.id = $1 for no key update of ci`, [instanceId]));
     if (!ci) throw new Refusal(400, 'validation_error', `No class instance '${instanceId}'`);
     if (ci.status !== 'SCHEDULED' || ci.starts_at.getTime() <= now.getTime()) throw new Refusal(409, 'class_not_bookable', 'Not bookable');
-    const { rows: [provider] } = await db.query<Provider>(PROVIDER, [ci.provider_id]);
+    const { rows: [provider] } = await db.query<Provider>(prepared(PROVIDER, [ci.provider_id]));
     const holder = await holderOf(db, input, ci.starts_at, now);
-    const { rows: [mine] } = await db.query<{ count: string }>(
-      `select count(*) as count from booking where class_instance_id = $1 and client_id = $2 and status in ${LIVE}`, [ci.id, holder.client.id]);
+    const { rows: [mine] } = await db.query<{ count: string }>(prepared(
+      `select count(*) as count from booking where class_instance_id = $1 and client_id = $2 and status in ${LIVE}`, [ci.id, holder.client.id]));
     if (Number(mine.count) > 0) throw new Refusal(409, 'already_booked', 'Already booked');
     if (ci.spots_taken >= ci.capacity) throw new Refusal(409, 'class_full', 'Full');
     if (!covers(holder, provider)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered classes only');
