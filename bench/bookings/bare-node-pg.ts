@@ -2,7 +2,8 @@
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
 // statement table the bench prints with --verbose; the reads ours prepares are named here too), in
 // the same transaction with the same locks, checks and inserts, the outbox row and, with an
-// Idempotency-Key, the same idempotency record, written last. The API key is compared with the one key it was started with (a key-cache hit).
+// Idempotency-Key, the same idempotency record, written last. The API key is compared with the one
+// key it was started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
 // Wall-clock helpers (a local time in the spa's zone) are imported from src/platform/time.ts.
