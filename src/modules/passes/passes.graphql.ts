@@ -47,7 +47,7 @@ export const PassRef = builder.loadableNode(builder.objectRef<ListedPass>('Pass'
     // The `passes` list reads categories and createdAt only for a query that selects them
     // (selectedFields); should a pass reach one without it all the same, its row is loaded by id.
     categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 },
-      resolve: async (p, _, ctx) => p.categories ?? (await wholePasses(ctx).load(p.id)).categories }),
+      resolve: (p, _, ctx) => p.categories ?? wholePasses(ctx).load(p.id).then((whole) => whole.categories) }),
     providerCount: t.loadable({
       type: 'Int',
       description: "Providers the pass covers (one of its categories has the provider's category and tier).",
@@ -58,7 +58,7 @@ export const PassRef = builder.loadableNode(builder.objectRef<ListedPass>('Pass'
       },
       resolve: (p) => p.id,
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: async (p, _, ctx) => p.createdAt ?? (await wholePasses(ctx).load(p.id)).createdAt }),
+    createdAt: t.field({ type: 'DateTime', resolve: (p, _, ctx) => p.createdAt ?? wholePasses(ctx).load(p.id).then((whole) => whole.createdAt) }),
   }),
 });
 
