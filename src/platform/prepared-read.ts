@@ -19,6 +19,8 @@ const namesByText = new Map<string, string>();
  * hands its statements to `client.query(text, values)`); anything else runs as before.
  */
 export class PreparingClient extends pg.Client {
+  // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
+  // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
     const [text, values, callback] = args;
     const name = typeof text === 'string' && Array.isArray(values) ? namesByText.get(text) : undefined;
