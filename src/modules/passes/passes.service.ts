@@ -13,7 +13,7 @@ import { getOwnClient, notTheLookedUpClient, type Client } from '../clients/clie
 import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
-  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassCategory, type PassPackage, type PaymentModel,
+  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassPackage,
 } from './passes.entity.ts';
 import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
@@ -39,7 +39,8 @@ export type ListedPass = Omit<PassPackage, 'categories' | 'createdAt'> & Partial
 /** A page of the reseller's pass packages, newest first (GraphQL `passes`; providerCount is batched apart). */
 export async function listPasses(ctx: Ctx, args: PageArgs, reads: PassListReads): Promise<Page<ListedPass>> {
   const page = await passPage(ctx, args, { ...reads, providerCounts: false });
-  return { ...page, data: page.data.map(passFromRow) };
+  // A column left unread stays undefined in the plain row: the ListedPass it is typed as.
+  return { ...page, data: plainRows(ctx.em, PassPackageSchema, page.data) };
 }
 
 export interface PassWithProviderCount { pass: PassPackage; providerCount: number }
@@ -47,23 +48,23 @@ export interface PassWithProviderCount { pass: PassPackage; providerCount: numbe
 /** GET /passes: the same page, each pass with the number of providers it covers, still one statement. */
 export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Promise<Page<PassWithProviderCount>> {
   const page = await passPage(ctx, args, { categories: true, createdAt: true, providerCounts: true });
-  // Every column read: the row is a whole PassPackage.
-  return { ...page, data: page.data.map((row) => ({ pass: passFromRow(row) as PassPackage, providerCount: Number(row.provider_count) })) };
+  const passes = plainRows(ctx.em, PassPackageSchema, page.data);
+  return { ...page, data: page.data.map((row, i) => ({ pass: passes[i]!, providerCount: Number(row.provider_count) })) };
 }
 
 /**
  * The pass lists are the hottest reads: one statement each (the cursor's check included), a prepared
- * statement on MikroORM's pool (src/platform/prepared-read.ts), mapped without hydration. Each
+ * statement on MikroORM's pool (src/platform/prepared-read.ts), rows left to plainRows. Each
  * choice of `reads` is one more statement text to prepare: four at most, times the cursor's forms.
  */
-async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { providerCounts: boolean }): Promise<Page<PassRow & { provider_count: string }>> {
+async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { providerCounts: boolean }): Promise<Page<PassRow>> {
   const { resellerId } = resellerOf(ctx);
   const scope = { sql: 'reseller_id = ?', params: [resellerId] };
   const keyset = keysetSql(args, 'pass', 'pass_package', scope);
   const coverage = reads.providerCounts
     ? { cte: `, coverage as (${coveredProviderCountsSql('page')})`, column: 'coalesce(coverage.providers, 0)', join: 'left join coverage on coverage.pass_id = page.id' }
     : { cte: '', column: '0', join: '' };
-  const rows = await preparedRead<PassRow & { provider_count: string; cursor_ok: boolean }>(ctx.em,
+  const rows = await preparedRead<PassRow & { cursor_ok: boolean }>(ctx.em,
     `with page as (
        select id, reseller_id, name, description, price, currency, duration, payment_model${reads.categories ? ', categories' : ''}${reads.createdAt ? ', created_at' : ''}
          from pass_package where ${scope.sql} and ${keyset.bound.sql}
@@ -78,19 +79,8 @@ async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { provi
     async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
 }
 
-interface PassRow {
-  id: string; reseller_id: string; name: string; description: string; price: string; currency: string;
-  duration: Duration; payment_model: PaymentModel; categories?: PassCategory[]; created_at?: string;
-}
-
-/** A pass_package row as the entity's shape (no hydration into the identity map: a read only). */
-function passFromRow(row: PassRow): ListedPass {
-  return {
-    id: row.id, resellerId: row.reseller_id, name: row.name, description: row.description, price: Number(row.price),
-    currency: row.currency.trim(), duration: row.duration, paymentModel: row.payment_model, categories: row.categories,
-    createdAt: row.created_at === undefined ? undefined : new Date(row.created_at),
-  };
-}
+/** A pass_package row of a list page (the columns read), with its provider count. */
+type PassRow = Record<string, unknown> & { id: string; provider_count: string };
 
 export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
   const { resellerId } = resellerOf(ctx);
