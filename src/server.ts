@@ -40,8 +40,8 @@ export function buildServer(deps: AppDeps): http.Server {
   // One document for both APIs, served under each base.
   const document = () => openApiDocument(routes);
   const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
-  const yoga = createGraphQL(deps.config, pipeline);
   const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
+  const yoga = createGraphQL(deps.config, pipeline, metrics);
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
     const log = deps.log.child({ request_id: requestId });

@@ -1,3 +1,4 @@
+import { GraphQLError, Source, type SourceLocation } from 'graphql';
 import { DomainError, type ErrorType } from '../platform/errors.ts';
 import { builder } from './builder.ts';
 
@@ -75,4 +76,25 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
     if (err instanceof DomainError) throw toGraphQLError(err);
     throw err;
   }
+}
+
+/**
+ * `error` with another message and extensions, at the same path and locations, and with its
+ * original error when `keepOriginal`. graphql-jit's errors (src/graphql/compiled-execution.ts)
+ * carry their locations without the AST nodes behind them, and yoga rebuilds every error from its
+ * nodes or its source and positions when it writes the response: such locations are restated as
+ * positions in a blank source of the same shape, so graphql-js and graphql-jit answer alike.
+ */
+export function restated(error: GraphQLError, message: string, extensions: Record<string, unknown>, keepOriginal = false): GraphQLError {
+  const { nodes, path, locations, originalError } = error;
+  const at = nodes?.length || error.source || !locations?.length ? { source: error.source, positions: error.positions } : positionsOf(locations);
+  return new GraphQLError(message, { nodes, ...at, path, extensions, ...(keepOriginal ? { originalError } : {}) });
+}
+
+/** A source of blank lines, each as long as the widest column, and the offsets in it of `locations` (1-based line and column). */
+function positionsOf(locations: readonly SourceLocation[]): { source: Source; positions: number[] } {
+  const width = Math.max(...locations.map((l) => l.column));
+  const lines = Math.max(...locations.map((l) => l.line));
+  const source = new Source(Array.from({ length: lines }, () => ' '.repeat(width)).join('\n'));
+  return { source, positions: locations.map((l) => (l.line - 1) * (width + 1) + l.column - 1) };
 }

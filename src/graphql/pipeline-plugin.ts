@@ -8,6 +8,7 @@ import { checkIdempotencyKey, fingerprint, UnstoredResponse } from '../platform/
 import type { Pipeline } from '../platform/pipeline.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import { checkJsonText, checkText, textProblem } from '../platform/text.ts';
+import { restated } from './errors.ts';
 import { showsSecretOnce, takesLookupToken } from './use-case.ts';
 
 /** What src/graphql/http.ts hands yoga for one request (the GraphiQL page has no `ctx`). */
@@ -171,5 +172,5 @@ function withCatalogueCode(error: GraphQLError, requestFailed: boolean, requestI
   } else {
     return error;
   }
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+  return restated(error, error.message, extensions, true);
 }

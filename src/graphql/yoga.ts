@@ -5,17 +5,19 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
 import { graphqlSchema } from './schema.ts';
 import { operationLimits, queryCostLimits } from './limits.ts';
-import { GraphQLDomainError } from './errors.ts';
+import { compilable, compiledExecution } from './compiled-execution.ts';
+import { GraphQLDomainError, restated } from './errors.ts';
 import { pipelinePlugin, type ServerContext } from './pipeline-plugin.ts';
 
 export type GraphQLServer = YogaServerInstance<ServerContext, Ctx>;
 
-export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer {
+export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<Metrics, 'executed'>): GraphQLServer {
   return createYoga<ServerContext, Ctx>({
-    schema: graphqlSchema(),
+    schema: compilable(graphqlSchema()),
     graphqlEndpoint: '/graphql',
     // The request's use-case context (src/graphql/http.ts) is the GraphQL context; the GraphiQL page has none.
     context: ({ ctx }) => ctx ?? ({} as Ctx),
@@ -36,21 +38,15 @@ export function createGraphQL(config: Config, pipeline: Pipeline): GraphQLServer
         const requestId = (error as GraphQLError).extensions?.request_id;
         // Queries throw GraphQLDomainError (runQuery); it carries the same catalogue code.
         if (original instanceof DomainError || original instanceof GraphQLDomainError) {
-          return new GraphQLError(original.message, {
-            nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path,
-            extensions: { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) },
-          });
+          return restated(error as GraphQLError, original.message, { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) });
         }
         if (error instanceof GraphQLError && !error.originalError) return error;
-        return new GraphQLError(message, {
-          nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path,
-          extensions: { code: 'internal_error', type: 'api_error', ...(requestId ? { request_id: requestId } : {}) },
-        });
+        return restated(error as GraphQLError, message, { code: 'internal_error', type: 'api_error', ...(requestId ? { request_id: requestId } : {}) });
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
-    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
+    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
   });
 }
 

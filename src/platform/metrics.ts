@@ -1,5 +1,6 @@
 // GET /metrics: Prometheus text (format 0.0.4) through prom-client — the process (CPU, memory,
-// handles, event loop lag, GC), the database pool, and the HTTP traffic by matched route.
+// handles, event loop lag, GC), the database pool, the HTTP traffic by matched route, and which
+// engine ran the GraphQL operations.
 // Labels are bounded sets: route templates, never raw paths, so ids cannot explode cardinality.
 import type { IncomingMessage } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -33,9 +34,13 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+export type ExecutionEngine = 'compiled' | 'graphql-js';
+
 export interface Metrics {
   /** Records one answered request under the route `labelRoute` gave it (else `unmatched`). */
   observe(req: IncomingMessage, status: number, seconds: number): void;
+  /** Records one GraphQL operation reaching execution, by the engine that runs it (src/graphql/compiled-execution.ts). */
+  executed(engine: ExecutionEngine): void;
   /** The current values in the Prometheus text format; pool gauges are read now. */
   exposition(): Promise<string>;
 }
@@ -51,6 +56,11 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
   const durations = new Histogram({
     name: 'http_request_duration_seconds', help: 'Time from receiving a request to finishing its response.',
     labelNames: ['method', 'route'] as const, buckets: BUCKETS, registers,
+  });
+  const executions = new Counter({
+    name: 'graphql_executions_total',
+    help: 'GraphQL operations reaching execution, by engine: compiled (a document without string literals that ran before) or graphql-js.',
+    labelNames: ['engine'] as const, registers,
   });
   const pool = options.pool;
   new Gauge({
@@ -77,6 +87,9 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
       const route = routeLabels.get(req) ?? UNMATCHED_ROUTE;
       requests.inc({ method, route, status: String(status) });
       durations.observe({ method, route }, seconds);
+    },
+    executed(engine) {
+      executions.inc({ engine });
     },
     async exposition() {
       // Each registry's text ends with a newline, so the two join into one valid exposition.
