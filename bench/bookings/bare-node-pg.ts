@@ -369,17 +369,6 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
     const id = newId('booking', now.getTime());
     const copay = Number(session.copay_amount ?? 0);
-    if (copay > 0) {
-      const debited = await db.query(
-        `with moved as (
-           update reseller set balance = balance + $1 where id = $2 and balance + $1 >= 0 returning balance
-         )
-         insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
-         select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
-         returning balance_after`,
-        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]);
-      if (debited.rowCount !== 1) throw new Refusal(402, 'insufficient_balance', 'The business account cannot pay');
-    }
     const booking = await insertBooking(db, {
       id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,
       serviceIds: services.map((s) => s.id), serviceName: services.map((s) => s.name).join(', '), date: session.local_date,
@@ -388,6 +377,18 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     });
     await db.query('update booking_session set status = $1, booking_id = $2, updated_at = $3 where id = $4', ['CONFIRMED', id, now, session.id]);
     await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    // Last, as ours: the business account's row stays locked only until COMMIT.
+    if (copay > 0) {
+      const debited = await db.query(
+        `with moved as (
+           update business_account set balance = balance + $1 where reseller_id = $2 and balance + $1 >= 0 returning balance
+         )
+         insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
+         select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
+         returning balance_after`,
+        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]);
+      if (debited.rowCount !== 1) throw new Refusal(402, 'insufficient_balance', 'The business account cannot pay');
+    }
     return { status: 201, body: booking };
   };
 }

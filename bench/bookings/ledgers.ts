@@ -16,9 +16,9 @@ export async function checkLedgers(databaseUrl: string): Promise<LedgerCheck> {
       where c.credit_balance <> coalesce((select sum(case when t.type = 'CREDIT' then t.amount else -t.amount end)
                                             from credit_transaction t where t.client_id = c.id), 0)`);
     if (wallets) mismatches.push(`${wallets} wallets differ from their credit ledger`);
-    const accounts = await one(`select count(*) as n from reseller r
-      where r.balance <> coalesce((select sum(case when t.type = 'CREDIT' then t.amount else -t.amount end)
-                                     from business_transaction t where t.reseller_id = r.id), 0)`);
+    const accounts = await one(`select count(*) as n from business_account a
+      where a.balance <> coalesce((select sum(case when t.type = 'CREDIT' then t.amount else -t.amount end)
+                                     from business_transaction t where t.reseller_id = a.reseller_id), 0)`);
     if (accounts) mismatches.push(`${accounts} business accounts differ from their ledger`);
     const spots = await one(`select count(*) as n from class_instance ci
       where ci.spots_taken <> (select count(*) from booking b where b.class_instance_id = ci.id and b.status in ('PENDING', 'CONFIRMED'))`);

@@ -174,11 +174,11 @@ describe('mutation bookSpa › co-pay session, then confirmSpaBooking', () => {
   it('too little balance › UnprocessableError insufficient_balance, nothing written', async () => {
     const session = await bookSpa({ spaId: w.copaySpa.id, serviceIds: [w.copaySpa.sauna], time: '16:00' });
     const { balance } = await businessLedger(app, w.reseller.id);
-    await app.sql('update reseller set balance = 100 where id = ?', [w.reseller.id]);
+    await app.sql('update business_account set balance = 100 where reseller_id = ?', [w.reseller.id]);
     try {
       await expectRefused(() => mutate(CONFIRM_SPA, { sessionId: session.sessionId }), 'UnprocessableError', 'insufficient_balance');
     } finally {
-      await app.sql('update reseller set balance = ? where id = ?', [balance, w.reseller.id]);
+      await app.sql('update business_account set balance = ? where reseller_id = ?', [balance, w.reseller.id]);
     }
   });
 
@@ -268,11 +268,11 @@ describe('mutation bookClass', () => {
     const first = await bookClass((await instanceIn(app, w.copayGym.classId, 60)).id, { clientId: client.id });
     const second = await bookClass((await instanceIn(app, w.copayGym.classId, 70)).id, { clientId: client.id });
     const { balance } = await businessLedger(app, w.reseller.id);
-    await app.sql('update reseller set balance = 100 where id = ?', [w.reseller.id]);
+    await app.sql('update business_account set balance = 100 where reseller_id = ?', [w.reseller.id]);
     try {
       await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: second.sessionId, copayPackageId: w.copayGym.optionId }), 'UnprocessableError', 'insufficient_balance');
     } finally {
-      await app.sql('update reseller set balance = ? where id = ?', [balance, w.reseller.id]);
+      await app.sql('update business_account set balance = ? where reseller_id = ?', [balance, w.reseller.id]);
     }
     app.clock.advance(24 * 3600_000 + 1000);
     await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: first.sessionId, copayPackageId: w.copayGym.optionId }), 'UnprocessableError', 'session_expired');

@@ -104,11 +104,11 @@ describe('POST /bookings/spa › co-pay session, then confirm', () => {
   it('not enough balance › 422 insufficient_balance, nothing written', async () => {
     const res = await book.spa(app, w, spaBody({ spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], time: '16:00' }));
     const { balance } = await businessLedger(app, w.reseller.id);
-    await app.sql('update reseller set balance = 100 where id = ?', [w.reseller.id]);
+    await app.sql('update business_account set balance = 100 where reseller_id = ?', [w.reseller.id]);
     const before = await dbState(app);
     expectError(await v3(app, `/bookings/spa/${res.body.session_id}/confirm`, { key: w.reseller.key, method: 'POST' }), 422, 'insufficient_balance');
     await expectUnchanged(app, before);
-    await app.sql('update reseller set balance = ? where id = ?', [balance, w.reseller.id]);
+    await app.sql('update business_account set balance = ? where reseller_id = ?', [balance, w.reseller.id]);
   });
 
   it('unknown or malformed session › 404', async () => {

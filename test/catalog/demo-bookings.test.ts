@@ -39,7 +39,7 @@ const curlLine = (path: string) => banner.split('\n').find((l) => l.trim().start
 
 const bookClass = (classInstanceId: string, clientId: string, apiKey = key()) =>
   v3(app, '/bookings/class', { key: apiKey, body: { class_instance_id: classInstanceId, client_id: clientId } });
-const balance = async (resellerId: string) => Number((await one<{ balance: string }>('select balance from reseller where id = ?', [resellerId])).balance);
+const balance = async (resellerId: string) => Number((await one<{ balance: string }>('select balance from business_account where reseller_id = ?', [resellerId])).balance);
 const creditBalance = async (clientId: string) => (await v3(app, `/clients/${clientId}`, { key: key() })).body.credit_balance as number;
 
 describe('seed --demo: booking targets', () => {

@@ -97,7 +97,7 @@ describe('IssuePass › failures are members of the result union', () => {
     const result = await issue(reseller, { passId: pass.id, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
     expect(result.issuePass).toMatchObject({ __typename: 'UnprocessableError', code: 'insufficient_balance', param: null });
     expect(await app.sql('select id from client where reseller_id = ?', [reseller.id])).toEqual([]);
-    const [row] = await app.sql<{ balance: string }>('select balance from reseller where id = ?', [reseller.id]);
+    const [row] = await app.sql<{ balance: string }>('select balance from business_account where reseller_id = ?', [reseller.id]);
     expect(Number(row.balance)).toBe(100);
   });
 });

@@ -33,7 +33,7 @@ const count = async (table: string, where = 'true', params: unknown[] = []) =>
 
 async function resellerRow(id: string) {
   const [row] = await app.sql<{ name: string; currency: string; status: string; balance: string }>(
-    'select name, currency, status, balance from reseller where id = ?', [id]);
+    'select name, currency, status, balance from reseller join business_account on reseller_id = id where id = ?', [id]);
   return row && { ...row, balance: Number(row.balance) };
 }
 
@@ -42,7 +42,7 @@ async function footprint() {
   const [row] = await app.sql(`select (select count(*) from reseller) as resellers, (select count(*) from api_key) as keys,
       (select count(*) from api_key where revoked_at is not null) as revoked,
       (select count(*) from business_transaction) as ledger, (select count(*) from pass_package) as packages,
-      (select coalesce(sum(balance), 0) from reseller) as balances,
+      (select coalesce(sum(balance), 0) from business_account) as balances,
       (select count(*) from reseller where status <> 'ACTIVE') as disabled`);
   return row;
 }
@@ -121,7 +121,7 @@ describe('resellers', () => {
   it('list prints every reseller, oldest first, with status and balance', async () => {
     const listed = printed<Record<string, unknown>[]>(await cli('resellers', 'list'));
     const rows = await app.sql<{ id: string; name: string; currency: string; status: string; balance: string; created_at: string | Date }>(
-      'select id, name, currency, status, balance, created_at from reseller order by created_at, id');
+      'select id, name, currency, status, balance, created_at from reseller join business_account on reseller_id = id order by created_at, id');
     expect(listed).toEqual(rows.map((r) => ({
       id: r.id, name: r.name, currency: r.currency, status: r.status, balance: Number(r.balance), created_at: new Date(r.created_at).toISOString(),
     })));

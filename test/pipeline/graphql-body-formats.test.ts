@@ -38,7 +38,7 @@ async function effects(resellerId: string) {
   const [row] = await app.sql<{ clients: string; debits: string; balance: string }>(
     `select (select count(*) from client where reseller_id = ?) as clients,
             (select count(*) from business_transaction where reseller_id = ? and type = 'DEBIT') as debits,
-            (select balance from reseller where id = ?) as balance`, [resellerId, resellerId, resellerId]);
+            (select balance from business_account where reseller_id = ?) as balance`, [resellerId, resellerId, resellerId]);
   return { clients: Number(row.clients), debits: Number(row.debits), balance: Number(row.balance) };
 }
 

@@ -130,7 +130,7 @@ async function twoResellers() {
 async function rowsOf(reseller: TestReseller) {
   const rows = (table: string, columns = '*') => app.sql(`select ${columns} from ${table} where reseller_id = ? order by id`, [reseller.id]);
   return {
-    reseller: await app.sql('select balance, status from reseller where id = ?', [reseller.id]),
+    reseller: await app.sql('select balance, status from reseller join business_account on reseller_id = id where id = ?', [reseller.id]),
     clients: await rows('client'),
     issuedPasses: await rows('issued_pass'),
     businessTransactions: await rows('business_transaction'),

@@ -31,9 +31,9 @@ export async function bookingInvariantViolations(app: TestApp, scope: InvariantS
 
   // The business account: its balance is its ledger's sum, and never below zero.
   found(await app.sql(
-    `select r.id, r.balance::text as balance, coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.id), 0)::text as ledger
-       from reseller r where r.id = ?
-        and (r.balance < 0 or r.balance <> coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.id), 0))`,
+    `select r.reseller_id as id, r.balance::text as balance, coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.reseller_id), 0)::text as ledger
+       from business_account r where r.reseller_id = ?
+        and (r.balance < 0 or r.balance <> coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.reseller_id), 0))`,
     [resellerId]), 'business balance is not its ledger sum');
 
   // Each wallet: credit_balance is its ledger's sum, and never below zero.

@@ -26,7 +26,8 @@ registerDbTable('issued_pass',
 registerDbTable('business_transaction');
 registerDbTable('credit_transaction');
 registerDbTable('outbox');
-registerDbTable('reseller', 'select id, balance::text as balance from reseller order by id');
+registerDbTable('reseller', 'select id from reseller order by id');
+registerDbTable('business_account', 'select reseller_id, balance::text as balance from business_account order by reseller_id');
 
 /** Per registered table: its rows (when registered with a select) or its row count. */
 export type DbState = Record<string, unknown[] | number>;

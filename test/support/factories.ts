@@ -58,9 +58,9 @@ export async function issuePass(app: TestApp, reseller: TestReseller, passId: st
 
 export async function businessLedger(app: TestApp, resellerId: string) {
   const [row] = await app.sql<{ balance: string; ledger: string | null; rows: string }>(
-    `select r.balance, (select sum(case when type = 'CREDIT' then amount else -amount end) from business_transaction where reseller_id = r.id) as ledger,
-            (select count(*) from business_transaction where reseller_id = r.id) as rows
-       from reseller r where r.id = ?`, [resellerId]);
+    `select r.balance, (select sum(case when type = 'CREDIT' then amount else -amount end) from business_transaction where reseller_id = r.reseller_id) as ledger,
+            (select count(*) from business_transaction where reseller_id = r.reseller_id) as rows
+       from business_account r where r.reseller_id = ?`, [resellerId]);
   return { balance: Number(row.balance), ledgerSum: Number(row.ledger ?? 0), rows: Number(row.rows) };
 }
 

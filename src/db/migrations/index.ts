@@ -7,6 +7,7 @@ import { Migration20261124110000_access_codes } from './Migration20261124110000_
 import { Migration20261124130000_webhooks } from './Migration20261124130000_webhooks.ts';
 import { Migration20261124120000_lookups } from './Migration20261124120000_lookups.ts';
 import { Migration20261124140000_hosted_sessions } from './Migration20261124140000_hosted_sessions.ts';
+import { Migration20261125000000_business_account } from './Migration20261125000000_business_account.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261124130000_webhooks', class: Migration20261124130000_webhooks },
   { name: 'Migration20261124120000_lookups', class: Migration20261124120000_lookups },
   { name: 'Migration20261124140000_hosted_sessions', class: Migration20261124140000_hosted_sessions },
+  { name: 'Migration20261125000000_business_account', class: Migration20261125000000_business_account },
 ];

@@ -10,7 +10,7 @@ import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 
 // Every confirm is one transaction: lock the session, re-check, debit, book, mark the session
-// used, write the outbox row (README "Bookings"). A retry with the same Idempotency-Key replays;
+// used, write the outbox row (README "Bookings"); a spa confirm debits its co-pay last instead. A retry with the same Idempotency-Key replays;
 // another confirm of a used session is 409, of an expired one 422, and debits nothing.
 
 function markUsed(session: BookingSession, booking: Booking, at: Date): void {
@@ -31,15 +31,6 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   await checkSlot(ctx, appointment, true);
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
-  // The debit comes before the booking's writes, though its lock on the reseller's row is then held
-  // longer: moved after them (whose foreign keys lock the same row FOR KEY SHARE while concurrent
-  // confirms update it), it cost PostgreSQL 1.5–1.8 times the CPU per confirm (bench/README.md).
-  if (copay > 0) {
-    await debitBusinessAccount(ctx.em, {
-      resellerId: session.resellerId, amount: copay, at: now, referenceId: id,
-      description: `Spa co-pay at ${appointment.spa.name} for ${session.clientId}`,
-    });
-  }
   const booking = newBooking(ctx.em, {
     ...spaBookingFields(holder, appointment), payment: 'COPAY', visitsDeducted: 0, creditsCharged: 0,
     copayAmount: copay, currency: session.currency, sessionId: session.id,
@@ -47,6 +38,14 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   markUsed(session, booking, now);
   await ctx.em.flush();
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  // Last: the business account's row lock, which every confirm of this reseller waits for, is
+  // then held only until COMMIT (bench/README.md). A refusal rolls the writes above back.
+  if (copay > 0) {
+    await debitBusinessAccount(ctx.em, {
+      resellerId: session.resellerId, amount: copay, at: now, referenceId: id,
+      description: `Spa co-pay at ${appointment.spa.name} for ${session.clientId}`,
+    });
+  }
   return booking;
 }
 

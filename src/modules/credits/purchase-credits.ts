@@ -23,8 +23,8 @@ export type PurchaseCreditsInput = z.input<typeof purchaseCreditsInput>;
  * POST /credit_purchases (README "Credits"), one transaction: the business account pays the
  * package's price (422 insufficient_balance, nothing written), the client's wallet gets its
  * credits, each with its ledger row referencing the purchase, then the purchase row and the
- * credits.purchased event. The reseller row is locked before the client row, as a pass renewal
- * does. An unknown or another reseller's client or package is 404 naming the field.
+ * credits.purchased event. The business account's row is locked before the client row, as a pass
+ * renewal does. An unknown or another reseller's client or package is 404 naming the field.
  */
 export async function purchaseCredits(ctx: TxCtx, raw: PurchaseCreditsInput): Promise<CreditPurchase> {
   const input = parseInput(purchaseCreditsInput, raw);

@@ -15,10 +15,10 @@ export interface BalanceChange {
 
 /**
  * Moves the business-account balance and appends its ledger row in the caller's transaction, in one
- * statement: the UPDATE takes the reseller row's lock (so concurrent debits serialise and cannot
- * both spend the same balance), refuses an overdraft in its WHERE, and feeds the ledger INSERT.
- * A plain UPDATE locks FOR NO KEY UPDATE, which does not conflict with the FOR KEY SHARE that
- * inserts referencing the reseller (client, idempotency_record) hold.
+ * statement: the UPDATE takes the business_account row's lock (so concurrent debits serialise and
+ * cannot both spend the same balance), refuses an overdraft in its WHERE, and feeds the ledger
+ * INSERT. The lock is held until the caller's transaction ends, so a use case moves the balance as
+ * late as it can; no foreign key references that row, so nothing else waits on it.
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
   assertInTransaction(em);
@@ -29,7 +29,7 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Pro
   };
   const [row] = await em.execute<{ balance_after: string }[]>(
     `with moved as (
-       update reseller set balance = balance + ? where id = ? and balance + ? >= 0 returning balance
+       update business_account set balance = balance + ? where reseller_id = ? and balance + ? >= 0 returning balance
      )
      insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
      select ?, ?, ?, ?, moved.balance, ?, ?, ? from moved
@@ -53,6 +53,18 @@ export const creditBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 
 export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number>;
 export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined: true): Promise<number | undefined>;
 export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined = false): Promise<number | undefined> {
-  const [row] = await em.execute<{ balance: string }[]>('select balance from reseller where id = ?', [resellerId]);
+  const [row] = await em.execute<{ balance: string }[]>('select balance from business_account where reseller_id = ?', [resellerId]);
   return row ? Number(row.balance) : orUndefined ? undefined : 0;
+}
+
+/** Every reseller's business-account balance (the operator's `resellers list`). */
+export async function businessAccountBalances(em: EntityManager): Promise<Map<string, number>> {
+  const rows = await em.execute<{ reseller_id: string; balance: string }[]>('select reseller_id, balance from business_account');
+  return new Map(rows.map((r) => [r.reseller_id, Number(r.balance)]));
+}
+
+/** A new reseller's business account, at 0, in the transaction that creates the reseller. */
+export async function openBusinessAccount(em: TxEm, resellerId: string): Promise<void> {
+  assertInTransaction(em);
+  await em.execute('insert into business_account (reseller_id, balance) values (?, 0)', [resellerId]);
 }

@@ -9,8 +9,6 @@ export const ResellerSchema = defineEntity({
     currency: p.string(),
     status: p.enum(['ACTIVE', 'DISABLED'] as const),
     lookupEnabled: p.boolean(),
-    // The business account balance, in minor units; changed only together with a ledger row.
-    balance: p.bigint('number'),
     createdAt: p.datetime(),
   },
 });

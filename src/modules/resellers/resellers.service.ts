@@ -6,7 +6,7 @@ import { notFound } from '../../platform/errors.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
-import { creditBusinessAccount } from '../ledger/ledger.service.ts';
+import { businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/ledger.service.ts';
 import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
@@ -56,19 +56,22 @@ export const createResellerInput = z.strictObject({
   currency: z.string().regex(/^[A-Z]{3}$/, 'Expected an ISO-4217 currency code such as EUR'),
 });
 
+/** A reseller and its business account (balance 0; `fundReseller` credits it), in one transaction. */
 export async function createReseller(em: EntityManager, raw: z.input<typeof createResellerInput>, at: Date): Promise<Reseller> {
   const input = parseInput(createResellerInput, raw);
-  const reseller = em.create(ResellerSchema, {
-    id: newId('reseller', at.getTime()),
-    name: input.name,
-    currency: input.currency,
-    status: 'ACTIVE',
-    lookupEnabled: false,
-    balance: 0,
-    createdAt: at,
+  return withTransaction(em, async (tx) => {
+    const reseller = tx.create(ResellerSchema, {
+      id: newId('reseller', at.getTime()),
+      name: input.name,
+      currency: input.currency,
+      status: 'ACTIVE',
+      lookupEnabled: false,
+      createdAt: at,
+    });
+    await tx.flush();
+    await openBusinessAccount(tx, reseller.id);
+    return reseller;
   });
-  await em.flush();
-  return reseller;
 }
 
 export async function getReseller(em: EntityManager, id: string): Promise<Reseller> {
@@ -120,7 +123,8 @@ export interface ResellerListing { id: string; name: string; currency: string; s
 /** Every reseller, oldest first (the operator's `resellers list`). */
 export async function listResellers(em: EntityManager): Promise<ResellerListing[]> {
   const rows = await em.find(ResellerSchema, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return rows.map((r) => ({ id: r.id, name: r.name, currency: r.currency, status: r.status, balance: r.balance, created_at: r.createdAt.toISOString() }));
+  const balances = await businessAccountBalances(em);
+  return rows.map((r) => ({ id: r.id, name: r.name, currency: r.currency, status: r.status, balance: balances.get(r.id) ?? 0, created_at: r.createdAt.toISOString() }));
 }
 
 export interface ApiKeyListing { id: string; label: string | null; last4: string; created_at: string; revoked_at: string | null }
