@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   let sessionSeconds = 0;
   let sessionFailures = 0;
   // Sessions for the next confirm load: 1.3 × what the fastest confirm load so far would use, and 100 more.
-  let confirmRate = 300;
+  let confirmRate = 800; // above any confirm rate seen here, so the warm-up does not run out either
   const topUp = async (seconds: number) => {
     const need = Math.ceil(confirmRate * seconds * 1.3) + 100;
     if (sessions.available >= need) return;
