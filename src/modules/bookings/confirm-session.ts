@@ -9,8 +9,8 @@ import { lockOwnSession, newBooking, type Booking, type BookingSession } from '.
 import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 
-// Every confirm is one transaction: lock the session, re-check, debit, book, mark the session
-// used, write the outbox row (README "Bookings"); a spa confirm debits its co-pay last instead. A retry with the same Idempotency-Key replays;
+// Every confirm is one transaction: lock the session, re-check, book, mark the session used,
+// write the outbox row, and debit the business account last (README "Bookings"). A retry with the same Idempotency-Key replays;
 // another confirm of a used session is 409, of an expired one 422, and debits nothing.
 
 function markUsed(session: BookingSession, booking: Booking, at: Date): void {
@@ -69,7 +69,7 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   await checkSpot(ctx, slot, holder.client.id);
 
   const id = newId('booking', now.getTime());
-  const entitlementId = await buyVisits(ctx, session, purchase, {
+  const { entitlementId, pay } = await buyVisits(ctx, session, purchase, {
     category: slot.provider.category, providerId: slot.provider.id, at: now, referenceId: id, bookingSessionId: session.id, bookingId: id, reason: 'BOOKING',
   });
   const booking = await bookInstance(ctx, holder, slot, {
@@ -77,5 +77,6 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   }, id);
   markUsed(session, booking, now);
   await ctx.em.flush();
+  await pay();
   return booking;
 }

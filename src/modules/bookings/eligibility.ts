@@ -132,22 +132,18 @@ export async function purchaseOf(ctx: Ctx, session: PurchasingSession, buys: Pur
 }
 
 /**
- * Pays for a purchase and takes one of its visits, in the caller's transaction: debits the business
- * account (422 insufficient_balance) with `referenceId`, grants the visits bought as an entitlement
- * (a co-pay's at `providerId`) naming `bookingSessionId` (null for an access code's session, which
- * the code names instead), and takes one of them for a booking or an access code. Returns the
- * entitlement the visit came from.
+ * Buys a purchase and takes one of its visits, in the caller's transaction: grants the visits bought
+ * as an entitlement (a co-pay's at `providerId`) naming `bookingSessionId` (null for an access
+ * code's session, which the code names instead), and takes one of them for a booking or an access
+ * code. Returns the entitlement the visit came from and `pay`, which debits the business account
+ * (422 insufficient_balance) with `referenceId`: the caller runs it as its last write, so the
+ * account's row stays locked only until COMMIT (README "Bookings"), and a refusal rolls back the rest.
  */
 export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase: Purchase, visit: {
   category: CategoryType; providerId?: string; at: Date; referenceId: string; bookingSessionId: string | null;
   bookingId?: string; accessCodeId?: string; reason: VisitReason;
-}): Promise<string> {
+}): Promise<{ entitlementId: string; pay: () => Promise<void> }> {
   const { at } = visit;
-  if (purchase.amount > 0) {
-    await debitBusinessAccount(ctx.em, {
-      resellerId: session.resellerId, amount: purchase.amount, at, referenceId: visit.referenceId, description: purchase.description,
-    });
-  }
   const providerId = purchase.kind === 'COPAY' ? visit.providerId : undefined;
   grantEntitlement(ctx.em, {
     resellerId: session.resellerId, clientId: session.clientId, issuedPassId: session.issuedPassId, kind: purchase.kind,
@@ -160,7 +156,13 @@ export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase
     clientId: session.clientId, kind: purchase.kind, category: visit.category, ...(providerId ? { providerId } : {}), at,
     ...(visit.bookingId ? { bookingId: visit.bookingId } : {}), ...(visit.accessCodeId ? { accessCodeId: visit.accessCodeId } : {}), reason: visit.reason,
   });
-  return entitlementId!;
+  const pay = async () => {
+    if (purchase.amount <= 0) return;
+    await debitBusinessAccount(ctx.em, {
+      resellerId: session.resellerId, amount: purchase.amount, at, referenceId: visit.referenceId, description: purchase.description,
+    });
+  };
+  return { entitlementId: entitlementId!, pay };
 }
 
 /** A field of the other session type is named first: it says the caller confirms the wrong kind of session. */
