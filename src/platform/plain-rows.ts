@@ -4,8 +4,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 // Rows nothing writes (the catalogue's: providers, classes and their instances, spa services,
 // co-pay options; pass packages) as plain objects of their entity's shape, with the values em.map
 // would give them, but not merged into the entity manager: em.map builds a managed entity with a
-// snapshot, and each flush of the transaction then scans it for changes. On the booking path that was a fifth of the server's JavaScript time
-// (bench/README.md "Bookings"). A row that is written stays a managed entity.
+// snapshot, and each flush of the transaction then scans it for changes. On the booking path that
+// was a fifth of the server's JavaScript time (bench/README.md "Bookings"). A row that is written
+// stays a managed entity.
 
 type Convert = (value: unknown) => unknown;
 interface Column { property: string; column: string; convert: Convert | undefined }

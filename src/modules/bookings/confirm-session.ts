@@ -10,8 +10,9 @@ import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
-// write the outbox row, and debit the business account last (README "Bookings"). A retry with the same Idempotency-Key replays;
-// another confirm of a used session is 409, of an expired one 422, and debits nothing.
+// write the outbox row, and debit the business account last (README "Bookings"). A retry with the
+// same Idempotency-Key replays; another confirm of a used session is 409, of an expired one 422,
+// and debits nothing.
 
 function markUsed(session: BookingSession, booking: Booking, at: Date): void {
   session.status = 'CONFIRMED';
