@@ -24,6 +24,9 @@ describe('serve --workers 2', () => {
       DATABASE_URL: app.databaseUrl, PORT: '0', IDEMPOTENCY_WAIT_MS: '60000', IDEMPOTENCY_SWEEP_MS: '100',
     });
     await service.waitForStdout(/"msg":"listening"/, 90_000);
+    // The banner (stderr) follows the listening line (stdout) on another pipe: it may arrive later,
+    // and the tests below read the demo key from it.
+    await service.waitForStderr(/API key: sk_/);
     const listening = service.logLines().find((l) => l.msg === 'listening')!;
     expect(listening).toMatchObject({ workers: 2, database: 'DATABASE_URL' });
     base = listening.url as string;
