@@ -59,7 +59,7 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     }
     if (key !== undefined) {
       // The key is taken by the statement that stores the response, the transaction's last (as ours).
-      const stored = await db.query(
+      const stored = await db.query(prepared(
         `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
          select $1, $2, $3, $4, $7, to_jsonb($8::text) from (select set_config('lock_timeout', $5, true)) as bound
          on conflict (reseller_id, key) do update
@@ -67,7 +67,7 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
                status_code = excluded.status_code, response_body = excluded.response_body
            where idempotency_record.created_at < $6
          returning key`,
-        [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), answer.status, JSON.stringify(answer.body)]);
+        [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), answer.status, JSON.stringify(answer.body)]));
       if (stored.rowCount === 0) {
         await db.query('rollback');
         const { rows: [first] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
@@ -98,28 +98,31 @@ interface Category { type: string; tiers: string[]; visits_allowed: number | nul
 interface Holder { client: { id: string; first_name: string; last_name: string }; issuedPassId: string; categories: Category[] }
 interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: string; last_name?: string }
 
-const PROVIDER = 'select id, name, category, tier, timezone, opening_hours, room_capacity from provider where id = $1';
+const PROVIDER_COLUMNS = 'p.id, p.name, p.category, p.tier, p.timezone, p.opening_hours, p.room_capacity';
 
-/** The reads ours runs as named prepared statements (src/platform/prepared-read.ts), named here too. */
+/** The statements ours runs as named prepared statements (src/platform/prepared-read.ts), named here too. */
 const prepared = (text: string, values: unknown[]) => ({ name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
-
-async function spaOf(db: Db, id: string): Promise<Provider> {
-  const { rows: [spa] } = await db.query<Provider>(prepared(PROVIDER, [id]));
-  if (!spa || spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${id}'`);
-  return spa;
-}
 
 interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }
 
-async function servicesOf(db: Db, spa: Provider, ids: string[]): Promise<Service[]> {
-  const { rows } = await db.query<Service>(prepared(
-    'select id, name, duration_minutes, credits, copay_amount, currency from spa_service where id = any($1) and provider_id = $2', [ids, spa.id]));
-  const byId = new Map(rows.map((s) => [s.id, s]));
-  return ids.map((id) => {
-    const service = byId.get(id);
-    if (!service) throw new Refusal(400, 'validation_error', `No service '${id}' at spa '${spa.id}'`);
+/** The spa and the services asked for, in one statement (as ours: src/modules/spa/spa.service.ts spaWithServices). */
+async function spaWithServices(db: Db, id: string, ids: string[]): Promise<{ spa: Provider; services: Service[] }> {
+  const { rows } = await db.query<Provider & { [K in keyof Service as `s_${K}`]: Service[K] | null }>(prepared(
+    `select ${PROVIDER_COLUMNS}, s.id as s_id, s.name as s_name, s.duration_minutes as s_duration_minutes, s.credits as s_credits,
+            s.copay_amount as s_copay_amount, s.currency as s_currency
+       from provider p left join spa_service s on s.provider_id = p.id and s.id = any($1)
+      where p.id = $2`, [ids, id]));
+  const spa = rows[0];
+  if (!spa || spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${id}'`);
+  const byId = new Map(rows.filter((r) => r.s_id !== null).map((r) => [r.s_id!, {
+    id: r.s_id!, name: r.s_name!, duration_minutes: r.s_duration_minutes!, credits: r.s_credits!, copay_amount: r.s_copay_amount, currency: r.s_currency!,
+  }]));
+  const services = ids.map((sid) => {
+    const service = byId.get(sid);
+    if (!service) throw new Refusal(400, 'validation_error', `No service '${sid}' at spa '${id}'`);
     return service;
   });
+  return { spa, services };
 }
 
 /** The client and its current issued pass (by client_id) or the named issued pass (user_pass_id), ACTIVE until `startsAt`. */
@@ -153,7 +156,7 @@ const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p
 
 /** Under the spa's lock: a quarter-hour start inside opening hours, and a room free for the whole appointment. */
 async function checkSlot(db: Db, spa: Provider, date: string, time: string, startsAt: Date, endsAt: Date, now: Date): Promise<void> {
-  await db.query('select id from provider where id = $1 for no key update', [spa.id]);
+  await db.query(prepared('select id from provider where id = $1 for no key update', [spa.id]));
   const intervals = spa.opening_hours[weekdayOf(date)] ?? [];
   const start = minutesOf(time);
   const inside = start % 15 === 0 && intervals.some((i) => minutesOf(i.open) <= start && start < minutesOf(i.close)
@@ -164,9 +167,9 @@ async function checkSlot(db: Db, spa: Provider, date: string, time: string, star
   const closes = intervals.map((i) => i.close).sort().at(-1)!;
   const from = zonedInstant(date, `${String(Math.floor(opens / 60)).padStart(2, '0')}:${String(opens % 60).padStart(2, '0')}`, spa.timezone)!;
   const to = zonedInstant(date, closes, spa.timezone)!;
-  const { rows } = await db.query<{ starts_at: Date; ends_at: Date }>(
+  const { rows } = await db.query<{ starts_at: Date; ends_at: Date }>(prepared(
     `select starts_at, ends_at from booking
-      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and ends_at > $3`, [spa.id, to, from]);
+      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and ends_at > $3`, [spa.id, to, from]));
   const events: [number, number][] = [];
   for (const b of rows) {
     const a = Math.max(b.starts_at.getTime(), startsAt.getTime());
@@ -213,8 +216,8 @@ async function recordEvent(db: Db, type: string, object: unknown, requestId: str
     id: newId('event', at.getTime()), object: 'event', type, created: seconds(at), data: { object },
     request: { id: requestId, idempotency_key: key ?? null },
   };
-  await db.query('insert into outbox (topic, reseller_id, payload, created_at, available_at) values ($1, $2, $3, $4, $4)',
-    ['event', resellerId, JSON.stringify(event), at]);
+  await db.query(prepared('insert into outbox (topic, reseller_id, payload, created_at, available_at) values ($1, $2, $3, $4, $4)',
+    ['event', resellerId, JSON.stringify(event), at]));
 }
 
 // ---- the three requests ----------------------------------------------------------------------
@@ -244,17 +247,23 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
   if (typeof instanceId !== 'string' || !ID('ci').test(instanceId)) throw new Refusal(400, 'validation_error', 'Bad class_instance_id');
   const input = holderInput(body);
   return async (db: Db, now: Date): Promise<Answer> => {
+    // The instance locked, with its class and provider, in one statement (as ours: lockClassInstance).
     const { rows: [ci] } = await db.query<{
       id: string; status: string; starts_at: Date; local_date: string; capacity: number; spots_taken: number;
       provider_id: string; class_name: string; duration_minutes: number;
-    }>(prepared(
+    } & { [K in keyof Provider as `p_${K}`]: Provider[K] }>(prepared(
       `select ci.id, ci.status, ci.starts_at, ci.local_date::text as local_date, ci.capacity, ci.spots_taken,
-              c.provider_id, c.name as class_name, c.duration_minutes
-         from class_instance ci join class c on c.id = ci.class_id
+              c.provider_id, c.name as class_name, c.duration_minutes,
+              p.id as p_id, p.name as p_name, p.category as p_category, p.tier as p_tier, p.timezone as p_timezone,
+              p.opening_hours as p_opening_hours, p.room_capacity as p_room_capacity
+         from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id
         where ci.id = $1 for no key update of ci`, [instanceId]));
     if (!ci) throw new Refusal(400, 'validation_error', `No class instance '${instanceId}'`);
     if (ci.status !== 'SCHEDULED' || ci.starts_at.getTime() <= now.getTime()) throw new Refusal(409, 'class_not_bookable', 'Not bookable');
-    const { rows: [provider] } = await db.query<Provider>(prepared(PROVIDER, [ci.provider_id]));
+    const provider: Provider = {
+      id: ci.p_id, name: ci.p_name, category: ci.p_category, tier: ci.p_tier, timezone: ci.p_timezone,
+      opening_hours: ci.p_opening_hours, room_capacity: ci.p_room_capacity,
+    };
     const holder = await holderOf(db, input, ci.starts_at, now);
     const { rows: [mine] } = await db.query<{ count: string }>(prepared(
       `select count(*) as count from booking where class_instance_id = $1 and client_id = $2 and status in ${LIVE}`, [ci.id, holder.client.id]));
@@ -264,7 +273,7 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
     const category = holder.categories.find((c) => c.type === provider.category)!;
     const id = newId('booking', now.getTime());
     const period = now.toISOString().slice(0, 7);
-    const visit = await db.query(
+    const visit = await db.query(prepared(
       // src/modules/passes/visits.ts takePassVisit: the month's count read from the row the UPDATE locks.
       `with moved as (
          update issued_pass ip
@@ -277,9 +286,9 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
        insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
        select $6, moved.reseller_id, moved.client_id, moved.id, $2, $1, 1, 'BOOKING', $7, $4 from moved
        returning period`,
-      [period, provider.category, holder.issuedPassId, now, category.visits_allowed, newId('visitTransaction', now.getTime()), id]);
+      [period, provider.category, holder.issuedPassId, now, category.visits_allowed, newId('visitTransaction', now.getTime()), id]));
     if (visit.rowCount !== 1) throw new Refusal(409, 'not_in_baseline', 'The baseline books within the pass visits only');
-    const spot = await db.query('update class_instance set spots_taken = spots_taken + 1 where id = $1 and spots_taken < capacity returning id', [ci.id]);
+    const spot = await db.query(prepared('update class_instance set spots_taken = spots_taken + 1 where id = $1 and spots_taken < capacity returning id', [ci.id]));
     if (spot.rowCount !== 1) throw new Refusal(409, 'class_full', 'Full');
     const time = localTimeOf(ci.starts_at, provider.timezone);
     const booking = await insertBooking(db, {
@@ -310,8 +319,7 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     || !serviceIds.every((s) => typeof s === 'string' && ID('svc').test(s))) throw new Refusal(400, 'validation_error', 'Bad service_ids');
   const input = holderInput(body);
   return async (db: Db, now: Date): Promise<Answer> => {
-    const spa = await spaOf(db, spaId);
-    const services = await servicesOf(db, spa, serviceIds as string[]);
+    const { spa, services } = await spaWithServices(db, spaId, serviceIds as string[]);
     const startsAt = zonedInstant(date, time, spa.timezone);
     if (!startsAt || startsAt.getTime() <= now.getTime()) throw new Refusal(400, 'validation_error', 'Bad time');
     const endsAt = new Date(startsAt.getTime() + services.reduce((m, s) => m + s.duration_minutes, 0) * 60_000);
@@ -322,7 +330,7 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     const credits = services.reduce((c, s) => c + Number(s.credits), 0);
     const serviceName = services.map((s) => s.name).join(', ');
     if (credits > 0) {
-      const debited = await db.query(
+      const debited = await db.query(prepared(
         `with moved as (
            update client set credit_balance = credit_balance + $1 where id = $2 and reseller_id = $3 and credit_balance + $1 >= 0
            returning credit_balance
@@ -331,7 +339,7 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
          select $4, $3, $2, 'DEBIT', $5, moved.credit_balance, $6, $7, $8 from moved
          returning balance_after`,
         [-credits, holder.client.id, resellerId, newId('creditTransaction', now.getTime()), credits,
-          `Spa appointment at ${spa.name}: ${serviceName}`, id, now]);
+          `Spa appointment at ${spa.name}: ${serviceName}`, id, now]));
       if (debited.rowCount !== 1) throw new Refusal(400, 'insufficient_credits', 'Not enough credits');
     }
     const booking = await insertBooking(db, {
@@ -364,8 +372,7 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     if (session.status === 'CONFIRMED') throw new Refusal(409, 'session_already_confirmed', 'Already confirmed');
     if (session.status === 'EXPIRED' || session.expires_at.getTime() <= now.getTime()) throw new Refusal(422, 'session_expired', 'Expired');
     const holder = await holderOf(db, { user_pass_id: session.issued_pass_id }, session.starts_at, now);
-    const spa = await spaOf(db, session.provider_id);
-    const services = await servicesOf(db, spa, session.service_ids);
+    const { spa, services } = await spaWithServices(db, session.provider_id, session.service_ids);
     await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
     const id = newId('booking', now.getTime());
     const copay = Number(session.copay_amount ?? 0);
@@ -379,14 +386,14 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     await recordEvent(db, 'booking.created', booking, requestId, key, now);
     // Last, as ours: the business account's row stays locked only until COMMIT.
     if (copay > 0) {
-      const debited = await db.query(
+      const debited = await db.query(prepared(
         `with moved as (
            update business_account set balance = balance + $1 where reseller_id = $2 and balance + $1 >= 0 returning balance
          )
          insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
          select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
          returning balance_after`,
-        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]);
+        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]));
       if (debited.rowCount !== 1) throw new Refusal(402, 'insufficient_balance', 'The business account cannot pay');
     }
     return { status: 201, body: booking };

@@ -6,6 +6,7 @@ import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inTransaction, type TxCtx } from './transaction.ts';
+import { preparedWrite } from './prepared-read.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
 // the effects, as its last statement: the INSERT … ON CONFLICT waits on a concurrent uncommitted
@@ -116,7 +117,7 @@ export async function runIdempotent(
 async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<boolean> {
   const now = ctx.clock.now();
   const expiredBefore = new Date(now.getTime() - ctx.config.IDEMPOTENCY_TTL_SECONDS * 1000);
-  const stored = await em.execute<{ key: string }[]>(
+  const stored = await preparedWrite<{ key: string }>(em,
     `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
      select ?, ?, ?, ?, ?, to_jsonb(?::text) from (select set_config('lock_timeout', ?, true)) as bound
      on conflict (reseller_id, key) do update

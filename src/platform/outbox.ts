@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
+import { preparedWrite } from './prepared-read.ts';
 import type { Logger } from './logger.ts';
 
 // Side effects leave only through this table. Rows are written with the service's effects in
@@ -17,9 +18,10 @@ export async function enqueue(em: EntityManager, row: { topic: string; resellerI
 /**
  * enqueue in one statement after a data-modifying CTE (`first`, which returns one row with a
  * `payload` column): what `first` writes and the outbox row commit together, in one round trip.
+ * Every domain event takes this path, so it runs prepared: `first.sql` must be a fixed text.
  */
 export async function enqueueWith(em: EntityManager, first: { sql: string; params: unknown[] }, row: { topic: string; resellerId?: string; at: Date }): Promise<void> {
-  await em.execute(
+  await preparedWrite(em,
     `with first as (${first.sql})
      insert into outbox (topic, reseller_id, payload, created_at, available_at) select ?, ?, first.payload::jsonb, ?, ? from first`,
     [...first.params, row.topic, row.resellerId ?? null, row.at, row.at],

@@ -30,6 +30,25 @@ export function plainRow<T extends object>(em: EntityManager, entity: EntityName
   return plainRows(em, entity, [row])[0]!;
 }
 
+/**
+ * The select list reading `entity`'s columns from `alias` as `"<alias>.<column>"`: a statement that
+ * joins one table's rows to another's `select *` columns keeps the two apart by it (one round trip
+ * instead of two on the booking path), and plainJoined reads them back.
+ */
+export function joinedColumns<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): string {
+  return columnsOf(em, entity).map(({ column }) => `${alias}.${column} as "${alias}.${column}"`).join(', ');
+}
+
+/** The `joinedColumns` of each row as plainRows reads them; rows where the join found none (a null `id`) are left out. */
+export function plainJoined<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, rows: readonly Record<string, unknown>[]): T[] {
+  const idColumn = `${alias}.id`;
+  return plainRows(em, entity, rows.filter((row) => row[idColumn] !== null && row[idColumn] !== undefined).map((row) => {
+    const own: Record<string, unknown> = {};
+    for (const { column } of columnsOf(em, entity)) own[column] = row[`${alias}.${column}`];
+    return own;
+  }));
+}
+
 function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): Column[] {
   const meta = em.getMetadata().get(entity);
   let columns = columnsByEntity.get(meta.className);

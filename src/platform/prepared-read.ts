@@ -3,10 +3,11 @@ import pg from 'pg';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-// The hottest reads (the pass lists, a booking's reads: README "Request pipeline", bench/README.md)
-// as named prepared statements. MikroORM sends every statement as text with its values inlined, so
-// PostgreSQL parses and plans each one anew (60-80 µs of its CPU for a booking's reads here); a
-// prepared statement is parsed once per connection and its plan reused (12-16 µs).
+// The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
+// pipeline", bench/README.md) as named prepared statements. MikroORM sends every statement as text
+// with its values inlined, so PostgreSQL parses and plans each one anew (60-80 µs of its CPU for a
+// booking's reads here); a prepared statement is parsed once per connection and its plan reused
+// (12-16 µs), and its values (an event's JSON payload, say) travel as parameters, not as SQL text.
 
 interface Prepared { name: string; text: string }
 const preparedBySql = new Map<string, Prepared>();
@@ -46,6 +47,18 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
   // Through the logger MikroORM's own statements take (debug logging, the tests' statement count).
   (connection as unknown as { logQuery(query: string, context: object): void }).logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
   return rows;
+}
+
+/**
+ * A raw write (an UPDATE, an INSERT or a locking SELECT, with its RETURNING rows; `?` placeholders)
+ * as a named prepared statement in the caller's transaction: preparedRead's rules, and only inside a
+ * transaction (balances, counters, ledgers and the outbox change with the use case's effects, or
+ * not at all). A value's type comes from where it lands (a column, a comparison); where nothing
+ * says it, the SQL casts it (`?::int`).
+ */
+export async function preparedWrite<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+  if (!em.isInTransaction()) throw new Error('balances, counters, ledgers and the outbox change only inside a transaction');
+  return preparedRead<T>(em, sql, params);
 }
 
 /** `?` → `$1`, `$2`, …, named by the text's hash; cached per SQL text. */

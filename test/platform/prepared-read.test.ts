@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { preparedRead } from '../../src/platform/prepared-read.ts';
+import { preparedRead, preparedWrite } from '../../src/platform/prepared-read.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 
@@ -23,5 +23,25 @@ describe('preparedRead', () => {
     expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{24}$/), statement: 'select id, name from reseller where id = $1 and name = $2' }]);
     // Rolled back: outside, on the pool, the same statement finds the name as committed.
     expect(await preparedRead(app.orm.em.fork(), sql, [reseller.id, 'Renamed in the transaction'])).toEqual([]);
+  });
+});
+
+describe('preparedWrite', () => {
+  it('inside a transaction › a named statement whose RETURNING rows come back; outside one › refused before anything is sent', async () => {
+    const reseller = await createReseller(app);
+    const sql = 'update reseller set name = ? where id = ? returning name';
+    const seen = await app.orm.em.fork().transactional(async (em) => {
+      const rows = await preparedWrite<{ name: string }>(em, sql, ['Renamed by a prepared write', reseller.id]);
+      const prepared = await em.execute<{ name: string }[]>(
+        "select name from pg_prepared_statements where statement = 'update reseller set name = $1 where id = $2 returning name'");
+      return { rows, prepared };
+    });
+    expect(seen.rows).toEqual([{ name: 'Renamed by a prepared write' }]);
+    expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{24}$/) }]);
+    expect(await app.sql('select name from reseller where id = ?', [reseller.id])).toEqual([{ name: 'Renamed by a prepared write' }]);
+
+    // Outside a transaction a balance, a counter or a ledger could move apart from its use case's effects.
+    await expect(preparedWrite(app.orm.em.fork(), sql, ['Outside', reseller.id])).rejects.toThrow(/only inside a transaction/);
+    expect(await app.sql('select name from reseller where id = ?', [reseller.id])).toEqual([{ name: 'Renamed by a prepared write' }]);
   });
 });

@@ -9,7 +9,7 @@ import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/classes.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../passes/passes.service.ts';
-import { copayOptionsOf, findProviders, type Provider } from '../providers/providers.service.ts';
+import { copayOptionsOf } from '../providers/providers.service.ts';
 import { LIVE_STATUSES, newBooking, newSession, type Booking, type NewBooking } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
 import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
@@ -17,20 +17,16 @@ import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from '.
 export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
 export type BookClassInput = z.input<typeof bookClassInput>;
 
-/** A class instance locked for a booking, with its provider. */
-export interface ClassSlot extends BookableInstance { provider: Provider }
-
 /** Locks the instance and checks it can take a booking now: scheduled and not started (409 class_not_bookable). */
-export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'class_instance_id'): Promise<ClassSlot> {
+export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'class_instance_id'): Promise<BookableInstance> {
   const locked = await lockClassInstance(ctx.em, id, param);
   if (locked.instance.status !== 'SCHEDULED') throw new DomainError('class_not_bookable', `Class instance '${id}' is cancelled`);
   if (locked.instance.startsAt.getTime() <= ctx.clock.now().getTime()) throw new DomainError('class_not_bookable', `Class instance '${id}' has started`);
-  const [provider] = await findProviders(ctx.em, [locked.cls.providerId]);
-  return { ...locked, provider };
+  return locked;
 }
 
 /** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
-export async function checkSpot(ctx: TxCtx, slot: ClassSlot, clientId: string): Promise<void> {
+export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: string): Promise<void> {
   const [{ booked }] = await preparedRead<{ booked: boolean }>(ctx.em,
     'select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (select jsonb_array_elements_text(?::jsonb))) as booked',
     [slot.instance.id, clientId, JSON.stringify(LIVE_STATUSES)]);
@@ -77,7 +73,7 @@ export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initia
   return { session: session!, copayOptions: options };
 }
 
-async function openClassSession(ctx: TxCtx, holder: Holder, slot: ClassSlot, purchase: {
+async function openClassSession(ctx: TxCtx, holder: Holder, slot: BookableInstance, purchase: {
   kind: 'CLASS_COPAY' | 'CLASS_EXTRA_VISITS'; copayOptionIds: string[]; costPerVisit: number | null; visitsUsed: number | null; maxVisits: number | null;
 }): Promise<Initiation> {
   const now = ctx.clock.now();
@@ -94,7 +90,7 @@ async function openClassSession(ctx: TxCtx, holder: Holder, slot: ClassSlot, pur
 type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod' | 'visitEntitlementId' | 'sessionId' | 'rescheduledFrom'>>;
 
 /** Takes the spot (checked free under the lock) and creates the PENDING booking holding one visit. */
-export async function bookInstance(ctx: TxCtx, holder: Holder, slot: ClassSlot, payment: Payment, id: string): Promise<Booking> {
+export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableInstance, payment: Payment, id: string): Promise<Booking> {
   if (!(await takeSpot(ctx.em, slot.instance.id))) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
   const now = ctx.clock.now();
   const booking = newBooking(ctx.em, {
@@ -106,7 +102,7 @@ export async function bookInstance(ctx: TxCtx, holder: Holder, slot: ClassSlot, 
 }
 
 /** The fields every booking or session of this class instance has. */
-export function classFields(holder: Holder, slot: ClassSlot) {
+export function classFields(holder: Holder, slot: BookableInstance) {
   return {
     resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: slot.provider.id,
     type: 'class' as const, classInstanceId: slot.instance.id, serviceIds: [], serviceName: slot.cls.name, providerName: slot.provider.name,

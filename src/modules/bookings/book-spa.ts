@@ -8,7 +8,7 @@ import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
-import { checkServiceIds, getSpa, lockSpa, servicesOfSpa, slotAt, type SpaService } from '../spa/spa.service.ts';
+import { lockSpa, slotAt, spaWithServices, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { newBooking, newSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
@@ -30,9 +30,7 @@ export interface Appointment { spa: Provider; services: SpaService[]; date: stri
 
 /** Reads and checks what an appointment names (spa, services, a future local time that exists). */
 export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<Appointment> {
-  checkServiceIds(input.service_ids);
-  const spa = await getSpa(ctx, input.spa_id, 'spa_id');
-  const services = await servicesOfSpa(ctx.em, spa, input.service_ids);
+  const { spa, services } = await spaWithServices(ctx, input.spa_id, input.service_ids, { spaId: 'spa_id' });
   const startsAt = zonedInstant(input.date, input.time, spa.timezone);
   if (!startsAt) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
   if (startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
@@ -42,8 +40,7 @@ export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service
 
 /** The appointment a session or booking holds, re-read (its spa and services as they are now). */
 export async function appointmentParts(ctx: TxCtx, held: { providerId: string; serviceIds: string[]; localDate: string; localTime: string; startsAt: Date; endsAt: Date }): Promise<Appointment> {
-  const spa = await getSpa(ctx, held.providerId);
-  const services = await servicesOfSpa(ctx.em, spa, held.serviceIds);
+  const { spa, services } = await spaWithServices(ctx, held.providerId, held.serviceIds);
   return { spa, services, date: held.localDate, time: held.localTime, startsAt: held.startsAt, endsAt: held.endsAt };
 }
 

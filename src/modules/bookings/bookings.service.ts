@@ -6,6 +6,7 @@ import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platf
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
+import { preparedRead } from '../../platform/prepared-read.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { registerBookedIntervals } from '../spa/spa.service.ts';
 import {
@@ -34,7 +35,7 @@ export const SESSION_LIFETIME_MS = 24 * 3600_000;
 
 // Spa availability counts the live spa appointments of a provider (src/modules/spa/availability.ts).
 registerBookedIntervals(async (em, providerId, from, to) => {
-  const rows = await em.execute<{ starts_at: Date; ends_at: Date }[]>(
+  const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
     `select starts_at, ends_at from booking
       where provider_id = ? and type = 'spa' and status in ('PENDING', 'CONFIRMED') and starts_at < ? and ends_at > ?`,
     [providerId, to, from]);

@@ -1,11 +1,11 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRow, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
-import { findProviders, type Provider } from '../providers/providers.service.ts';
+import { findProviders, joinedProvider, joinedProviderColumns, type Provider } from '../providers/providers.service.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 
 // Other modules reach classes only through this file (README "Module boundaries").
@@ -88,20 +88,22 @@ function mapPages<R, T>(pages: Map<string, Page<R> | Error>, map: (row: R) => T)
 
 export type { Class, ClassInstance } from './classes.entity.ts';
 
-/** A class instance with its class, as a booking holds it. */
-export interface BookableInstance { instance: ClassInstance; cls: Class }
+/** A class instance with its class and the class's provider, as a booking holds it. */
+export interface BookableInstance { instance: ClassInstance; cls: Class; provider: Provider }
 
 /**
  * Locks a class instance for a booking change (FOR NO KEY UPDATE: bookings referencing it may still
- * be inserted) and reads it with its class. Concurrent bookings of one instance queue here, so the
- * spot count and "already booked" checks that follow are race-free. Unknown: 404 on `param`.
+ * be inserted) and reads it with its class and provider, in one statement. Concurrent bookings of
+ * one instance queue here, so the spot count and "already booked" checks that follow, each a
+ * statement of its own (with a snapshot taken after the lock), are race-free. Unknown: 404 on `param`.
  */
 export async function lockClassInstance(em: TxEm, id: string, param?: string): Promise<BookableInstance> {
   const rows = isId('classInstance', id)
     ? await preparedRead<Record<string, string>>(em,
       `select ci.*, c.provider_id as class_provider_id, c.category_id as class_category_id, c.name as class_name,
-              c.description as class_description, c.duration_minutes as class_duration_minutes, c.created_at as class_created_at
-         from class_instance ci join class c on c.id = ci.class_id
+              c.description as class_description, c.duration_minutes as class_duration_minutes, c.created_at as class_created_at,
+              ${joinedProviderColumns(em, 'p')}
+         from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id
         where ci.id = ? for no key update of ci`, [id])
     : [];
   const [row] = rows;
@@ -112,18 +114,18 @@ export async function lockClassInstance(em: TxEm, id: string, param?: string): P
     id: row.class_id, provider_id: row.class_provider_id, category_id: row.class_category_id, name: row.class_name,
     description: row.class_description, duration_minutes: row.class_duration_minutes, created_at: row.class_created_at,
   }]);
-  return { instance, cls };
+  return { instance, cls, provider: joinedProvider(em, 'p', row)! };
 }
 
 /** Takes one spot of a locked instance; false when it is full. */
 export async function takeSpot(em: TxEm, instanceId: string): Promise<boolean> {
-  const rows = await em.execute('update class_instance set spots_taken = spots_taken + 1 where id = ? and spots_taken < capacity returning id', [instanceId]);
+  const rows = await preparedWrite(em, 'update class_instance set spots_taken = spots_taken + 1 where id = ? and spots_taken < capacity returning id', [instanceId]);
   return rows.length === 1;
 }
 
 /** Gives a spot back (a cancelled or moved booking). */
 export async function releaseSpot(em: TxEm, instanceId: string): Promise<void> {
-  await em.execute('update class_instance set spots_taken = spots_taken - 1 where id = ? and spots_taken > 0', [instanceId]);
+  await preparedWrite(em, 'update class_instance set spots_taken = spots_taken - 1 where id = ? and spots_taken > 0', [instanceId]);
 }
 
 /** An upcoming instance with spots left, named for a person choosing one (the hosted page, README "Hosted sessions"). */

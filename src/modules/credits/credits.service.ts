@@ -1,6 +1,7 @@
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
+import { preparedWrite } from '../../platform/prepared-read.ts';
+import type { TxEm } from '../../platform/transaction.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
 
@@ -30,14 +31,13 @@ export interface WalletChange {
  * concurrency id order may differ (README "Credits").
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
-  assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
   const delta = type === 'DEBIT' ? -c.amount : c.amount;
   const entry = {
     id: newId('creditTransaction', c.at.getTime()), resellerId: c.resellerId, clientId: c.clientId, type, amount: c.amount,
     description: c.description, bookingId: c.bookingId ?? null, creditPurchaseId: c.creditPurchaseId ?? null, createdAt: c.at,
   };
-  const [row] = await em.execute<{ balance_after: string }[]>(
+  const [row] = await preparedWrite<{ balance_after: string }>(em,
     `with moved as (
        update client set credit_balance = credit_balance + ? where id = ? and reseller_id = ? and credit_balance + ? >= 0
        returning credit_balance

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { preparedWrite } from '../../platform/prepared-read.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import type { BusinessTransaction } from './ledger.entity.ts';
 
@@ -21,13 +22,12 @@ export interface BalanceChange {
  * late as it can; no foreign key references that row, so nothing else waits on it.
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
-  assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
   const entry = {
     id: newId('businessTransaction', c.at.getTime()), resellerId: c.resellerId, type, amount: c.amount,
     description: c.description, referenceId: c.referenceId ?? null, createdAt: c.at,
   };
-  const [row] = await em.execute<{ balance_after: string }[]>(
+  const [row] = await preparedWrite<{ balance_after: string }>(em,
     `with moved as (
        update business_account set balance = balance + ? where reseller_id = ? and balance + ? >= 0 returning balance
      )

@@ -1,4 +1,5 @@
 import { newId } from '../../platform/ids.ts';
+import { preparedWrite } from '../../platform/prepared-read.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from './passes.entity.ts';
 
@@ -29,13 +30,12 @@ interface PassVisit {
  * takes. Returns the month it was counted in, or undefined when the cap is used up.
  */
 export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | undefined> {
-  assertInTransaction(em);
   const period = visitsPeriodOf(v.at);
   // The month's count is read from the row the UPDATE locks, not from an earlier snapshot: a
   // concurrent booking of the same pass makes PostgreSQL re-check the WHERE and recompute the SET
   // on the row as that booking left it, so the cap holds and the counter matches the ledger.
   const used = `(case when ip.visits_period = ? then coalesce((ip.visits_used->>?)::int, 0) else 0 end)`;
-  const [row] = await em.execute<{ period: string }[]>(
+  const [row] = await preparedWrite<{ period: string }>(em,
     `with moved as (
        update issued_pass ip
           set visits_used = (case when ip.visits_period = ? then ip.visits_used else '{}'::jsonb end)
@@ -71,8 +71,7 @@ interface EntitlementPick {
  * one ending first), locking it. Returns its id, or undefined when there is none.
  */
 export async function takeEntitlementVisit(em: TxEm, e: EntitlementPick): Promise<string | undefined> {
-  assertInTransaction(em);
-  const [row] = await em.execute<{ visit_entitlement_id: string }[]>(
+  const [row] = await preparedWrite<{ visit_entitlement_id: string }>(em,
     `with pick as (
        select id from visit_entitlement
         where client_id = ? and kind = ? and category = ? and (?::text is null or provider_id = ?)

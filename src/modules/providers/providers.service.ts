@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { plainRows } from '../../platform/plain-rows.ts';
+import { joinedColumns, plainJoined, plainRows } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
@@ -23,6 +23,14 @@ export async function getProvider(ctx: Ctx, id: string, param?: string): Promise
 export function providersFromRows(em: EntityManager, rows: Record<string, unknown>[]): Provider[] {
   return plainRows(em, ProviderSchema, rows);
 }
+
+/**
+ * The provider columns of a statement that joins `provider` as `alias` to another table's row (one
+ * round trip instead of two: a class booking reads its instance with its provider), and the
+ * provider such a row holds (plainRows' joinedColumns and plainJoined).
+ */
+export const joinedProviderColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ProviderSchema, alias);
+export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Provider | undefined => plainJoined(em, ProviderSchema, alias, [row])[0];
 
 /** Providers by id, in no particular order; unknown ids are left out. */
 export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {

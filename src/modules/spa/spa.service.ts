@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
+import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
-import { getProvider } from '../providers/providers.service.ts';
+import { getProvider, providersFromRows } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { spaDaySlots, spaSlotAt, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
@@ -45,20 +45,28 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
 }
 
 /**
- * The services an appointment asks for, in the order asked, each a service of this spa. An id of
- * another spa or an unknown one is a 400 on `param` (a query or body value, not a path: no 404).
+ * A spa and the services an appointment asks for, in the order asked, in one statement: every spa
+ * booking, confirm and availability reads both (plain objects, src/platform/plain-rows.ts). An
+ * unknown spa, or a provider that is no spa, is a 404 on `params.spaId`; a service id of another
+ * spa or an unknown one is a 400 on `params.serviceIds` (a query or body value, not a path: no 404).
  */
-export async function servicesOfSpa(em: EntityManager, spa: Provider, ids: readonly string[], param = 'service_ids'): Promise<SpaService[]> {
-  checkServiceIds(ids, param);
-  // Plain SQL into plain objects: every spa booking reads its services (a find builds a query each
-  // time), and nothing writes them (src/platform/plain-rows.ts).
-  const found = await preparedRead<Record<string, unknown>>(em,
-    'select * from spa_service where id in (select jsonb_array_elements_text(?::jsonb)) and provider_id = ?', [JSON.stringify(ids), spa.id]);
-  const rows = plainRows(em, SpaServiceSchema, found);
-  const byId = new Map(rows.map((s) => [s.id, s]));
+export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly string[], params: { spaId?: string; serviceIds?: string } = {}): Promise<{ spa: Provider; services: SpaService[] }> {
+  resellerOf(ctx);
+  const serviceParam = params.serviceIds ?? 'service_ids';
+  checkServiceIds(ids, serviceParam);
+  // A malformed id (path parameters are free text) names nothing: no query.
+  const rows = isId('provider', spaId)
+    ? await preparedRead<Record<string, unknown>>(ctx.em,
+      `select p.*, ${joinedColumns(ctx.em, SpaServiceSchema, 's')}
+         from provider p left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(?::jsonb))
+        where p.id = ?`, [JSON.stringify(ids), spaId])
+    : [];
+  const [spa] = providersFromRows(ctx.em, rows.slice(0, 1));
+  if (!spa || spa.category !== 'SPA') throw notFound('spa', spaId, params.spaId);
+  const byId = new Map(plainJoined(ctx.em, SpaServiceSchema, 's', rows).map((s) => [s.id, s]));
   const missing = ids.find((id) => !byId.has(id));
-  if (missing !== undefined) throw validationError(param, `No service '${missing}' at spa '${spa.id}'`);
-  return ids.map((id) => byId.get(id)!);
+  if (missing !== undefined) throw validationError(serviceParam, `No service '${missing}' at spa '${spa.id}'`);
+  return { spa, services: ids.map((id) => byId.get(id)!) };
 }
 
 /** Dates availability answers for: wide, but inside what Date and Intl resolve in every zone. */
@@ -92,9 +100,7 @@ export async function getSpaAvailability(
 ): Promise<SpaAvailability> {
   resellerOf(ctx);
   const date = checkLocalDate(query.date, params.date);
-  checkServiceIds(query.serviceIds, params.serviceIds);
-  const spa = await getSpa(ctx, spaId, params.spaId);
-  const services = await servicesOfSpa(ctx.em, spa, query.serviceIds, params.serviceIds);
+  const { spa, services } = await spaWithServices(ctx, spaId, query.serviceIds, params);
   const durationMinutes = services.reduce((sum, s) => sum + s.durationMinutes, 0);
   const slots = await spaDaySlots(ctx.em, spa, date, durationMinutes, ctx.clock.now());
   return { spa, date, services, durationMinutes, slots };
@@ -108,7 +114,7 @@ export { SLOT_MINUTES, registerBookedIntervals, type BookedInterval } from './av
  * slot check that follows sees every appointment committed before it.
  */
 export async function lockSpa(em: TxEm, spaId: string): Promise<void> {
-  await em.execute('select id from provider where id = ? for no key update', [spaId]);
+  await preparedWrite(em, 'select id from provider where id = ? for no key update', [spaId]);
 }
 
 /** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
