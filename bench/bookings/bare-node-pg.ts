@@ -101,7 +101,7 @@ interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: 
 const PROVIDER_COLUMNS = 'p.id, p.name, p.category, p.tier, p.timezone, p.opening_hours, p.room_capacity';
 
 /** The statements ours runs as named prepared statements (src/platform/prepared-read.ts), named here too. */
-const prepared = (text: string, values: unknown[]) => ({ name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
+const prepared = (text: string, values: unknown[]) => ({ name: `stmt_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
 
 interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }
 

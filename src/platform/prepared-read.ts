@@ -68,7 +68,7 @@ function prepare(sql: string, count: number): Prepared {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
     if (n !== count) throw new Error(`preparedRead: ${n} placeholders for ${count} values`);
-    prepared = { text, name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` };
+    prepared = { text, name: `stmt_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` };
     preparedBySql.set(sql, prepared);
     namesByText.set(text, prepared.name);
   }

@@ -20,7 +20,7 @@ describe('preparedRead', () => {
       throw Object.assign(new Error('roll back'), { seen: { rows, prepared } });
     }).catch((err: { seen?: unknown }) => err.seen as { rows: { id: string; name: string }[]; prepared: { name: string; statement: string }[] });
     expect(seen.rows).toEqual([{ id: reseller.id, name: 'Renamed in the transaction' }]);
-    expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{24}$/), statement: 'select id, name from reseller where id = $1 and name = $2' }]);
+    expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^stmt_[0-9a-f]{24}$/), statement: 'select id, name from reseller where id = $1 and name = $2' }]);
     // Rolled back: outside, on the pool, the same statement finds the name as committed.
     expect(await preparedRead(app.orm.em.fork(), sql, [reseller.id, 'Renamed in the transaction'])).toEqual([]);
   });
@@ -37,7 +37,7 @@ describe('preparedWrite', () => {
       return { rows, prepared };
     });
     expect(seen.rows).toEqual([{ name: 'Renamed by a prepared write' }]);
-    expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{24}$/) }]);
+    expect(seen.prepared).toEqual([{ name: expect.stringMatching(/^stmt_[0-9a-f]{24}$/) }]);
     expect(await app.sql('select name from reseller where id = ?', [reseller.id])).toEqual([{ name: 'Renamed by a prepared write' }]);
 
     // Outside a transaction a balance, a counter or a ledger could move apart from its use case's effects.
