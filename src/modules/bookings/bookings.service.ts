@@ -6,7 +6,7 @@ import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platf
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { registerBookedIntervals } from '../spa/spa.service.ts';
 import {
@@ -113,14 +113,18 @@ export function newSession(em: TxEm, fields: NewSession, at: Date): BookingSessi
   });
 }
 
-/** A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind: 404. */
+/**
+ * A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind: 404.
+ * A prepared statement mapped into the entity manager (managed: the confirm marks it used at its
+ * flush), as every confirm starts here and a find builds its query each time.
+ */
 export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<BookingSession> {
   const { resellerId } = resellerOf(ctx);
-  const session = isId('session', id)
-    ? await ctx.em.findOne(BookingSessionSchema, { id, resellerId, type }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-    : null;
-  if (!session) throw notFound(`${type} booking session`, id);
-  return session;
+  const [row] = isId('session', id)
+    ? await preparedWrite<Record<string, unknown>>(ctx.em, 'select * from booking_session where id = ? and reseller_id = ? and type = ? for update', [id, resellerId, type])
+    : [];
+  if (!row) throw notFound(`${type} booking session`, id);
+  return ctx.em.map(BookingSessionSchema, row);
 }
 
 /** A provider's bookings, newest first, optionally of one status and type (the provider side). */
