@@ -137,9 +137,21 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): 
     pass = (await db.query(prepared(`select ${passWithPackage} where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId]))).rows[0];
     if (!pass) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
   } else {
-    client = await clientById(input.client_id!);
-    if (!client) throw new Refusal(400, 'validation_error', `No client '${input.client_id}'`);
-    pass = (await db.query(prepared(`select ${passWithPackage} where ip.reseller_id = $1 and ip.client_id = $2 order by ip.id desc limit 1`, [resellerId, client.id]))).rows[0];
+    // The client with its current issued pass and package, in one statement (as ours: getOwnClientWithCurrentPass).
+    const { rows: [row] } = await db.query<Holder['client'] & {
+      ip_id: string | null; ip_client_id: string; ip_pass_id: string; ip_status: string; ip_expires_at: Date; pp_categories: Category[];
+    }>(prepared(
+      `select c.id, c.first_name, c.last_name, ip.id as ip_id, ip.client_id as ip_client_id, ip.pass_id as ip_pass_id,
+              ip.status as ip_status, ip.expires_at as ip_expires_at, pp.categories as pp_categories
+         from client c
+         left join lateral (select * from issued_pass where reseller_id = c.reseller_id and client_id = c.id order by id desc limit 1) ip on true
+         left join pass_package pp on pp.id = ip.pass_id
+        where c.id = $1 and c.reseller_id = $2`, [input.client_id, resellerId]));
+    if (!row) throw new Refusal(400, 'validation_error', `No client '${input.client_id}'`);
+    client = { id: row.id, first_name: row.first_name, last_name: row.last_name };
+    pass = row.ip_id === null ? undefined : {
+      id: row.ip_id, client_id: row.ip_client_id, pass_id: row.ip_pass_id, status: row.ip_status, expires_at: row.ip_expires_at, categories: row.pp_categories,
+    };
     if (!pass) throw new Refusal(409, 'pass_not_active', 'The client holds no pass');
   }
   client ??= await clientById(pass.client_id);

@@ -41,12 +41,19 @@ export function joinedColumns<T extends object>(em: EntityManager, entity: Entit
 
 /** The `joinedColumns` of each row as plainRows reads them; rows where the join found none (a null `id`) are left out. */
 export function plainJoined<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, rows: readonly Record<string, unknown>[]): T[] {
-  const idColumn = `${alias}.id`;
-  return plainRows(em, entity, rows.filter((row) => row[idColumn] !== null && row[idColumn] !== undefined).map((row) => {
-    const own: Record<string, unknown> = {};
-    for (const { column } of columnsOf(em, entity)) own[column] = row[`${alias}.${column}`];
-    return own;
-  }));
+  return plainRows(em, entity, rows.flatMap((row) => { const own = joinedRow(em, entity, alias, row); return own ? [own] : []; }));
+}
+
+/**
+ * The `joinedColumns` of one row under their own column names, as `pg` gave them (for em.map, when
+ * the entity is one the use case writes); undefined when the join found none (a null `id`).
+ */
+export function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, row: Record<string, unknown>): Record<string, unknown> | undefined {
+  const id = row[`${alias}.id`];
+  if (id === null || id === undefined) return undefined;
+  const own: Record<string, unknown> = {};
+  for (const { column } of columnsOf(em, entity)) own[column] = row[`${alias}.${column}`];
+  return own;
 }
 
 function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): Column[] {

@@ -4,8 +4,8 @@ import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld 
 
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
-// and provider; a spa is read with the services asked for), and the count does not grow with the
-// bookings an instance or a spa day already holds.
+// and provider; a spa is read with the services asked for; a client with its current pass and
+// package), and the count does not grow with the bookings an instance or a spa day already holds.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
 beforeAll(async () => { w = await createBookingWorld(app, { spaCapacity: 10 }); });
@@ -19,25 +19,27 @@ async function counted(send: () => Promise<{ status: number; text: string }>): P
 }
 
 describe('statements per booking', () => {
-  it('a covered class booking › 10 (11 with an Idempotency-Key), the first and the third of an instance alike', async () => {
+  it('a covered class booking › 9 (10 with an Idempotency-Key), the first and the third of an instance alike', async () => {
     const instance = await instanceIn(app, w.gym.classId, 50, { capacity: 5 });
     const clients = [w.client, await anotherClient(app, w, 'grace@example.com'), await anotherClient(app, w, 'alan@example.com')];
     const first = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[0].id }));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(10);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(9);
     // The instance, its class and its provider: one statement, under the instance's lock.
     expect(first.statements.filter((q) => /\bfrom provider\b|\bjoin provider\b/.test(q))).toHaveLength(1);
-    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].id }))).statements).toHaveLength(10);
-    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[2].id }, 'class-statements-1'))).statements).toHaveLength(11);
+    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].id }))).statements).toHaveLength(9);
+    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[2].id }, 'class-statements-1'))).statements).toHaveLength(10);
   });
 
-  it('a covered spa booking › 10 (11 with an Idempotency-Key), the first and the third of a day alike', async () => {
+  it('a covered spa booking › 9 (10 with an Idempotency-Key), the first and the third of a day alike', async () => {
     const clients = [w.client, await anotherClient(app, w, 'edsger@example.com'), await anotherClient(app, w, 'barbara@example.com')];
     const body = (clientId: string, time: string) => ({ spa_id: w.spa.id, service_ids: [w.spa.sauna, w.spa.massage], date: '2026-03-05', time, client_id: clientId });
     const first = await counted(() => book.spa(app, w, body(clients[0].id, '10:00')));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(10);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(9);
     // The spa and both services: one statement (the spa's lock is a statement of its own, before the slot check).
     expect(first.statements.filter((q) => /\bspa_service\b/.test(q))).toHaveLength(1);
-    expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(10);
-    expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(11);
+    // The client, its current issued pass and the pass package: one statement.
+    expect(first.statements.filter((q) => /\bfrom client\b|\bfrom issued_pass\b|\bjoin pass_package\b/.test(q))).toHaveLength(1);
+    expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(9);
+    expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(10);
   });
 });

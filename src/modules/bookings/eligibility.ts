@@ -6,7 +6,7 @@ import { parseInput, shortText } from '../../platform/validation.ts';
 import { getOwnClient, type Client } from '../clients/clients.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import {
-  addDuration, currentPassOf, effectiveStatus, getOwnIssuedPass, getOwnIssuedPassByPasscode, grantEntitlement, idParam, takeEntitlementVisit,
+  addDuration, effectiveStatus, getOwnClientWithCurrentPass, getOwnIssuedPass, getOwnIssuedPassByPasscode, grantEntitlement, idParam, takeEntitlementVisit,
   type CategoryType, type Duration, type IssuedPass, type PassCategory, type PassPackage, type VisitReason,
 } from '../passes/passes.service.ts';
 import { coveredTiers, findCopayOptions, type Provider } from '../providers/providers.service.ts';
@@ -55,8 +55,7 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Pr
       throw validationError('pass_code', `pass_code is not the passcode of client '${input.client_id}'`);
     }
   } else {
-    client = await getOwnClient(ctx, input.client_id!, 'client_id');
-    held = await currentPassOf(ctx.em, client);
+    ({ client, held } = await getOwnClientWithCurrentPass(ctx, input.client_id!, 'client_id'));
     if (!held) throw new DomainError('pass_not_active', `Client '${client.id}' holds no pass`);
   }
   for (const [field, value, actual] of [['first_name', input.first_name, client.firstName], ['last_name', input.last_name, client.lastName]] as const) {

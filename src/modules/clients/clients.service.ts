@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
+import { joinedColumns, joinedRow } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
@@ -20,12 +21,30 @@ export function notTheLookedUpClient(): DomainError {
  * A lookup token caller resolves only its looked-up client (a client of the issuer); any other id is 403.
  */
 export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client | null> {
+  return findClientOf(ctx.em, ownClientsReseller(ctx, clientId), clientId);
+}
+
+/**
+ * The reseller whose client `clientId` must be for this caller to act for it (findOwnClient's rule,
+ * for a statement that reads the client with more): the caller's own, or a lookup token's client's
+ * issuer; a token naming another client is 403.
+ */
+export function ownClientsReseller(ctx: Ctx, clientId: string): string {
   const scope = lookupScopeOf(ctx);
-  if (scope) {
-    if (clientId !== scope.clientId) throw notTheLookedUpClient();
-    return findClientOf(ctx.em, scope.clientResellerId, scope.clientId);
-  }
-  return findClientOf(ctx.em, resellerOf(ctx).resellerId, clientId);
+  if (!scope) return resellerOf(ctx).resellerId;
+  if (clientId !== scope.clientId) throw notTheLookedUpClient();
+  return scope.clientResellerId;
+}
+
+/**
+ * The client columns of a statement joining `client` as `alias` to other rows, and the client of
+ * such a row, mapped into the entity manager (managed, as findClientOf returns it); undefined when
+ * the row has none (src/platform/plain-rows.ts joinedColumns).
+ */
+export const joinedClientColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ClientSchema, alias);
+export function joinedClient(em: EntityManager, alias: string, row: Record<string, unknown>): Client | undefined {
+  const own = joinedRow(em, ClientSchema, alias, row);
+  return own ? em.map(ClientSchema, own) : undefined;
 }
 
 /** The same, as a 404 `resource_not_found` (naming `param` when the id came from a body field). */

@@ -3,13 +3,13 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { plainRows } from '../../platform/plain-rows.ts';
+import { joinedColumns, joinedRow, plainJoined, plainRows } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
-import { getOwnClient, notTheLookedUpClient, type Client } from '../clients/clients.service.ts';
+import { getOwnClient, joinedClient, joinedClientColumns, notTheLookedUpClient, ownClientsReseller, type Client } from '../clients/clients.service.ts';
 import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
@@ -103,8 +103,6 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
   return issuedPassWithPackage(em, 'ip.reseller_id = ? and ip.client_id = ?', [client.resellerId, client.id]);
 }
 
-let passColumns: string[] | undefined;
-
 /**
  * The issued pass matching `where` (over `ip`; the latest when several do) with its package, in one
  * statement instead of a find for each: bookings read them on every initiation. The issued pass is
@@ -112,24 +110,42 @@ let passColumns: string[] | undefined;
  * which nothing here writes, is a plain object (src/platform/plain-rows.ts).
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
-  passColumns ??= em.getMetadata().get(PassPackageSchema).props.flatMap((prop) => prop.fieldNames ?? []);
   const [row] = await preparedRead<Record<string, unknown>>(em,
-    `select ip.*, ${passColumns.map((c) => `pp.${c} as "pp.${c}"`).join(', ')}
+    `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id
       where ${where} order by ip.id desc limit 1`,
     params,
   );
-  if (!row) return undefined;
-  const issued: Record<string, unknown> = {};
-  const pass: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) {
-    if (column.startsWith('pp.')) pass[column.slice(3)] = value;
-    else issued[column] = value;
-  }
-  return {
-    issuedPass: em.map(IssuedPassSchema, issued),
-    pass: plainRows(em, PassPackageSchema, [pass])[0],
-  };
+  return row && heldPass(em, row);
+}
+
+/** The issued pass (managed) and package (plain) of a row read with their joinedColumns as `ip` and `pp`; undefined without one. */
+function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass: IssuedPass; pass: PassPackage } | undefined {
+  const issued = joinedRow(em, IssuedPassSchema, 'ip', row);
+  return issued && { issuedPass: em.map(IssuedPassSchema, issued), pass: plainJoined(em, PassPackageSchema, 'pp', [row])[0]! };
+}
+
+/**
+ * The client a booking names by `client_id` with its current issued pass and package, in one
+ * statement instead of one for the client and one for the pass (every booking initiation reads
+ * them). The client must be one the caller acts for (findOwnClient's rules: 404 on `param`, 403 for
+ * a lookup token naming another); `held` is undefined when the client holds no pass.
+ */
+export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, param?: string): Promise<{ client: Client; held: { issuedPass: IssuedPass; pass: PassPackage } | undefined }> {
+  const resellerId = ownClientsReseller(ctx, clientId);
+  const { em } = ctx;
+  // A malformed id (body fields are free text) names nothing: no query.
+  const [row] = isId('client', clientId)
+    ? await preparedRead<Record<string, unknown>>(em,
+      `select ${joinedClientColumns(em, 'c')}, ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
+         from client c
+         left join lateral (select * from issued_pass where reseller_id = c.reseller_id and client_id = c.id order by id desc limit 1) ip on true
+         left join pass_package pp on pp.id = ip.pass_id
+        where c.id = ? and c.reseller_id = ?`, [clientId, resellerId])
+    : [];
+  const client = row && joinedClient(em, 'c', row);
+  if (!client) throw notFound('client', clientId, param);
+  return { client, held: heldPass(em, row) };
 }
 
 /**
