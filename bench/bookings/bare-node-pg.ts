@@ -129,13 +129,15 @@ async function spaWithServices(db: Db, id: string, ids: string[]): Promise<{ spa
 async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): Promise<Holder> {
   let pass: { id: string; client_id: string; pass_id: string; status: string; expires_at: Date; categories: Category[] } | undefined;
   let client: Holder['client'] | undefined;
-  // The issued pass with its package's categories in one statement, as ours reads them.
-  const passWithPackage = 'ip.id, ip.client_id, ip.pass_id, ip.status, ip.expires_at, pp.categories from issued_pass ip join pass_package pp on pp.id = ip.pass_id';
-  const clientById = async (id: string) => (await db.query<Holder['client']>(prepared(
-    'select id, first_name, last_name from client where id = $1 and reseller_id = $2 limit 1', [id, resellerId]))).rows[0];
   if (input.user_pass_id !== undefined) {
-    pass = (await db.query(prepared(`select ${passWithPackage} where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId]))).rows[0];
-    if (!pass) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
+    // The issued pass with its package and its client, in one statement (as ours: getOwnIssuedPass).
+    const { rows: [row] } = await db.query<NonNullable<typeof pass> & { c_first_name: string; c_last_name: string }>(prepared(
+      `select ip.id, ip.client_id, ip.pass_id, ip.status, ip.expires_at, pp.categories, c.first_name as c_first_name, c.last_name as c_last_name
+         from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
+        where ip.id = $1 and ip.reseller_id = $2 limit 1`, [input.user_pass_id, resellerId]));
+    if (!row) throw new Refusal(404, 'resource_not_found', `No issued pass '${input.user_pass_id}'`);
+    pass = row;
+    client = { id: row.client_id, first_name: row.c_first_name, last_name: row.c_last_name };
   } else {
     // The client with its current issued pass and package, in one statement (as ours: getOwnClientWithCurrentPass).
     const { rows: [row] } = await db.query<Holder['client'] & {
@@ -154,7 +156,6 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): 
     };
     if (!pass) throw new Refusal(409, 'pass_not_active', 'The client holds no pass');
   }
-  client ??= await clientById(pass.client_id);
   for (const [field, value, actual] of [['first_name', input.first_name, client.first_name], ['last_name', input.last_name, client.last_name]] as const) {
     if (value !== undefined && value.toLowerCase() !== actual.toLowerCase()) throw new Refusal(400, 'validation_error', `${field} does not match`);
   }

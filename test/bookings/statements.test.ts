@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
+import { v3 } from '../support/http.ts';
 
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
@@ -41,5 +42,19 @@ describe('statements per booking', () => {
     expect(first.statements.filter((q) => /\bfrom client\b|\bfrom issued_pass\b|\bjoin pass_package\b/.test(q))).toHaveLength(1);
     expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(9);
     expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(10);
+  });
+
+  it('a spa co-pay confirm › 11 (12 with an Idempotency-Key)', async () => {
+    const session = async (time: string) => {
+      const res = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time, client_id: w.client.id });
+      expect(res.status, res.text).toBe(201);
+      return res.body.session_id as string;
+    };
+    const confirm = (id: string, key?: string) => () => v3(app, `/bookings/spa/${id}/confirm`, { key: w.reseller.key, body: {}, idempotencyKey: key });
+    const first = await counted(confirm(await session('10:00')));
+    expect(first.statements, first.statements.join('\n')).toHaveLength(11);
+    // The session's issued pass, its package and its client: one statement.
+    expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toHaveLength(1);
+    expect((await counted(confirm(await session('11:00'), 'confirm-statements-1'))).statements).toHaveLength(12);
   });
 });

@@ -43,8 +43,9 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Pr
   let held: { issuedPass: IssuedPass; pass: PassPackage } | undefined;
   let client: Client;
   if (input.user_pass_id !== undefined) {
-    held = await getOwnIssuedPass(ctx, input.user_pass_id, 'user_pass_id');
-    client = await getOwnClient(ctx, held.issuedPass.clientId);
+    const named = await getOwnIssuedPass(ctx, input.user_pass_id, 'user_pass_id');
+    ({ client } = named);
+    held = named;
     if (input.client_id !== undefined && input.client_id !== client.id) {
       throw validationError('user_pass_id', `Issued pass '${input.user_pass_id}' is not the pass of client '${input.client_id}'`);
     }

@@ -9,7 +9,7 @@ import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-cont
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
-import { getOwnClient, joinedClient, joinedClientColumns, notTheLookedUpClient, ownClientsReseller, type Client } from '../clients/clients.service.ts';
+import { checkLookedUpClient, getOwnClient, joinedClient, joinedClientColumns, notTheLookedUpClient, ownClientsReseller, type Client } from '../clients/clients.service.ts';
 import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
   IssuedPassSchema, PassPackageSchema,
@@ -149,16 +149,26 @@ export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, pa
 }
 
 /**
- * An issued pass of the caller's reseller by its id (a booking's `user_pass_id`); 404 on `param` otherwise.
- * A lookup token caller names only the pass its lookup was verified against (README "Lookup"); any other is 403.
+ * An issued pass of the caller's reseller by its id (a booking's `user_pass_id`, a confirm's
+ * session), with its package and its client, in one statement; 404 on `param` otherwise. A lookup
+ * token caller names only the pass its lookup was verified against (README "Lookup"); any other is 403.
  */
-export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
+export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage; client: Client }> {
   const scope = lookupScopeOf(ctx);
   if (scope && id !== scope.issuedPassId) throw notTheLookedUpClient();
   const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
-  const held = isId('issuedPass', id) ? await issuedPassWithPackage(ctx.em, 'ip.id = ? and ip.reseller_id = ?', [id, resellerId]) : undefined;
+  const { em } = ctx;
+  const [row] = isId('issuedPass', id)
+    ? await preparedRead<Record<string, unknown>>(em,
+      `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
+         from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
+        where ip.id = ? and ip.reseller_id = ?`, [id, resellerId])
+    : [];
+  const held = row && heldPass(em, row);
   if (!held) throw notFound('issued pass', id, param);
-  return held;
+  const client = joinedClient(em, 'c', row)!;
+  checkLookedUpClient(ctx, client.id);
+  return { ...held, client };
 }
 
 /** An issued pass with its package by id, whichever reseller's (the provider side reads the pass behind an access code). */
