@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { v3 } from '../support/http.ts';
+import { createCode } from '../support/access-codes.ts';
+import { issuePass } from '../support/factories.ts';
 
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
@@ -56,5 +58,11 @@ describe('statements per booking', () => {
     // The session's issued pass, its package and its client: one statement.
     expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toHaveLength(1);
     expect((await counted(confirm(await session('11:00'), 'confirm-statements-1'))).statements).toHaveLength(12);
+  });
+
+  it('a holder named by its passcode (an access code) › its issued pass, package and client in one statement', async () => {
+    const issued = await issuePass(app, w.reseller, w.passId, { first_name: 'Pat', last_name: 'Code', email: 'passcode@example.com' });
+    const res = await counted(() => createCode(app, w, { pass_code: issued.passcode.toLowerCase(), provider_id: w.gym.id }));
+    expect(res.statements.filter((q) => /\b(from|join) "?(issued_pass|client|pass_package)"?\s/.test(q)), res.statements.join('\n')).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { DomainError, validationError } from '../../platform/errors.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
-import { getOwnClient, type Client } from '../clients/clients.service.ts';
+import type { Client } from '../clients/clients.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import {
   addDuration, effectiveStatus, getOwnClientWithCurrentPass, getOwnIssuedPass, getOwnIssuedPassByPasscode, grantEntitlement, idParam, takeEntitlementVisit,
@@ -50,8 +50,9 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Pr
       throw validationError('user_pass_id', `Issued pass '${input.user_pass_id}' is not the pass of client '${input.client_id}'`);
     }
   } else if (input.pass_code !== undefined) {
-    held = await getOwnIssuedPassByPasscode(ctx, input.pass_code, 'pass_code');
-    client = await getOwnClient(ctx, held.issuedPass.clientId);
+    const named = await getOwnIssuedPassByPasscode(ctx, input.pass_code, 'pass_code');
+    ({ client } = named);
+    held = named;
     if (input.client_id !== undefined && input.client_id !== client.id) {
       throw validationError('pass_code', `pass_code is not the passcode of client '${input.client_id}'`);
     }

@@ -153,22 +153,27 @@ export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, pa
  * session), with its package and its client, in one statement; 404 on `param` otherwise. A lookup
  * token caller names only the pass its lookup was verified against (README "Lookup"); any other is 403.
  */
-export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage; client: Client }> {
+export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<HeldPassWithClient> {
   const scope = lookupScopeOf(ctx);
   if (scope && id !== scope.issuedPassId) throw notTheLookedUpClient();
   const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
-  const { em } = ctx;
-  const [row] = isId('issuedPass', id)
-    ? await preparedRead<Record<string, unknown>>(em,
-      `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
-         from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
-        where ip.id = ? and ip.reseller_id = ?`, [id, resellerId])
-    : [];
-  const held = row && heldPass(em, row);
+  const held = isId('issuedPass', id) ? await passWithPackageAndClient(ctx.em, 'ip.id = ? and ip.reseller_id = ?', [id, resellerId]) : undefined;
   if (!held) throw notFound('issued pass', id, param);
-  const client = joinedClient(em, 'c', row)!;
-  checkLookedUpClient(ctx, client.id);
-  return { ...held, client };
+  checkLookedUpClient(ctx, held.client.id);
+  return held;
+}
+
+/** An issued pass with its package and its client (a booking's holder named by its pass). */
+export interface HeldPassWithClient { issuedPass: IssuedPass; pass: PassPackage; client: Client }
+
+/** The issued pass matching `where` (over `ip`) with its package and its client, in one statement. */
+async function passWithPackageAndClient(em: EntityManager, where: string, params: unknown[]): Promise<HeldPassWithClient | undefined> {
+  const [row] = await preparedRead<Record<string, unknown>>(em,
+    `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
+       from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
+      where ${where}`, params);
+  const held = row && heldPass(em, row);
+  return held && { ...held, client: joinedClient(em, 'c', row)! };
 }
 
 /** An issued pass with its package by id, whichever reseller's (the provider side reads the pass behind an access code). */
@@ -182,17 +187,16 @@ export async function findIssuedPassWithPackage(em: EntityManager, id: string): 
  * caller names only the pass its lookup was verified against (README "Lookup"): any other passcode,
  * known or not, is 403, so a token cannot probe the issuer's passcodes.
  */
-export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, param?: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
+export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, param?: string): Promise<HeldPassWithClient> {
   const scope = lookupScopeOf(ctx);
   const code = passcode.toUpperCase();
-  if (scope) {
-    const held = await ctx.em.findOne(IssuedPassSchema, { id: scope.issuedPassId, resellerId: scope.clientResellerId });
-    if (!held || held.passcode !== code) throw notTheLookedUpClient();
-  }
   const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
-  const issuedPass = /^[A-Z0-9]{8}$/.test(code) ? await ctx.em.findOne(IssuedPassSchema, { passcode: code, resellerId }) : null;
-  if (!issuedPass) throw new DomainError('resource_not_found', 'No issued pass of this reseller has that passcode', { param });
-  return { issuedPass, pass: await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId }) };
+  // Passcodes are unique: the pass found is the token's own, or the token may not name it (known or not).
+  const held = /^[A-Z0-9]{8}$/.test(code) ? await passWithPackageAndClient(ctx.em, 'ip.passcode = ? and ip.reseller_id = ?', [code, resellerId]) : undefined;
+  if (scope && held?.issuedPass.id !== scope.issuedPassId) throw notTheLookedUpClient();
+  if (!held) throw new DomainError('resource_not_found', 'No issued pass of this reseller has that passcode', { param });
+  checkLookedUpClient(ctx, held.client.id);
+  return held;
 }
 
 export async function getIssuedPassOfClient(ctx: Ctx, clientId: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage }> {
