@@ -105,9 +105,9 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
 
 /**
  * The issued pass matching `where` (over `ip`; the latest when several do) with its package, in one
- * statement instead of a find for each: bookings read them on every initiation. The issued pass is
- * mapped into the entity manager (managed, as a find returns it: its visits change); the package,
- * which nothing here writes, is a plain object (src/platform/plain-rows.ts).
+ * statement instead of a find for each (a client's current pass, the pass behind an access code).
+ * The issued pass is mapped into the entity manager (managed, as a find returns it: its visits
+ * change); the package, which nothing here writes, is a plain object (src/platform/plain-rows.ts).
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   const [row] = await preparedRead<Record<string, unknown>>(em,
