@@ -21,7 +21,7 @@ export interface TestApp {
   /** Runs SQL against this app's database (assertions on rows, ledgers, outbox). */
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   /** SQL statements the app's ORM has sent (app.sql's included) since the last reset; set by startApp. */
-  queries?: { readonly count: number; readonly ownCount: number; readonly statements: readonly string[]; reset(): void };
+  queries?: { readonly count: number; readonly ownCount: number; readonly statements: readonly string[]; readonly ownStatements: readonly string[]; reset(): void };
   close(): Promise<void>;
 }
 
@@ -67,7 +67,8 @@ class StatementCounter extends DefaultLogger {
   constructor(options: LoggerOptions) { super(options); }
   get count(): number { return this.statements.length; }
   /** Statements besides the API-key lookup, which runs only when the 500 ms key cache lapses (src/platform/auth.ts). */
-  get ownCount(): number { return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q)).length; }
+  get ownStatements(): string[] { return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q)); }
+  get ownCount(): number { return this.ownStatements.length; }
   override logQuery(context: LogContext): void {
     if ((context.namespace ?? 'query') === 'query') this.statements.push(context.query ?? '');
   }
