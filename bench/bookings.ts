@@ -18,7 +18,7 @@ import type { Result } from 'autocannon';
 import { migrate, openOrm } from '../src/db/orm.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
-import { productionSettings, startServer, stopServer } from './request-path/processes.ts';
+import { startOurServer, startServer, stopServer } from './request-path/processes.ts';
 import { openDatabase, withPort } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
 import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
@@ -48,7 +48,6 @@ const VERBOSE = process.argv.includes('--verbose');
 if (FILL + 5 > CLIENTS || FILL < 3) throw new Error(`--fill takes 3 … ${CLIENTS - 5}`);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.dirname(here);
 const startedAt = Date.now();
 const progress = (message: string) => process.stderr.write(`[${String(Math.round((Date.now() - startedAt) / 1000)).padStart(3)} s] ${message}\n`);
 
@@ -60,11 +59,9 @@ const REQUESTS: Record<Kind, string> = {
 
 // ---- servers ----------------------------------------------------------------------------------
 
-/** Our server exactly as deployed: `serve`, its own process, logging off, no in-process outbox (with --cpu-prof DIR: profiled). */
-const startOurs = (name: string, databaseUrl: string, profile = false) => startServer(name, path.join(root, 'src/main.ts'), ['serve'], {
-  ...productionSettings, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
-  ...(profile && CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}` } : {}),
-});
+/** Our server as deployed (with --cpu-prof DIR: profiled). */
+const startOurs = (name: string, databaseUrl: string, profile = false) => startOurServer(name, databaseUrl,
+  profile && CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}` } : {});
 const startBare = (name: string, databaseUrl: string, seed: BookingsSeed) => startServer(name, path.join(here, 'bookings/bare-node-pg.ts'), [], {
   DATABASE_URL: databaseUrl, BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey), BENCH_CURRENCY: seed.currency,
 });

@@ -18,7 +18,7 @@ import { onCleanup, runBench } from './lifecycle.ts';
 import { seedBench, type BenchSeed } from './request-path/seed.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
 import { countStatements, issueSomePasses, type StatementCount } from './request-path/statements.ts';
-import { productionSettings, startServer, stopServer, type Target } from './request-path/processes.ts';
+import { startOurServer, startServer, stopServer, type Target } from './request-path/processes.ts';
 
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -34,7 +34,6 @@ const STATEMENTS_ONLY = process.argv.includes('--statements-only');
 const VERBOSE = process.argv.includes('--verbose');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.dirname(here);
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
 /** One load: a request autocannon repeats against one target, and how to tell its answer is right. */
@@ -50,17 +49,6 @@ interface Load {
 }
 
 interface Measured { reqPerSec: number[]; p99: number[]; failures: number }
-
-// ---- database ---------------------------------------------------------------------------------
-
-
-// ---- servers ----------------------------------------------------------------------------------
-
-/** Our server exactly as deployed: `serve`, its own process, logging off, no in-process outbox. */
-const startOurs = (name: string, databaseUrl: string) => startServer(name, path.join(root, 'src/main.ts'), ['serve'], {
-  ...productionSettings, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false',
-});
-
 
 // ---- statistics and tables --------------------------------------------------------------------
 
@@ -98,7 +86,7 @@ async function main(): Promise<void> {
   const dbAddress = new URL(db.url);
   const proxy = await startStatementProxy({ host: dbAddress.hostname, port: Number(dbAddress.port || 5432) });
   onCleanup(() => proxy.close());
-  const counted = await startOurs('our server (statement count)', withPort(db.url, proxy.port));
+  const counted = await startOurServer('our server (statement count)', withPort(db.url, proxy.port));
   const countedBase = `http://127.0.0.1:${counted.port}`;
   await issueSomePasses(countedBase, seed, 5);
   const statements = await countStatements(countedBase, proxy, seed);
@@ -113,7 +101,7 @@ async function main(): Promise<void> {
   }
 
   progress('starting the targets …');
-  const ours = await startOurs('our server', db.url);
+  const ours = await startOurServer('our server', db.url);
   const yoga = await startServer('bare graphql-yoga', path.join(here, 'request-path/bare-yoga.ts'), [], {});
   const bare = await startServer('bare node:http + pg', path.join(here, 'request-path/bare-node-pg.ts'), [], {
     DATABASE_URL: db.url, BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey),

@@ -4,6 +4,7 @@ import { loadConfig, ConfigError } from './config.ts';
 import { DomainError } from './platform/errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { parseCommand, ReportedError, USAGE, UsageError } from './cli/usage.ts';
+import { missingServerFlags, relaunchWithServerFlags } from './cli/node-flags.ts';
 
 // The CLI entry: the command line is checked in full first (src/cli/usage.ts), then the
 // configuration, and only then are the command's modules loaded and a database opened.
@@ -17,8 +18,10 @@ async function main(argv: string[]): Promise<number> {
     return command.exitCode;
   }
   if (command.name === 'print-schema') return printSchemas();
-  const config = loadConfig();
   const service = command.name === 'serve' || command.name === 'worker';
+  // `npm start` passes the server's Node flags itself; any other way in runs again with them.
+  if (service && missingServerFlags().length > 0) return relaunchWithServerFlags();
+  const config = loadConfig();
   log = createLogger(config, service ? 'stdout' : 'stderr');
   if (service) {
     const { serve, worker } = await import('./cli/serve.ts');

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.ts';
 
 export default defineConfig({
   // One copy of graphql, as in production: otherwise src gets its ESM build while Pothos and yoga
@@ -15,6 +16,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     pool: 'forks',
+    // The Node flags `serve` runs with (src/cli/node-flags.ts), so the suite runs the runtime production has.
+    execArgv: [...SERVER_NODE_FLAGS],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

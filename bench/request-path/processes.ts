@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 export { freePort };
@@ -18,11 +20,20 @@ const children = new Set<ChildProcess>();
  */
 export const productionSettings = { ACCESS_CODE_SIGNING_KEY: randomBytes(32).toString('hex') };
 
-/** Starts `node <script> [...args]` with `env` on a free loopback port and waits until it accepts connections. */
-export async function startServer(name: string, script: string, args: string[], env: Record<string, string>): Promise<Target> {
+/**
+ * Our server exactly as deployed: `serve` with the Node flags `npm start` passes (one process: the
+ * CPU read from /proc is the server's), its own process, logging off, no in-process outbox.
+ */
+export const startOurServer = (name: string, databaseUrl: string, env: Record<string, string> = {}) => startServer(name, ourMain, ['serve'], {
+  ...productionSettings, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false', ...env,
+}, SERVER_NODE_FLAGS);
+const ourMain = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** Starts `node [...nodeFlags] <script> [...args]` with `env` on a free loopback port and waits until it accepts connections. */
+export async function startServer(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<Target> {
   const port = await freePort();
   // An IPC channel lets our own target scripts notice when the bench dies without cleaning up.
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
     // A clean environment: only what the bench decides, so settings of the calling shell do not leak in.
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

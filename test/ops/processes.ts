@@ -2,9 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 
-// The operator CLI as a real child process (`node src/main.ts …`), and the bookkeeping that makes
-// sure every process a test starts (and any postgres it leaves behind) is gone afterwards.
+// The operator CLI as a real child process (`node src/main.ts …`, with the server's Node flags as
+// `npm start` passes them), and the bookkeeping that makes sure every process a test starts (and
+// any postgres it leaves behind) is gone afterwards.
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const nodeBin = path.join(repoRoot, 'node_modules', '.bin', 'node');
@@ -22,8 +24,8 @@ export function childEnv(overrides: Record<string, string | undefined>): NodeJS.
   return env;
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(nodeBin, ['src/main.ts', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = SERVER_NODE_FLAGS): ChildProcess {
+  const child = spawn(nodeBin, [...nodeFlags, 'src/main.ts', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return child;
@@ -56,8 +58,9 @@ export class Service {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: (() => void)[] = [];
 
-  constructor(args: string[], env: Record<string, string | undefined>) {
-    this.child = start(args, childEnv(env));
+  /** `nodeFlags`: what `node` is started with before src/main.ts; `[]` is the plain `node src/main.ts serve`. */
+  constructor(args: string[], env: Record<string, string | undefined>, nodeFlags?: readonly string[]) {
+    this.child = start(args, childEnv(env), nodeFlags);
     this.child.stdout!.on('data', (c: Buffer) => { this.stdout += c.toString(); this.wake(); });
     this.child.stderr!.on('data', (c: Buffer) => { this.stderr += c.toString(); this.wake(); });
     this.exited = new Promise((resolve) => {

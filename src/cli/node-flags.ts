@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import process from 'node:process';
+
+/**
+ * The Node flags `serve` and `worker` run with (README "Node and npm").
+ *
+ * `--experimental-async-context-frame`: MikroORM keeps a transaction's entity manager in an
+ * AsyncLocalStorage, and on Node 22 the first `run()` of one installs promise hooks that every
+ * promise of the process pays for from then on. With this flag AsyncLocalStorage is carried by
+ * V8's continuation data instead, with no hooks (the default from Node 24). bench/README.md
+ * "Async context frames" has the measurements.
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = Number(process.versions.node.split('.')[0]) < 24
+  ? ['--experimental-async-context-frame']
+  : [];
+
+export const missingServerFlags = (execArgv: readonly string[] = process.execArgv): string[] =>
+  SERVER_NODE_FLAGS.filter((flag) => !execArgv.includes(flag));
+
+/**
+ * Runs this same command line again in a child Node with the server flags, and answers with its
+ * exit code, as `npm start` does for its own child. Stop signals sent to this process are passed
+ * on (a Ctrl-C reaches both; the server ignores a repeated one), so a supervisor that stops this
+ * process stops the server.
+ */
+export function relaunchWithServerFlags(): Promise<number> {
+  const child = spawn(process.execPath, [...missingServerFlags(), ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  const pass = (signal: NodeJS.Signals) => () => { child.kill(signal); };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, pass(signal));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    // A child killed by a signal answers as a shell reports it: 128 + the signal's number.
+    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? os.constants.signals[signal] : 0)));
+  });
+}
