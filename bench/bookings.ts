@@ -3,10 +3,11 @@
 // node:http + pg handler issuing the same statements, each in its own process on loopback, loaded
 // by autocannon from this process in interleaved rounds (the order turns by one each round), so
 // drift on a shared machine hits both sides alike. Also the SQL statements per request (at the
-// wire, with and without an Idempotency-Key, on an empty and on a full class instance / spa day).
+// wire, with and without an Idempotency-Key, on an empty and on a full class instance / spa day),
+// and the latency of each load as an open loop at half our saturated rate (--paced-share).
 // Prints markdown tables; writes nothing into the repository.
 //
-//   node bench/bookings.ts [--rounds 6 --seconds 4 --connections 20 --warmup 2 --fill 1000
+//   node bench/bookings.ts [--rounds 6 --seconds 4 --connections 20 --warmup 2 --fill 1000 --paced-share 0.5
 //                           --no-idempotency-key --statements-only --verbose --cpu-prof DIR]
 //
 // With DATABASE_URL it creates (and drops) a database `bench_bookings_<random>` on that server;
@@ -23,7 +24,7 @@ import { openDatabase, withPort } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
 import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
 import { BARE_UNITS, OURS_UNITS, countStatements, openCountSession, openSessionsAhead, type KindCount } from './bookings/statements.ts';
-import { Counters, SessionPool, fire, openSessions, type Load } from './bookings/load.ts';
+import { Counters, SessionPool, fire, firePaced, openSessions, type Load, type Paced } from './bookings/load.ts';
 import { CpuMeter } from './bookings/cpu.ts';
 import { checkLedgers } from './bookings/ledgers.ts';
 import { confirmation, expectSuccess, loadClass, loadSpa, type Kind } from './bookings/requests.ts';
@@ -39,6 +40,7 @@ const SECONDS = flag('--seconds', 4);
 const CONNECTIONS = flag('--connections', 20);
 const WARMUP_SECONDS = flag('--warmup', 2);
 const FILL = flag('--fill', 1000);
+const PACED_SHARE = flag('--paced-share', 0.5);
 const IDEMPOTENCY_KEY = !process.argv.includes('--no-idempotency-key');
 const STATEMENTS_ONLY = process.argv.includes('--statements-only');
 const CPU_PROFILE_DIR = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
@@ -73,6 +75,7 @@ const median = (xs: number[]) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 const x = (n: number) => n.toFixed(2);
@@ -199,7 +202,18 @@ async function main(): Promise<void> {
     }
   }
 
-  out.push('', ...loadTables(loads, measured));
+  // The same loads as an open loop at a rate both sides sustain (a share of what ours did in the
+  // rounds, the same for both): the tail without the queue.
+  const paced = new Map<string, Paced & { rate: number }>();
+  for (const load of loads) {
+    const rate = Math.max(1, Math.round(PACED_SHARE * median(measured.get(loads.find((l) => l.kind === load.kind && l.side === 'ours')!.name)!.reqPerSec)));
+    if (load.kind === 'confirm') await topUp(SECONDS * 2);
+    const result = await firePaced(load, seed, counters, sessions, { rate, seconds: SECONDS * 2, connections: CONNECTIONS, idempotencyKey: IDEMPOTENCY_KEY });
+    paced.set(load.name, { ...result, rate });
+    progress(`paced ${rate} req/s  ${load.name.padEnd(30)} p99 ${ms(percentile(result.latencies, 0.99))}, generator stall ${ms(result.generatorStallMs)}${result.failed ? `  FAILED ${result.failed}` : ''}`);
+  }
+
+  out.push('', ...loadTables(loads, measured), '', ...pacedTable(loads, paced));
   const ledgers = await checkLedgers(db.url);
   out.push('', `${ROUNDS} rounds × ${loads.length} loads × ${SECONDS} s at ${CONNECTIONS} connections (after ${WARMUP_SECONDS} s of warm-up each), ` +
     `${IDEMPOTENCY_KEY ? 'each request with its own Idempotency-Key' : 'no Idempotency-Key'}; ${int(sessions.opened)} co-pay sessions opened ` +
@@ -208,6 +222,17 @@ async function main(): Promise<void> {
     `load average ${loadBefore} before, ${loadAverage()} after; ${Math.round((Date.now() - started) / 1000)} s in all. ` +
     `Afterwards (${int(ledgers.bookings)} bookings): ${ledgers.mismatches.length ? `**${ledgers.mismatches.join('; ')}**` : 'every wallet, the business account, every class instance\'s spots and every pass\'s visit counter equal their ledgers'}.`);
   console.log(out.join('\n'));
+}
+
+function pacedTable(loads: Load[], paced: Map<string, Paced & { rate: number }>): string[] {
+  return [
+    `### Latency paced at ${PACED_SHARE} × our req/s above, evenly spaced (at most ${CONNECTIONS} connections; from each request's due time; ${SECONDS * 2} s each)`, '',
+    '| target | req/s offered | p50 | p99 | max | requests | not 201 | the load generator\'s longest stall |', '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...loads.map((l) => {
+      const r = paced.get(l.name)!;
+      return `| ${l.name} | ${int(r.rate)} | ${ms(percentile(r.latencies, 0.5))} | ${ms(percentile(r.latencies, 0.99))} | ${ms(Math.max(...r.latencies))} | ${int(r.latencies.length)} | ${r.failed} | ${ms(r.generatorStallMs)} |`;
+    }),
+  ];
 }
 
 function statementTable(ours: KindCount[], bare: KindCount[]): string[] {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon, { type Result } from 'autocannon';
 import type { Target } from '../request-path/processes.ts';
 import type { BookingsSeed } from './seed.ts';
@@ -62,6 +64,15 @@ function nextRequest(load: Load, seed: BookingsSeed, counters: Counters, session
   return confirmation(id ?? 'sess_00000000000000000000000000');
 }
 
+/** The next request of a load as sent: its path, body and headers (the key, and a new Idempotency-Key when the load sends them). */
+function outgoing(load: Load, seed: BookingsSeed, counters: Counters, sessions: SessionPool, idempotencyKey: boolean) {
+  const sent = nextRequest(load, seed, counters, sessions);
+  const headers: Record<string, string> = { Authorization: `Bearer ${seed.apiKey}` };
+  if (sent.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (idempotencyKey) headers['Idempotency-Key'] = `bench-${run}-${++keys}`;
+  return { path: sent.path, headers, body: sent.body ?? '' };
+}
+
 export function fire(load: Load, seed: BookingsSeed, counters: Counters, sessions: SessionPool,
   opts: { seconds: number; connections: number; idempotencyKey: boolean }): Promise<Result> {
   return autocannon({
@@ -69,15 +80,58 @@ export function fire(load: Load, seed: BookingsSeed, counters: Counters, session
     connections: opts.connections, duration: opts.seconds, timeout: 10,
     requests: [{
       method: 'POST',
-      setupRequest: (request) => {
-        const sent = nextRequest(load, seed, counters, sessions);
-        const headers: Record<string, string> = { Authorization: `Bearer ${seed.apiKey}` };
-        if (sent.body !== undefined) headers['Content-Type'] = 'application/json';
-        if (opts.idempotencyKey) headers['Idempotency-Key'] = `bench-${run}-${++keys}`;
-        return { ...request, method: 'POST', path: sent.path, headers, body: sent.body ?? '' };
-      },
+      setupRequest: (request) => ({ ...request, method: 'POST', ...outgoing(load, seed, counters, sessions, opts.idempotencyKey) }),
     }],
   });
+}
+
+export interface Paced {
+  latencies: number[];
+  failed: number;
+  /** The longest this process's event loop was held up meanwhile (ms): a request due then went out late, and counts it. */
+  generatorStallMs: number;
+}
+
+/**
+ * An open loop: `rate` requests a second, evenly spaced, for `seconds`, over at most `connections`
+ * keep-alive connections. A request waits for a free connection when all are busy, and its latency
+ * runs from the moment it was due, so a slow answer also counts in the requests queued behind it.
+ * (autocannon's own rate limit sends each connection's share for the second at once, in a burst.)
+ */
+export async function firePaced(load: Load, seed: BookingsSeed, counters: Counters, sessions: SessionPool,
+  opts: { rate: number; seconds: number; connections: number; idempotencyKey: boolean }): Promise<Paced> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+  const { port } = load.target();
+  const latencies: number[] = [];
+  let failed = 0;
+  const send = (due: number) => new Promise<void>((resolve) => {
+    const { path, headers, body } = outgoing(load, seed, counters, sessions, opts.idempotencyKey);
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent }, (res) => {
+      res.resume();
+      res.once('end', () => {
+        latencies.push(performance.now() - due);
+        if (res.statusCode !== 201) failed++;
+        resolve();
+      });
+    });
+    req.once('error', () => { failed++; resolve(); });
+    req.end(body);
+  });
+  const stalls = monitorEventLoopDelay({ resolution: 5 });
+  stalls.enable();
+  const total = Math.round(opts.rate * opts.seconds);
+  const interval = 1000 / opts.rate;
+  const start = performance.now();
+  const sent: Promise<void>[] = [];
+  while (sent.length < total) {
+    const now = performance.now();
+    while (sent.length < total && start + sent.length * interval <= now) sent.push(send(start + sent.length * interval));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(sent);
+  stalls.disable();
+  agent.destroy();
+  return { latencies, failed, generatorStallMs: stalls.max / 1e6 };
 }
 
 /** Opens `count` co-pay sessions through our API (POST /bookings/spa at uncovered spas), `connections` at a time. */
