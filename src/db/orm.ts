@@ -14,7 +14,10 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     extensions: [Migrator],
     // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.
     migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true, snapshot: false },
-    pool: { min: 0, max: poolMax },
+    // Connections once opened stay open (pg closes idle ones above `min` after 10 s). A burst after
+    // a quiet spell would otherwise wait for new backends to start and prepare their statements
+    // again: stalls of a few hundred ms on a busy machine (bench/README.md "Async context frames").
+    pool: { min: poolMax, max: poolMax },
     // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
     driverOptions: { Client: PreparingClient },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
