@@ -1,4 +1,4 @@
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { isObjectType, lexicographicSortSchema, printSchema, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './errors.ts';
@@ -20,7 +20,32 @@ import '../modules/hosted-sessions/hosted-sessions.graphql.ts';
 let schema: GraphQLSchema | undefined;
 
 export function graphqlSchema(): GraphQLSchema {
-  return (schema ??= builder.toSchema({ sortSchema: true }));
+  return (schema ??= synchronousNodeIds(builder.toSchema({ sortSchema: true })));
+}
+
+/**
+ * A Node's `id` answers without a promise. Pothos's relay plugin resolves every node id in an
+ * async function (its id may come from a loader); ours are columns read with the row, and a
+ * promise per id made each node of a list wait a turn of the microtask queue, one more
+ * continuation in the compiled execution (src/graphql/compiled-execution.ts). The same value:
+ * the type's own `id.resolve`, then the relay options' `encodeGlobalID` (src/graphql/builder.ts).
+ * A field some plugin wrapped (its resolver is no longer relay's own) is left as it is.
+ */
+export function synchronousNodeIds(built: GraphQLSchema): GraphQLSchema {
+  const encode = builder.options.relay?.encodeGlobalID;
+  for (const type of Object.values(built.getTypeMap())) {
+    if (!isObjectType(type) || !type.getInterfaces().some((i) => i.name === 'Node')) continue;
+    const field = type.getFields().id;
+    const own = (type.extensions as { pothosOptions?: { id?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } }).pothosOptions?.id?.resolve;
+    const relays = (field?.extensions as { pothosOptions?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } | undefined)?.pothosOptions?.resolve;
+    if (!field || !own || !relays || !encode || field.resolve !== relays) continue;
+    field.resolve = (parent, args, ctx, info) => {
+      const id = own(parent, args, ctx, info);
+      // Anything but a plain value (a promise, say) takes relay's own way, as before.
+      return typeof id === 'string' || typeof id === 'number' ? encode(type.name, String(id), ctx) : relays(parent, args, ctx, info);
+    };
+  }
+  return built;
 }
 
 /** The text committed as schema.graphql; a test fails when it drifts from the code. */

@@ -3,6 +3,8 @@ import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { call, gql } from '../support/http.ts';
 import { operation } from './documents.ts';
+import { isObjectType, type GraphQLResolveInfo } from 'graphql';
+import { graphqlSchema } from '../../src/graphql/schema.ts';
 
 // A document that comes back runs compiled by graphql-jit (src/graphql/compiled-execution.ts):
 // it must answer exactly as graphql-js answered it the first time, and a string literal must
@@ -131,5 +133,25 @@ describe('a document with a string literal', () => {
     expect(mutation.ran).toEqual({ compiled: 0, 'graphql-js': 3 });
     expect(mutation.replies[0].body.data.issuePass).toEqual({ __typename: 'InputError', param: 'email' });
     expect(mutation.replies[2]).toEqual(mutation.replies[0]);
+  });
+});
+
+describe('node ids', () => {
+  it('every Node type answers its id without a promise, as relay would encode it (src/graphql/schema.ts synchronousNodeIds)', () => {
+    const nodeTypes = Object.values(graphqlSchema().getTypeMap())
+      .filter((t) => isObjectType(t) && t.getInterfaces().some((i) => i.name === 'Node'));
+    expect(nodeTypes.length).toBeGreaterThan(10);
+    for (const type of nodeTypes) {
+      if (!isObjectType(type)) continue;
+      const id = type.getFields().id.resolve!({ id: 'x_01' }, {}, {}, {} as GraphQLResolveInfo);
+      expect({ type: type.name, id }).toEqual({ type: type.name, id: 'x_01' });
+    }
+  });
+
+  it('a list of nodes answers the ids it read, compiled or not', async () => {
+    const { replies } = await thrice('{ passes(first: 2) { edges { node { id } } } }');
+    const ids = replies[0].body.data.passes.edges.map((e: { node: { id: string } }) => e.node.id);
+    expect(ids).toContain(passId);
+    expect(replies[2]).toEqual(replies[0]);
   });
 });
