@@ -1,7 +1,5 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, useErrorHandler, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
-// GraphiQL with its assets bundled: the page works without reaching a CDN.
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Config } from '../config.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
@@ -22,7 +20,10 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
     // The request's use-case context (src/graphql/http.ts) is the GraphQL context; the GraphiQL page has none.
     context: ({ ctx }) => ctx ?? ({} as Ctx),
     landingPage: false,
-    renderGraphiQL,
+    // GraphiQL with its assets bundled, so the page works without reaching a CDN: 28 MB of strings
+    // once loaded, imported on the first page a browser asks for, so a process that only serves
+    // the API (each `serve --workers` worker among them) never holds them.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     graphiql: graphiqlOptions(),
     logging: false,
     // The body limit is enforced before yoga sees the request (src/graphql/http.ts reads the body with
