@@ -1,15 +1,18 @@
 import type { EntityName, EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedWrite } from './prepared-read.ts';
+import type { TxEm } from './transaction.ts';
 
 // Rows nothing writes (the catalogue's: providers, classes and their instances, spa services,
 // co-pay options; pass packages) as plain objects of their entity's shape, with the values em.map
 // would give them, but not merged into the entity manager: em.map builds a managed entity with a
 // snapshot, and each flush of the transaction then scans it for changes. On the booking path that
 // was a fifth of the server's JavaScript time (bench/README.md "Bookings"). A row that is written
-// stays a managed entity.
+// stays a managed entity, unless it is written by SQL of its own: the booking path's new rows
+// (insertPlain) and its counters, which no flush then has to find.
 
 type Convert = (value: unknown) => unknown;
-interface Column { property: string; column: string; convert: Convert | undefined }
+interface Column { property: string; column: string; convert: Convert | undefined; json: boolean }
 const columnsByEntity = new Map<string, Column[]>();
 
 /** `select *` rows of `entity`'s table as plain objects of its properties (not managed); other columns are left out. */
@@ -56,11 +59,38 @@ export function joinedRow<T extends object>(em: EntityManager, entity: EntityNam
   return own;
 }
 
+/**
+ * Inserts `row` (every property of `entity`, as its plain object holds them) with one prepared
+ * INSERT in the caller's transaction, now rather than at a flush, and returns it as it is: a plain
+ * object, never managed. For rows a hot path creates and then only reads (a booking, a session):
+ * em.create and flush would build a managed entity and its change set for one INSERT.
+ */
+export async function insertPlain<T extends object>(em: TxEm, entity: EntityName<T>, row: T): Promise<T> {
+  const meta = em.getMetadata().get(entity);
+  const columns = columnsOf(em, entity);
+  let sql = insertsByEntity.get(meta.className);
+  if (!sql) {
+    sql = `insert into ${meta.tableName} (${columns.map((c) => c.column).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+    insertsByEntity.set(meta.className, sql);
+  }
+  const values = columns.map(({ property, json }) => {
+    const value = (row as Record<string, unknown>)[property];
+    if (value === undefined) throw new Error(`insertPlain: ${meta.className}.${property} is not set`);
+    // pg would send an array as a PostgreSQL array: a json column takes its JSON text.
+    return json && value !== null ? JSON.stringify(value) : value;
+  });
+  await preparedWrite(em, sql, values);
+  return row;
+}
+const insertsByEntity = new Map<string, string>();
+
 function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): Column[] {
   const meta = em.getMetadata().get(entity);
   let columns = columnsByEntity.get(meta.className);
   if (!columns) {
-    columns = meta.props.map((prop) => ({ property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop) }));
+    columns = meta.props.map((prop) => ({
+      property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop), json: prop.type === 'JsonType',
+    }));
     columnsByEntity.set(meta.className, columns);
   }
   return columns;

@@ -10,7 +10,7 @@ import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/c
 import { recordEvent } from '../events/events.service.ts';
 import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../passes/passes.service.ts';
 import { copayOptionsOf } from '../providers/providers.service.ts';
-import { LIVE_STATUSES, newBooking, newSession, type Booking, type NewBooking } from './bookings.service.ts';
+import { LIVE_STATUSES, insertBooking, insertSession, type Booking, type NewBooking } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
 import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
 
@@ -77,12 +77,11 @@ async function openClassSession(ctx: TxCtx, holder: Holder, slot: BookableInstan
   kind: 'CLASS_COPAY' | 'CLASS_EXTRA_VISITS'; copayOptionIds: string[]; costPerVisit: number | null; visitsUsed: number | null; maxVisits: number | null;
 }): Promise<Initiation> {
   const now = ctx.clock.now();
-  const session = newSession(ctx.em, {
+  const session = await insertSession(ctx.em, {
     ...classFields(holder, slot), kind: purchase.kind, currency: resellerOf(ctx).currency,
     copayAmount: null, copayCredits: null, copayOptionIds: purchase.copayOptionIds, costPerVisit: purchase.costPerVisit,
     visitsUsed: purchase.visitsUsed, maxVisits: purchase.maxVisits,
   }, now);
-  await ctx.em.flush();
   await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
   return { session, copayOptions: [] };
 }
@@ -93,10 +92,9 @@ type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod'
 export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableInstance, payment: Payment, id: string): Promise<Booking> {
   if (!(await takeSpot(ctx.em, slot.instance.id))) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
   const now = ctx.clock.now();
-  const booking = newBooking(ctx.em, {
+  const booking = await insertBooking(ctx.em, {
     ...classFields(holder, slot), ...payment, visitsDeducted: 1, creditsCharged: 0, currency: resellerOf(ctx).currency,
   }, now, id);
-  await ctx.em.flush();
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }

@@ -10,7 +10,7 @@ import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
 import { lockSpa, slotAt, spaWithServices, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
-import { newBooking, newSession } from './bookings.service.ts';
+import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
 import { coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
 
@@ -75,14 +75,13 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   }
   await checkSlot(ctx, appointment, false);
   const now = ctx.clock.now();
-  const session = newSession(ctx.em, {
+  const session = await insertSession(ctx.em, {
     resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
     kind: 'SPA_COPAY', type: 'spa', classInstanceId: null, ...spaNames(appointment),
     localDate: appointment.date, localTime: appointment.time, startsAt: appointment.startsAt, endsAt: appointment.endsAt,
     currency, copayAmount: sum(appointment.services, (s) => s.copayAmount ?? 0), copayCredits: sum(appointment.services, (s) => s.credits),
     copayOptionIds: [], costPerVisit: null, visitsUsed: null, maxVisits: null,
   }, now);
-  await ctx.em.flush();
   await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
   return { session, copayOptions: [] };
 }
@@ -98,10 +97,9 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment) {
       description: `Spa appointment at ${a.spa.name}: ${spaNames(a).serviceName}`,
     });
   }
-  const booking = newBooking(ctx.em, {
+  const booking = await insertBooking(ctx.em, {
     ...spaBookingFields(holder, a), payment: 'PASS', visitsDeducted: 0, creditsCharged: credits, currency: resellerOf(ctx).currency,
   }, now, id);
-  await ctx.em.flush();
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }

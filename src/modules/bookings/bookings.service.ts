@@ -7,6 +7,7 @@ import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
+import { insertPlain, plainRow } from '../../platform/plain-rows.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { registerBookedIntervals } from '../spa/spa.service.ts';
 import {
@@ -46,9 +47,13 @@ export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt'
   | 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>
   & Partial<Pick<Booking, 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>>;
 
-/** A new PENDING booking (bookings always start PENDING; only the provider moves them on). Persisted at the next flush. */
-export function newBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Booking {
-  return em.create(BookingSchema, {
+/**
+ * Inserts a new PENDING booking now (bookings always start PENDING; only the provider moves them
+ * on) and returns it as a plain object: nothing on the booking path writes it again, so it is not
+ * managed (src/platform/plain-rows.ts insertPlain).
+ */
+export function insertBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Promise<Booking> {
+  return insertPlain(em, BookingSchema, {
     rescheduledFrom: null, sessionId: null, visitEntitlementId: null, visitPeriod: null, copayAmount: null,
     ...fields,
     id, status: 'PENDING', rescheduledTo: null, refund: null,
@@ -105,18 +110,18 @@ export async function listClientBookings(ctx: Ctx, clientId: string, filters: Bo
 
 export type NewSession = Omit<BookingSession, 'id' | 'status' | 'bookingId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
-/** A new OPEN session that expires SESSION_LIFETIME_MS after `at`. Persisted at the next flush. */
-export function newSession(em: TxEm, fields: NewSession, at: Date): BookingSession {
-  return em.create(BookingSessionSchema, {
+/** Inserts a new OPEN session that expires SESSION_LIFETIME_MS after `at`, now; a plain object like insertBooking's. */
+export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<BookingSession> {
+  return insertPlain(em, BookingSessionSchema, {
     ...fields, id: newId('session', at.getTime()), status: 'OPEN', bookingId: null,
     expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS), createdAt: at, updatedAt: at,
   });
 }
 
 /**
- * A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind: 404.
- * A prepared statement mapped into the entity manager (managed: the confirm marks it used at its
- * flush), as every confirm starts here and a find builds its query each time.
+ * A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind:
+ * 404. A prepared statement read into a plain object (every confirm starts here; markSessionUsed
+ * writes it by SQL of its own).
  */
 export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<BookingSession> {
   const { resellerId } = resellerOf(ctx);
@@ -124,7 +129,13 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
     ? await preparedWrite<Record<string, unknown>>(ctx.em, 'select * from booking_session where id = ? and reseller_id = ? and type = ? for update', [id, resellerId, type])
     : [];
   if (!row) throw notFound(`${type} booking session`, id);
-  return ctx.em.map(BookingSessionSchema, row);
+  return plainRow(ctx.em, BookingSessionSchema, row);
+}
+
+/** A locked session (lockOwnSession) is used: CONFIRMED, naming the booking it made. */
+export async function markSessionUsed(em: TxEm, session: BookingSession, bookingId: string, at: Date): Promise<void> {
+  await preparedWrite(em, `update booking_session set status = 'CONFIRMED', booking_id = ?, updated_at = ? where id = ?`, [bookingId, at, session.id]);
+  Object.assign(session, { status: 'CONFIRMED', bookingId, updatedAt: at });
 }
 
 /** A provider's bookings, newest first, optionally of one status and type (the provider side). */

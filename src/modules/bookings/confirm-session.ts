@@ -5,7 +5,7 @@ import { recordEvent } from '../events/events.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { checkSlot, appointmentParts, spaBookingFields } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
-import { lockOwnSession, newBooking, type Booking, type BookingSession } from './bookings.service.ts';
+import { insertBooking, lockOwnSession, markSessionUsed, type Booking } from './bookings.service.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 
@@ -13,12 +13,6 @@ import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eli
 // write the outbox row, and debit the business account last (README "Bookings"). A retry with the
 // same Idempotency-Key replays; another confirm of a used session is 409, of an expired one 422,
 // and debits nothing.
-
-function markUsed(session: BookingSession, booking: Booking, at: Date): void {
-  session.status = 'CONFIRMED';
-  session.bookingId = booking.id;
-  session.updatedAt = at;
-}
 
 export const confirmSpaInput = z.strictObject({});
 
@@ -32,12 +26,11 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   await checkSlot(ctx, appointment, true);
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
-  const booking = newBooking(ctx.em, {
+  const booking = await insertBooking(ctx.em, {
     ...spaBookingFields(holder, appointment), payment: 'COPAY', visitsDeducted: 0, creditsCharged: 0,
     copayAmount: copay, currency: session.currency, sessionId: session.id,
   }, now, id);
-  markUsed(session, booking, now);
-  await ctx.em.flush();
+  await markSessionUsed(ctx.em, session, booking.id, now);
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   // Last: the business account's row lock, which every confirm of this reseller waits for, is
   // then held only until COMMIT (bench/README.md). A refusal rolls the writes above back.
@@ -76,8 +69,7 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   const booking = await bookInstance(ctx, holder, slot, {
     payment: purchase.kind, visitEntitlementId: entitlementId, sessionId: session.id,
   }, id);
-  markUsed(session, booking, now);
-  await ctx.em.flush();
+  await markSessionUsed(ctx.em, session, booking.id, now);
   await pay();
   return booking;
 }

@@ -8,7 +8,7 @@ import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
 import { appointmentOf, checkSlot, localTime, spaBookingFields } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
-import { isLive, lockOwnBooking, moveTo, newBooking, type Booking } from './bookings.service.ts';
+import { insertBooking, isLive, lockOwnBooking, moveTo, type Booking } from './bookings.service.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { holderOf } from './eligibility.ts';
 
@@ -56,8 +56,7 @@ async function moveSpa(ctx: TxCtx, old: Booking, input: z.infer<typeof reschedul
   await ctx.em.flush();
   await checkSlot(ctx, appointment, true);
   const now = ctx.clock.now();
-  const booking = newBooking(ctx.em, { ...spaBookingFields(holder, appointment), ...paidBy(old) }, now, newId('booking', now.getTime()));
-  await ctx.em.flush();
+  const booking = await insertBooking(ctx.em, { ...spaBookingFields(holder, appointment), ...paidBy(old) }, now, newId('booking', now.getTime()));
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { joinedColumns, joinedRow } from '../../platform/plain-rows.ts';
+import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
@@ -38,13 +38,13 @@ export function ownClientsReseller(ctx: Ctx, clientId: string): string {
 
 /**
  * The client columns of a statement joining `client` as `alias` to other rows, and the client of
- * such a row, mapped into the entity manager (managed, as findClientOf returns it); undefined when
- * the row has none (src/platform/plain-rows.ts joinedColumns).
+ * such a row as a plain object (src/platform/plain-rows.ts): the statements that read a client this
+ * way (a booking's holder, an access code's) never write it; a wallet moves by SQL. Undefined when
+ * the row has none.
  */
 export const joinedClientColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ClientSchema, alias);
 export function joinedClient(em: EntityManager, alias: string, row: Record<string, unknown>): Client | undefined {
-  const own = joinedRow(em, ClientSchema, alias, row);
-  return own ? em.map(ClientSchema, own) : undefined;
+  return plainJoined(em, ClientSchema, alias, [row])[0];
 }
 
 /** The same, as a 404 `resource_not_found` (naming `param` when the id came from a body field). */

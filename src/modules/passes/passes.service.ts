@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { joinedColumns, joinedRow, plainJoined, plainRows } from '../../platform/plain-rows.ts';
+import { joinedColumns, plainJoined, plainRows } from '../../platform/plain-rows.ts';
 import { preparedRead } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
@@ -106,8 +106,9 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
 /**
  * The issued pass matching `where` (over `ip`; the latest when several do) with its package, in one
  * statement instead of a find for each (a client's current pass, the pass behind an access code).
- * The issued pass is mapped into the entity manager (managed, as a find returns it: its visits
- * change); the package, which nothing here writes, is a plain object (src/platform/plain-rows.ts).
+ * Both are plain objects (src/platform/plain-rows.ts): its readers never write them through the
+ * entity manager (a visit taken moves the pass's counters by SQL; the use cases that change a pass
+ * lock it with findCurrentIssuedPass or lockChangeablePass).
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   const [row] = await preparedRead<Record<string, unknown>>(em,
@@ -119,10 +120,10 @@ async function issuedPassWithPackage(em: EntityManager, where: string, params: u
   return row && heldPass(em, row);
 }
 
-/** The issued pass (managed) and package (plain) of a row read with their joinedColumns as `ip` and `pp`; undefined without one. */
+/** The issued pass and package (plain objects) of a row read with their joinedColumns as `ip` and `pp`; undefined without one. */
 function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass: IssuedPass; pass: PassPackage } | undefined {
-  const issued = joinedRow(em, IssuedPassSchema, 'ip', row);
-  return issued && { issuedPass: em.map(IssuedPassSchema, issued), pass: plainJoined(em, PassPackageSchema, 'pp', [row])[0]! };
+  const [issuedPass] = plainJoined(em, IssuedPassSchema, 'ip', [row]);
+  return issuedPass && { issuedPass, pass: plainJoined(em, PassPackageSchema, 'pp', [row])[0]! };
 }
 
 /**
