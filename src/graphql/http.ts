@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, errorBody, validationError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
-import { decodeUtf8, parseQueryString } from '../platform/text.ts';
+import { checkUtf8, decodeUtf8, parseQueryString } from '../platform/text.ts';
 import { header, readBody, sendJson } from '../rest/http.ts';
 import type { GraphQLServer } from './yoga.ts';
 
@@ -54,6 +54,6 @@ function checkTransportText(req: IncomingMessage, raw: Buffer, search: string): 
     // Multipart exists for file uploads, which this API does not take; its text parts could not be checked.
     throw validationError('Content-Type', 'multipart/form-data is not accepted (the API takes no files); send application/json');
   }
-  const text = decodeUtf8(raw);
-  if (type === 'application/x-www-form-urlencoded') parseQueryString(text);
+  if (type === 'application/x-www-form-urlencoded') parseQueryString(decodeUtf8(raw));
+  else checkUtf8(raw); // yoga decodes it: only checked here, without making a string
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { validationError } from './errors.ts';
 
 // The one text rule for every string input on both surfaces (bodies, query parameters, GraphQL
@@ -25,9 +26,16 @@ export function decodeUtf8(bytes: Uint8Array, param = 'body'): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw validationError(param, 'The request body is not valid UTF-8');
+    throw notUtf8(param);
   }
 }
+
+/** decodeUtf8's check alone, for bytes another parser decodes: no string is made. */
+export function checkUtf8(bytes: Uint8Array, param = 'body'): void {
+  if (!isUtf8(bytes)) throw notUtf8(param);
+}
+
+const notUtf8 = (param: string) => validationError(param, 'The request body is not valid UTF-8');
 
 export const MAX_JSON_DEPTH = 32;
 
