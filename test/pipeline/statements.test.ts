@@ -57,7 +57,7 @@ describe('GraphQL passes', () => {
     const reseller = await createReseller(app);
     for (let i = 0; i < 12; i++) await createPassPackage(app, reseller, { name: `Pass ${i}` });
     const { body: rest } = await v3(app, '/passes?limit=10', { key: reseller.key });
-    const list = async (query: string) => {
+    const send = async (query: string) => {
       app.queries!.reset();
       const res = await gql(app, reseller.key, query);
       expect(res.body.errors, res.text).toBeUndefined();
@@ -66,6 +66,13 @@ describe('GraphQL passes', () => {
       const nodes = (res.body.data.passes.edges as { node: Record<string, unknown> }[]).map((e) => e.node);
       expect(nodes.map((n) => n.id)).toEqual(rest.data.map((p: { id: string }) => p.id));
       return { reads: { categories: /\bcategories\b/.test(sql[0]), createdAt: /\bcreated_at\b/.test(sql[0]) }, nodes };
+    };
+    // Each query twice: the second run resolves with the cached document's nodes, and the selection
+    // read from them is kept per node (src/graphql/selection.ts), so it must read the same columns.
+    const list = async (query: string) => {
+      const first = await send(query);
+      expect(await send(query)).toEqual(first);
+      return first;
     };
     const bare = await list('{ passes(first: 10) { edges { node { id name price } } } }');
     expect(bare.reads).toEqual({ categories: false, createdAt: false });
@@ -84,6 +91,9 @@ describe('GraphQL passes', () => {
       fragment Dates on Pass { createdAt }`);
     expect(spread.reads).toEqual({ categories: false, createdAt: true });
     expect(spread.nodes.map((n) => n.createdAt)).toEqual(whole.nodes.map((n) => n.createdAt));
+    // The same field twice with different selections is merged: both selections count.
+    const merged = await list('{ passes(first: 10) { edges { node { id } } } passes(first: 10) { edges { node { createdAt } } } }');
+    expect(merged.reads).toEqual({ categories: false, createdAt: true });
   });
 });
 
