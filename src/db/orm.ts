@@ -19,7 +19,10 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     // again: stalls of a few hundred ms on a busy machine (bench/README.md "Async context frames").
     pool: { min: poolMax, max: poolMax },
     // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
-    driverOptions: { Client: PreparingClient },
+    // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's
+    // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, 40 ms
+    // for a 1 ms statement (bench/README.md); every statement here is short.
+    driverOptions: { Client: PreparingClient, options: '-c jit=off' },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,
     debug: false,

@@ -25,3 +25,12 @@ it('connections opened for a burst are still open, and reused, after 11 s idle (
     await orm.close();
   }
 }, 30_000);
+
+// Our connections run without JIT (src/db/orm.ts): a prepared statement whose estimated cost
+// passes jit_above_cost was compiled at every execution (40 ms for GET /passes?limit=100 once a
+// reseller had over 100 passes, against 2 ms to run it).
+it("the pool's connections, in a transaction and out of one, run with jit off", async () => {
+  const em = app.orm.em.fork();
+  expect(await em.execute('show jit')).toEqual([{ jit: 'off' }]);
+  expect(await em.transactional((tx) => tx.execute('show jit'))).toEqual([{ jit: 'off' }]);
+});
