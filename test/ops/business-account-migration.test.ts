@@ -18,7 +18,7 @@ describe('the business_account migration on an existing database', () => {
         ('res_01J0000000000000000000000A', 'Funded', 'EUR', 'ACTIVE', 123456, now()),
         ('res_01J0000000000000000000000B', 'Empty', 'USD', 'DISABLED', 0, now())`);
 
-      expect((await orm.migrator.up()).map((m) => m.name)).toEqual(['Migration20261125000000_business_account']);
+      expect((await orm.migrator.up({ to: 'Migration20261125000000_business_account' })).map((m) => m.name)).toEqual(['Migration20261125000000_business_account']);
 
       expect(await sql('select reseller_id, balance::text as balance from business_account order by reseller_id')).toEqual([
         { reseller_id: 'res_01J0000000000000000000000A', balance: '123456' },

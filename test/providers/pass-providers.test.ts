@@ -132,6 +132,36 @@ describe('provider_count of passes', () => {
       .toEqual([[empty.id, 0, 0], [mine.id, 2, 2]]);
   });
 
+  // The counts come from provider_tier, which triggers on provider keep per (category, tier)
+  // (migration Migration20261127000000_provider_tiers): every kind of write must keep it equal to
+  // counting the providers, and the pass list must follow.
+  it('follow every write of a provider: inserts, a multi-row upsert that moves tiers, updates and deletes', async () => {
+    const owner = await createReseller(app, { name: 'Tiers' });
+    const [gold, silver] = tiersOf('MOVEGOLD', 'MOVESILVER');
+    const pass = await createPassPackage(app, owner, { categories: [{ type: 'GYM', tiers: [gold.toLowerCase()], visits_allowed: null, credit_allocated: 0 }] });
+    const count = async () => (await v3(app, `/passes?limit=100`, { key: owner.key })).body.data.find((p: { id: string }) => p.id === pass.id).provider_count;
+    const counted = () => app.sql('select category, tier, providers from provider_tier where providers <> 0 order by category, tier');
+    const truth = () => app.sql('select category, tier, count(*)::int as providers from provider group by category, tier order by category, tier');
+
+    const providers = [];
+    for (let i = 0; i < 3; i++) providers.push(await createProvider(app, { category: 'GYM', tier: gold }));
+    expect(await count()).toBe(3);
+    // One statement writing several rows, as the catalogue import's upsert does: one into the tier, two out of it.
+    const moved = await app.sql<{ id: string }>(
+      `insert into provider select (jsonb_populate_record(null::provider, to_jsonb(p) || jsonb_build_object('id', p.id || 'x'))).* from provider p where p.id = ?
+       union all select (jsonb_populate_record(null::provider, to_jsonb(p) || jsonb_build_object('tier', ?::text))).* from provider p where p.id in (?, ?)
+       on conflict (id) do update set tier = excluded.tier returning id`,
+      [providers[0].id, silver, providers[1].id, providers[2].id]);
+    expect(moved).toHaveLength(3);
+    expect(await count()).toBe(2);
+    await app.sql('update provider set tier = ? where id = ?', [gold, providers[1].id]);
+    await app.sql('update provider set name = ? where tier = ?', ['Renamed', gold]); // no pair moves
+    expect(await count()).toBe(3);
+    await app.sql('delete from provider where id = ?', [`${providers[0].id}x`]);
+    expect(await count()).toBe(2);
+    expect(await counted()).toEqual(await truth());
+  });
+
   it('a page of passes costs one counting statement, in REST and in GraphQL', async () => {
     const owner = await createReseller(app, { name: 'Batch' });
     for (let i = 0; i < 5; i++) await createPassPackage(app, owner);
