@@ -1,27 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { describe, expect, it, inject } from 'vitest';
-import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
-import { openOrm } from '../../src/db/orm.ts';
-import { withDatabase } from '../support/global-setup.ts';
+import { describe, expect, it } from 'vitest';
+import { onDatabaseMigratedTo } from '../support/migrations.ts';
 
 // Migration20261127000000_provider_tiers counts the providers of each (category, tier) into
 // provider_tier, which the pass lists' provider counts read: on a database that already holds a
 // catalogue, it must start from the providers there, and the triggers take it on from there.
 describe('the provider_tier migration on an existing database', () => {
   it('counts the providers already there per (category, tier), and later writes move the counts', async () => {
-    const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
-    await createDatabaseIfMissing(inject('adminUrl'), database);
-    const orm = await openOrm(withDatabase(inject('adminUrl'), database), 2);
-    try {
-      await orm.migrator.up({ to: 'Migration20261125000000_business_account' });
-      const sql = (q: string, params: unknown[] = []) => orm.em.fork().execute(q, params);
+    await onDatabaseMigratedTo('Migration20261125000000_business_account', async ({ sql, up }) => {
       const id = (n: string) => `prov_01J${n.padStart(23, '0')}`;
       const provider = (n: string, category: string, tier: string) =>
         `('${id(n)}', 'P', '${category}', '${tier}', 'a', 'c', 'DE', 52.5, 13.4, 'Europe/Berlin', '{}', now())`;
       await sql(`insert into provider (id, name, category, tier, address, city, country, lat, lon, timezone, opening_hours, created_at) values
         ${[provider('0A', 'GYM', 'GOLD'), provider('0B', 'GYM', 'GOLD'), provider('0C', 'GYM', 'SILVER'), provider('0D', 'SPA', 'GOLD')].join(', ')}`);
 
-      expect((await orm.migrator.up({ to: 'Migration20261127000000_provider_tiers' })).map((m) => m.name)).toEqual(['Migration20261127000000_provider_tiers']);
+      expect(await up('Migration20261127000000_provider_tiers')).toEqual(['Migration20261127000000_provider_tiers']);
       const tiers = () => sql('select category, tier, providers from provider_tier where providers <> 0 order by category, tier');
       expect(await tiers()).toEqual([
         { category: 'GYM', tier: 'GOLD', providers: 2 },
@@ -36,8 +28,6 @@ describe('the provider_tier migration on an existing database', () => {
         { category: 'GYM', tier: 'SILVER', providers: 2 },
         { category: 'SPA', tier: 'BRONZE', providers: 1 },
       ]);
-    } finally {
-      await orm.close();
-    }
+    });
   });
 });
