@@ -37,7 +37,6 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     return sendJson(res, err.status, { errors: [{ message: error.message, extensions: { ...error } }] }, {
       'Content-Type': 'application/graphql-response+json; charset=utf-8',
       ...(err.headers ?? {}),
-      ...(err.status === 413 ? { Connection: 'close' } : {}),
     });
   }
 }

@@ -20,7 +20,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        req.pause(); // as the iterator's early return left it: the rest is never read
+        req.pause(); // the rest is never read; the 413 closes the connection (tooLarge)
         return done(tooLarge(limit));
       }
       chunks.push(chunk);
@@ -32,8 +32,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+// The rest of the body is left unread, so the connection cannot carry another request: every
+// surface answering this error closes it after the 413 (the header travels with the error).
 const tooLarge = (limit: number) =>
-  new DomainError('body_too_large', `The request body is larger than ${limit} bytes`);
+  new DomainError('body_too_large', `The request body is larger than ${limit} bytes`, { headers: { Connection: 'close' } });
 
 /** JSON object bodies only; an empty body reads as {} so body-less POSTs need no Content-Type. */
 export function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
@@ -67,9 +69,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export function sendError(res: ServerResponse, err: DomainError, requestId: string): void {
-  const headers: Record<string, string> = { ...(err.headers ?? {}) };
-  if (err.status === 413) headers.Connection = 'close';
-  sendJson(res, err.status, errorBody(err, requestId), headers);
+  sendJson(res, err.status, errorBody(err, requestId), err.headers ?? {});
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {

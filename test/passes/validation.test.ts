@@ -169,9 +169,11 @@ describe('POST /issued_passes', () => {
 
   it('a chunked body over 1 MiB without Content-Length › answers 413 body_too_large', async () => {
     const before = await dbState(app);
-    const { status, body } = await postChunked('/issued_passes', 64 * 1024, 20);
+    const { status, body, connection } = await postChunked('/issued_passes', 64 * 1024, 20);
     expect(status).toBe(413);
     expect(JSON.parse(body).error.code).toBe('body_too_large');
+    // The rest of the body is never read: the connection cannot carry another request.
+    expect(connection).toBe('close');
     await expectUnchanged(app, before);
   });
 });
@@ -416,16 +418,18 @@ describe('odd inputs', () => {
 });
 
 /** POSTs `count` chunks of `size` bytes with chunked transfer encoding (no Content-Length). */
-function postChunked(path: string, size: number, count: number): Promise<{ status: number; body: string }> {
+function postChunked(path: string, size: number, count: number): Promise<{ status: number; body: string; connection: string | undefined }> {
   return new Promise((resolve, reject) => {
+    // A keep-alive client: the server, not the client, must be the one to close the connection.
+    const agent = new http.Agent({ keepAlive: true });
     const req = http.request(`${app.baseUrl}${V3}${path}`, {
-      method: 'POST', agent: false,
+      method: 'POST', agent,
       headers: { Authorization: `Bearer ${reseller.key}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
     }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => { agent.destroy(); resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }); });
       res.on('error', reject);
     });
     // The server answers and closes before reading everything: later writes may fail, harmlessly.
