@@ -47,11 +47,8 @@ export function plainJoined<T extends object>(em: EntityManager, entity: EntityN
   return plainRows(em, entity, rows.flatMap((row) => { const own = joinedRow(em, entity, alias, row); return own ? [own] : []; }));
 }
 
-/**
- * The `joinedColumns` of one row under their own column names, as `pg` gave them (for em.map, when
- * the entity is one the use case writes); undefined when the join found none (a null `id`).
- */
-export function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, row: Record<string, unknown>): Record<string, unknown> | undefined {
+/** The `joinedColumns` of one row under their own column names, as `pg` gave them; undefined when the join found none (a null `id`). */
+function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, row: Record<string, unknown>): Record<string, unknown> | undefined {
   const id = row[`${alias}.id`];
   if (id === null || id === undefined) return undefined;
   const own: Record<string, unknown> = {};
