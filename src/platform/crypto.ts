@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -24,9 +24,13 @@ export function randomFrom(alphabet: string, length: number): string {
   return out;
 }
 
-/** Secrets are stored as SHA-256 only: they carry enough entropy that a salt adds nothing. */
+/**
+ * Secrets are stored as SHA-256 only: they carry enough entropy that a salt adds nothing. Every
+ * authenticated request hashes its key (the key cache is keyed by the hash): the one-shot
+ * `hash` takes a third of the time of a Hash object.
+ */
 export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /**

@@ -22,9 +22,9 @@ afterAll(async () => {
 const commandLine = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
 const childrenOf = (pid: number) => fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
-it('the pinned Node gets the async-context-frame flag; npm start passes it, and the suite runs with it', () => {
+it('the pinned Node gets the async-context-frame flag and a larger young generation; npm start passes them, and the suite runs with them', () => {
   expect(process.versions.node.split('.')[0]).toBe('22');
-  expect(SERVER_NODE_FLAGS).toEqual(['--experimental-async-context-frame']);
+  expect(SERVER_NODE_FLAGS).toEqual(['--experimental-async-context-frame', '--max-semi-space-size=32']);
   expect(process.execArgv).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
   const scripts = (JSON.parse(fs.readFileSync(`${repoRoot}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
   expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts serve`);
