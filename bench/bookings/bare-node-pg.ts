@@ -2,7 +2,8 @@
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
 // statement table the bench prints with --verbose; the reads ours prepares are named here too), in
 // the same transaction with the same locks, checks and inserts, the outbox row and, with an
-// Idempotency-Key, the same idempotency record, written last. The API key is compared with the one
+// Idempotency-Key, the same idempotency record, written after them and before a confirm's
+// business-account debit. The API key is compared with the one
 // key it was started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
@@ -30,7 +31,8 @@ class Refusal extends Error {
   get body() { return { error: { type: 'invalid_request_error', code: this.code, message: this.message } }; }
 }
 
-interface Answer { status: number; body: unknown }
+/** A response; `last`: the write held back until after the idempotency record (a confirm's debit). */
+interface Answer { status: number; body: unknown; last?: () => Promise<void> }
 type Db = pg.PoolClient;
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -41,6 +43,11 @@ const LIVE = `('PENDING', 'CONFIRMED')`;
 
 // ---- the transaction and the idempotency record ---------------------------------------------
 
+/**
+ * The use case's statements, then (with a key) the record that takes it, then the write the use
+ * case held back (`last`, the business-account debit, as ours: `tx.last`), then COMMIT. A refusal
+ * rolls back; with a key its 4xx is stored in a transaction of its own (as ours).
+ */
 async function write(key: string | undefined, fingerprint: string, run: (db: Db, now: Date) => Promise<Answer>): Promise<Answer> {
   const db = await pool.connect();
   const now = new Date();
@@ -49,43 +56,54 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     let answer: Answer;
     try {
       answer = await run(db, now);
+      if (key !== undefined && !(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
+      await answer.last?.();
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       await db.query('rollback');
-      if (key === undefined) return { status: err.status, body: err.body };
-      // Ours stores a 4xx in a transaction of its own, once the use case's effects are gone.
       answer = { status: err.status, body: err.body };
+      if (key === undefined) return answer;
       await db.query('begin');
-    }
-    if (key !== undefined) {
-      // The key is taken by the statement that stores the response, the transaction's last (as ours).
-      const stored = await db.query(prepared(
-        `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
-         select $1, $2, $3, $4, $7, to_jsonb($8::text) from (select set_config('lock_timeout', $5, true)) as bound
-         on conflict (reseller_id, key) do update
-           set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
-               status_code = excluded.status_code, response_body = excluded.response_body
-           where idempotency_record.created_at < $6
-         returning key`,
-        [resellerId, key, fingerprint, now, LOCK_TIMEOUT_MS, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), answer.status, JSON.stringify(answer.body)]));
-      if (stored.rowCount === 0) {
-        await db.query('rollback');
-        const { rows: [first] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
-          `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = $1 and key = $2`,
-          [resellerId, key]);
-        if (!first || first.status_code === null) return new Refusal(409, 'idempotency_request_in_progress', 'In progress');
-        if (first.fingerprint !== fingerprint) return new Refusal(409, 'idempotency_key_reused', 'Key reused');
-        return { status: first.status_code, body: JSON.parse(first.response_text ?? 'null') };
-      }
+      if (!(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
     }
     await db.query('commit');
-    return answer;
+    return { status: answer.status, body: answer.body };
   } catch (err) {
     await db.query('rollback').catch(() => undefined);
     throw err;
   } finally {
     db.release();
   }
+}
+
+/** The key is taken by the statement that stores the response, its wait bounded by lock_timeout, which it puts back (as ours). */
+async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date, answer: Answer): Promise<boolean> {
+  const stored = await db.query(prepared(
+    `with bound as materialized (
+       select current_setting('lock_timeout') as before, set_config('lock_timeout', $1, true) as waiting
+     ), stored as (
+       insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
+       select $2, $3, $4, $5, $6, to_jsonb($7::text) from bound
+       on conflict (reseller_id, key) do update
+         set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+             status_code = excluded.status_code, response_body = excluded.response_body
+         where idempotency_record.created_at < $8
+       returning key
+     )
+     select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
+    [LOCK_TIMEOUT_MS, resellerId, key, fingerprint, now, answer.status, JSON.stringify(answer.body), new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]));
+  return stored.rowCount !== 0;
+}
+
+/** Another request holds the key: roll back and answer its record. */
+async function answerStored(db: Db, key: string, fingerprint: string): Promise<Answer> {
+  await db.query('rollback');
+  const { rows: [first] } = await db.query<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
+    `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = $1 and key = $2`,
+    [resellerId, key]);
+  if (!first || first.status_code === null) return new Refusal(409, 'idempotency_request_in_progress', 'In progress');
+  if (first.fingerprint !== fingerprint) return new Refusal(409, 'idempotency_key_reused', 'Key reused');
+  return { status: first.status_code, body: JSON.parse(first.response_text ?? 'null') };
 }
 
 // ---- what every booking reads ----------------------------------------------------------------
@@ -397,8 +415,9 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     });
     await db.query('update booking_session set status = $1, booking_id = $2, updated_at = $3 where id = $4', ['CONFIRMED', id, now, session.id]);
     await recordEvent(db, 'booking.created', booking, requestId, key, now);
-    // Last, as ours: the business account's row stays locked only until COMMIT.
-    if (copay > 0) {
+    // Last, after the idempotency record, as ours: the business account's row is locked over the debit and COMMIT only.
+    const last = async () => {
+      if (copay <= 0) return;
       const debited = await db.query(prepared(
         `with moved as (
            update business_account set balance = balance + $1 where reseller_id = $2 and balance + $1 >= 0 returning balance
@@ -407,9 +426,9 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
          select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
          returning balance_after`,
         [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]));
-      if (debited.rowCount !== 1) throw new Refusal(402, 'insufficient_balance', 'The business account cannot pay');
-    }
-    return { status: 201, body: booking };
+      if (debited.rowCount !== 1) throw new Refusal(422, 'insufficient_balance', 'The business account cannot pay');
+    };
+    return { status: 201, body: booking, last };
   };
 }
 

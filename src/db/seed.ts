@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.ts';
 import { createLogger } from '../platform/logger.ts';
 import { newRequestId } from '../platform/request-context.ts';
 import { localDateOf, localTimeOf, addDays } from '../platform/time.ts';
-import { withTransaction, type TxCtx, type TxEm } from '../platform/transaction.ts';
+import { inTransaction, withTransaction, type TxCtx, type TxEm } from '../platform/transaction.ts';
 import { ResellerSchema } from '../modules/resellers/resellers.entity.ts';
 import { createApiKey, createReseller, fundReseller } from '../modules/resellers/resellers.service.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../modules/passes/passes.entity.ts';
@@ -145,9 +145,10 @@ export async function seedDemo(em: EntityManager, at: Date): Promise<DemoSeed | 
       const creditPackages = demoCreditPackages.map((p) => createCreditPackage(tx, { ...p, resellerId: reseller.id, currency: reseller.currency, createdAt: at }));
       await tx.flush();
       const caller = { kind: 'reseller' as const, resellerId: reseller.id, apiKeyId: key.id, currency: reseller.currency };
-      // A context per use case call, as the API makes one per request.
-      const ctxFor = (): TxCtx => ({ em: tx, caller, clock: { now: () => at }, ...deps, requestId: newRequestId() });
-      const { clients, bookings } = await seedClients(ctxFor, reseller.currency, passes, catalogue, at);
+      // A context per use case call, run in inTransaction as the API runs one per request (here a
+      // savepoint of the seed's transaction, which ends with the writes the use case held back).
+      const run: RunUseCase = (useCase) => inTransaction({ em: tx, caller, clock: { now: () => at }, ...deps, requestId: newRequestId() }, useCase);
+      const { clients, bookings } = await seedClients(run, reseller.currency, passes, catalogue, at);
       seeded.resellers.push({
         id: reseller.id, name, currency: reseller.currency, balance: await businessAccountBalance(tx, reseller.id), api_key: key.secret,
         passes: passes.map((p) => ({ id: p.id, name: p.name, payment_model: p.paymentModel })),
@@ -162,13 +163,15 @@ export async function seedDemo(em: EntityManager, at: Date): Promise<DemoSeed | 
 type PassRow = { id: string; name: string; categories: PassCategory[] };
 
 /** Issues the demo clients' passes, picks their booking targets and uses up Sam's gym visits but one. */
+type RunUseCase = <T>(useCase: (tx: TxCtx) => Promise<T>) => Promise<T>;
+
 async function seedClients(
-  ctxFor: () => TxCtx, currency: string, passes: PassRow[], catalogue: Catalogue, at: Date,
+  run: RunUseCase, currency: string, passes: PassRow[], catalogue: Catalogue, at: Date,
 ): Promise<{ clients: DemoClient[]; bookings: DemoBookings }> {
   const clients: DemoClient[] = [];
   for (const c of demoClients) {
     const pass = passes.find((p) => p.name === c.pass)!;
-    const { issuedPass, client } = await issuePass(ctxFor(), { pass_id: pass.id, first_name: c.first_name, last_name: c.last_name, email: c.email });
+    const { issuedPass, client } = await run((tx) => issuePass(tx, { pass_id: pass.id, first_name: c.first_name, last_name: c.last_name, email: c.email }));
     clients.push({
       id: client.id, name: `${c.first_name} ${c.last_name}`, email: client.email, issued_pass_id: issuedPass.id, pass_id: pass.id, pass_name: pass.name,
       gym_visits_left: pass.categories.find((k) => k.type === 'GYM')?.visits_allowed ?? null,
@@ -186,10 +189,10 @@ async function seedClients(
     class: take(catalogue, upcoming.find((i) => bothGyms(i.tier) && roomy(i))),
     copay_class: take(catalogue, upcoming.find((i) => !covers(premium, 'GYM', i.tier) && catalogue.copayProviders(currency).has(i.providerId) && roomy(i))),
     last_spot_class: take(catalogue, upcoming.find((i) => bothGyms(i.tier) && i.capacity - i.spotsTaken === 1)),
-    spa: await spaSlot(ctxFor(), catalogue, at, (spa) => covers(premium, 'SPA', spa.tier),
-      (s) => s.credits <= (premium.categories.find((k) => k.type === 'SPA')?.credit_allocated ?? 0)),
-    copay_spa: await spaSlot(ctxFor(), catalogue, at, (spa) => demoClients.every((c) => !covers(passes.find((p) => p.name === c.pass)!, 'SPA', spa.tier)),
-      (s) => s.copayAmount !== null && s.currency === currency),
+    spa: await run((tx) => spaSlot(tx, catalogue, at, (spa) => covers(premium, 'SPA', spa.tier),
+      (s) => s.credits <= (premium.categories.find((k) => k.type === 'SPA')?.credit_allocated ?? 0))),
+    copay_spa: await run((tx) => spaSlot(tx, catalogue, at, (spa) => demoClients.every((c) => !covers(passes.find((p) => p.name === c.pass)!, 'SPA', spa.tier)),
+      (s) => s.copayAmount !== null && s.currency === currency)),
   };
 
   // Sam has booked classes this month already: all of the month's visits but one are taken.
@@ -199,7 +202,7 @@ async function seedClients(
   for (const i of catalogue.instances) {
     if (booked >= allowed - 1) break;
     if (catalogue.taken.has(i.id) || classes.has(i.classId) || !covers(flex, 'GYM', i.tier) || !roomy(i) || i.startsAt.getTime() < at.getTime() + 3600_000) continue;
-    const result = await bookClass(ctxFor(), { class_instance_id: i.id, client_id: sam.id });
+    const result = await run((tx) => bookClass(tx, { class_instance_id: i.id, client_id: sam.id }));
     if (!result.booking) throw new Error(`demo booking of ${i.id} for ${sam.id} was not booked now`);
     catalogue.taken.add(i.id);
     classes.add(i.classId);

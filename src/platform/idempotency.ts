@@ -9,8 +9,9 @@ import { inTransaction, type TxCtx } from './transaction.ts';
 import { preparedWrite } from './prepared-read.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
-// the effects, as its last statement: the INSERT … ON CONFLICT waits on a concurrent uncommitted
-// record of the same (reseller, key), which is how a second request waits for the first, across processes.
+// the effects, after them (only the writes a use case holds back with `tx.last` follow it): the
+// INSERT … ON CONFLICT waits on a concurrent uncommitted record of the same (reseller, key), which
+// is how a second request waits for the first, across processes.
 
 export interface StoredResponse { status: number; body: unknown }
 export interface IdempotentResult extends StoredResponse { replayed: boolean }
@@ -107,9 +108,10 @@ export async function runIdempotent(
 /**
  * Stores the response under the key, taking it: the first writer, or a record past retention (taken
  * over in the same statement; the background sweep deletes the rest). False when a live record holds
- * the key. The wait for a concurrent uncommitted record is bounded by lock_timeout, set for this
- * transaction by the same statement (set_config in the SELECT runs before the INSERT meets the
- * conflict), and it is the transaction's last statement, so it bounds only that wait.
+ * the key. The wait for a concurrent uncommitted record is bounded by lock_timeout, which the same
+ * statement sets before the INSERT meets the conflict (`bound`, read by the INSERT) and puts back as
+ * it was for each row it stored (the outer SELECT reads the INSERT's rows): the writes held back to
+ * follow it (`tx.last`, a business-account debit) wait for their locks as any statement does.
  * The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
  * and a replay must return the very same bytes. It is sealed: a response may show a secret once
  * (an access code, a hosted session's URL), and the table must not keep it readable.
@@ -118,15 +120,20 @@ async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: Sec
   const now = ctx.clock.now();
   const expiredBefore = new Date(now.getTime() - ctx.config.IDEMPOTENCY_TTL_SECONDS * 1000);
   const stored = await preparedWrite<{ key: string }>(em,
-    `insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
-     select ?, ?, ?, ?, ?, to_jsonb(?::text) from (select set_config('lock_timeout', ?, true)) as bound
-     on conflict (reseller_id, key) do update
-       set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
-           status_code = excluded.status_code, response_body = excluded.response_body
-       where idempotency_record.created_at < ?
-     returning key`,
-    [scope.resellerId, scope.key, scope.fingerprint, now, response.status, box.seal(JSON.stringify(response.body)),
-      String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), expiredBefore],
+    `with bound as materialized (
+       select current_setting('lock_timeout') as before, set_config('lock_timeout', ?, true) as waiting
+     ), stored as (
+       insert into idempotency_record (reseller_id, key, fingerprint, created_at, status_code, response_body)
+       select ?, ?, ?, ?, ?, to_jsonb(?::text) from bound
+       on conflict (reseller_id, key) do update
+         set fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+             status_code = excluded.status_code, response_body = excluded.response_body
+         where idempotency_record.created_at < ?
+       returning key
+     )
+     select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
+    [String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), scope.resellerId, scope.key, scope.fingerprint, now, response.status,
+      box.seal(JSON.stringify(response.body)), expiredBefore],
   );
   return stored.length > 0;
 }

@@ -10,11 +10,29 @@ declare const inTransactionBrand: unique symbol;
 export type TxEm = EntityManager & { readonly [inTransactionBrand]: true };
 
 /** The context of a writing use case. */
-export interface TxCtx extends Ctx { readonly em: TxEm }
+export interface TxCtx extends Ctx {
+  readonly em: TxEm;
+  /**
+   * Holds a write back to the end of the transaction (or of the savepoint a GraphQL mutation field
+   * runs in): after everything else, the idempotency record included, just before COMMIT. For a
+   * write whose row lock every request of a reseller queues for (a business-account debit, held
+   * until COMMIT): the lock is then held over that statement and COMMIT only. Its errors fail the
+   * transaction like any other; nothing it returns reaches the response.
+   */
+  readonly last: (write: () => Promise<unknown>) => void;
+}
 
 /** Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back. */
 export function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
-  return ctx.em.transactional((em) => run({ ...ctx, em: em as TxEm }));
+  return ctx.em.transactional((em) => runToTheEnd({ ...ctx, em: em as TxEm }, run));
+}
+
+/** `run`, then the writes it held back (`last`), in the order it held them. */
+async function runToTheEnd<T>(ctx: Ctx & { em: TxEm }, run: (tx: TxCtx) => Promise<T>): Promise<T> {
+  const held: (() => Promise<unknown>)[] = [];
+  const result = await run({ ...ctx, last: (write) => { held.push(write); } });
+  for (const write of held) await write();
+  return result;
 }
 
 /** The same for operator and seed code, which has an entity manager but no request. */
@@ -35,11 +53,12 @@ let savepointCount = 0;
  */
 export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   if (!ctx.em.isInTransaction()) throw new Error('a savepoint needs an open transaction');
-  const tx = ctx as TxCtx;
+  const tx = ctx as Ctx & { em: TxEm };
   const name = `use_case_${++savepointCount}`;
   await tx.em.execute(`savepoint ${name}`);
   try {
-    return await run(tx);
+    // The writes `run` holds back end with the savepoint: a field's refusal is that field's answer.
+    return await runToTheEnd(tx, run);
   } catch (err) {
     await tx.em.execute(`rollback to savepoint ${name}`);
     tx.em.clear(); // nothing of the rolled-back work may be flushed later

@@ -42,13 +42,12 @@ export async function confirmAccessCodeSession(ctx: TxCtx, sessionId: string, ra
   const category = provider?.category ?? 'GYM';
   const id = newAccessCodeId(now);
   // The entitlement names no booking session (its column references booking_session): the code names this session.
-  const { entitlementId, pay } = await buyVisits(ctx, session, purchase, {
+  const { entitlementId } = await buyVisits(ctx, session, purchase, {
     category, providerId: provider?.id, at: now, referenceId: id, bookingSessionId: null, accessCodeId: id, reason: 'ACCESS_CODE',
   });
   const issued = await issueAccessCode(ctx, holder, provider, category, { visitEntitlementId: entitlementId }, id, session.id);
   session.status = 'CONFIRMED';
   session.updatedAt = now;
   await ctx.em.flush();
-  await pay();
   return issued;
 }

@@ -10,9 +10,9 @@ import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
-// write the outbox row, and debit the business account last (README "Bookings"). A retry with the
-// same Idempotency-Key replays; another confirm of a used session is 409, of an expired one 422,
-// and debits nothing.
+// write the outbox row, and debit the business account last, after the idempotency record
+// (`tx.last`, README "Bookings"). A retry with the same Idempotency-Key replays; another confirm of
+// a used session is 409, of an expired one 422, and debits nothing.
 
 export const confirmSpaInput = z.strictObject({});
 
@@ -32,13 +32,13 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   }, now, id);
   await markSessionUsed(ctx.em, session, booking.id, now);
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
-  // Last: the business account's row lock, which every confirm of this reseller waits for, is
-  // then held only until COMMIT (bench/README.md). A refusal rolls the writes above back.
+  // Last: every confirm of this reseller queues for the business account's row lock, which is then
+  // held over the debit and COMMIT only (bench/README.md). A refusal rolls the writes above back.
   if (copay > 0) {
-    await debitBusinessAccount(ctx.em, {
+    ctx.last(() => debitBusinessAccount(ctx.em, {
       resellerId: session.resellerId, amount: copay, at: now, referenceId: id,
       description: `Spa co-pay at ${appointment.spa.name} for ${session.clientId}`,
-    });
+    }));
   }
   return booking;
 }
@@ -63,13 +63,12 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
   await checkSpot(ctx, slot, holder.client.id);
 
   const id = newId('booking', now.getTime());
-  const { entitlementId, pay } = await buyVisits(ctx, session, purchase, {
+  const { entitlementId } = await buyVisits(ctx, session, purchase, {
     category: slot.provider.category, providerId: slot.provider.id, at: now, referenceId: id, bookingSessionId: session.id, bookingId: id, reason: 'BOOKING',
   });
   const booking = await bookInstance(ctx, holder, slot, {
     payment: purchase.kind, visitEntitlementId: entitlementId, sessionId: session.id,
   }, id);
   await markSessionUsed(ctx.em, session, booking.id, now);
-  await pay();
   return booking;
 }

@@ -136,14 +136,14 @@ export async function purchaseOf(ctx: Ctx, session: PurchasingSession, buys: Pur
  * Buys a purchase and takes one of its visits, in the caller's transaction: grants the visits bought
  * as an entitlement (a co-pay's at `providerId`) naming `bookingSessionId` (null for an access
  * code's session, which the code names instead), and takes one of them for a booking or an access
- * code. Returns the entitlement the visit came from and `pay`, which debits the business account
- * (422 insufficient_balance) with `referenceId`: the caller runs it as its last write, so the
- * account's row stays locked only until COMMIT (README "Bookings"), and a refusal rolls back the rest.
+ * code. Returns the entitlement the visit came from. The business account pays with `referenceId`
+ * (422 insufficient_balance) as the transaction's last write (`tx.last`), so the account's row stays
+ * locked only over that statement and COMMIT (README "Bookings"); a refusal rolls back the rest.
  */
 export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase: Purchase, visit: {
   category: CategoryType; providerId?: string; at: Date; referenceId: string; bookingSessionId: string | null;
   bookingId?: string; accessCodeId?: string; reason: VisitReason;
-}): Promise<{ entitlementId: string; pay: () => Promise<void> }> {
+}): Promise<{ entitlementId: string }> {
   const { at } = visit;
   const providerId = purchase.kind === 'COPAY' ? visit.providerId : undefined;
   grantEntitlement(ctx.em, {
@@ -157,13 +157,12 @@ export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase
     clientId: session.clientId, kind: purchase.kind, category: visit.category, ...(providerId ? { providerId } : {}), at,
     ...(visit.bookingId ? { bookingId: visit.bookingId } : {}), ...(visit.accessCodeId ? { accessCodeId: visit.accessCodeId } : {}), reason: visit.reason,
   });
-  const pay = async () => {
-    if (purchase.amount <= 0) return;
-    await debitBusinessAccount(ctx.em, {
+  if (purchase.amount > 0) {
+    ctx.last(() => debitBusinessAccount(ctx.em, {
       resellerId: session.resellerId, amount: purchase.amount, at, referenceId: visit.referenceId, description: purchase.description,
-    });
-  };
-  return { entitlementId: entitlementId!, pay };
+    }));
+  }
+  return { entitlementId: entitlementId! };
 }
 
 /** A field of the other session type is named first: it says the caller confirms the wrong kind of session. */
