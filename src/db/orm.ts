@@ -3,11 +3,14 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../platform/logger.ts';
 import { PreparingClient } from '../platform/prepared-read.ts';
 import { entities } from './entities.ts';
+import { buildRowsOnPlainObjects } from './pg-result.ts';
 import { migrationsList } from './migrations/index.ts';
 
 export type Orm = MikroORM;
 
 export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): Options {
+  // The rows pg hands the ORM, built without a dictionary-mode object (src/db/pg-result.ts).
+  buildRowsOnPlainObjects();
   return {
     clientUrl: databaseUrl,
     entities,
