@@ -162,9 +162,10 @@ export async function seedDemo(em: EntityManager, at: Date): Promise<DemoSeed | 
 
 type PassRow = { id: string; name: string; categories: PassCategory[] };
 
-/** Issues the demo clients' passes, picks their booking targets and uses up Sam's gym visits but one. */
+/** Runs one use case in a transaction of its own context (a savepoint of the seed's transaction). */
 type RunUseCase = <T>(useCase: (tx: TxCtx) => Promise<T>) => Promise<T>;
 
+/** Issues the demo clients' passes, picks their booking targets and uses up Sam's gym visits but one. */
 async function seedClients(
   run: RunUseCase, currency: string, passes: PassRow[], catalogue: Catalogue, at: Date,
 ): Promise<{ clients: DemoClient[]; bookings: DemoBookings }> {
