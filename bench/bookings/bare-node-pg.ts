@@ -1,10 +1,12 @@
 // Baseline of the bookings bench (bench/README.md "Bookings"): the three booking requests written
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
 // statement table the bench prints with --verbose; the reads ours prepares are named here too), in
-// the same transaction with the same locks, checks and inserts, the outbox row and, with an
-// Idempotency-Key, the same idempotency record, written after them and before a confirm's
-// business-account debit. The API key is compared with the one
-// key it was started with (a key-cache hit).
+// the same transaction with the same locks, checks and inserts, the event and its outbox row and,
+// with an Idempotency-Key, the same idempotency record, written after them and before a confirm's
+// business-account debit. The last writes go together as ours queues them (the spot, the booking,
+// the session marked used, the event and its outbox row: one statement, the record's when there is
+// one; src/platform/prepared-read.ts queueWrite). The API key is compared with the one key it was
+// started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
 // Wall-clock helpers (a local time in the spa's zone) are imported from src/platform/time.ts.
@@ -53,13 +55,16 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
   const now = new Date();
   try {
     await db.query('begin');
+    queues.set(db, []);
     let answer: Answer;
     try {
       answer = await run(db, now);
       if (key !== undefined && !(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
+      await sendQueued(db);
       await answer.last?.();
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
+      queues.set(db, []);
       await db.query('rollback');
       answer = { status: err.status, body: err.body };
       if (key === undefined) return answer;
@@ -72,13 +77,44 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     await db.query('rollback').catch(() => undefined);
     throw err;
   } finally {
+    queues.delete(db);
     db.release();
   }
 }
 
+// The writes a booking queues (as ours), sent as the CTEs of the next statement that carries them
+// (the idempotency record's) or on their own before COMMIT.
+interface Queued { text: string; values: unknown[] }
+const queues = new WeakMap<Db, Queued[]>();
+const queue = (db: Db, text: string, values: unknown[]) => { queues.get(db)!.push({ text, values }); };
+
+/** `main` ($1 …) with the queued writes as its first CTEs, their parameters first. */
+function carrying(db: Db, main: string, values: unknown[]): { text: string; values: unknown[] } {
+  const queued = queues.get(db)!.splice(0);
+  if (queued.length === 0) return { text: main, values };
+  let offset = 0;
+  const renumber = (text: string, by: number) => text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+  const ctes = queued.map((w, i) => { const cte = `queued_write_${i + 1} as (${renumber(w.text, offset)})`; offset += w.values.length; return cte; });
+  const body = renumber(main, offset);
+  const own = /^\s*with\s+/i.exec(body);
+  return {
+    text: own ? `with ${ctes.join(', ')}, ${body.slice(own[0].length)}` : `with ${ctes.join(', ')} ${body}`,
+    values: [...queued.flatMap((w) => w.values), ...values],
+  };
+}
+
+/** The queued writes on their own: the last one the statement, the others its CTEs. */
+async function sendQueued(db: Db): Promise<void> {
+  const queued = queues.get(db)!;
+  if (queued.length === 0) return;
+  const last = queued.pop()!;
+  const { text, values } = carrying(db, last.text, last.values);
+  await db.query(prepared(text, values));
+}
+
 /** The key is taken by the statement that stores the response, its wait bounded by lock_timeout, which it puts back (as ours). */
 async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date, answer: Answer): Promise<boolean> {
-  const stored = await db.query(prepared(
+  const { text, values } = carrying(db,
     `with bound as materialized (
        select current_setting('lock_timeout') as before, set_config('lock_timeout', $1, true) as waiting
      ), stored as (
@@ -91,7 +127,8 @@ async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date
        returning key
      )
      select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
-    [LOCK_TIMEOUT_MS, resellerId, key, fingerprint, now, answer.status, JSON.stringify(answer.body), new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]));
+    [LOCK_TIMEOUT_MS, resellerId, key, fingerprint, now, answer.status, JSON.stringify(answer.body), new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]);
+  const stored = await db.query(prepared(text, values));
   return stored.rowCount !== 0;
 }
 
@@ -113,7 +150,7 @@ interface Provider {
   opening_hours: Record<string, { open: string; close: string }[]>; room_capacity: number;
 }
 interface Category { type: string; tiers: string[]; visits_allowed: number | null }
-interface Holder { client: { id: string; first_name: string; last_name: string }; issuedPassId: string; categories: Category[] }
+interface Holder { client: { id: string; first_name: string; last_name: string }; issuedPassId: string; expiresAt: Date; categories: Category[] }
 interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: string; last_name?: string }
 
 const PROVIDER_COLUMNS = 'p.id, p.name, p.category, p.tier, p.timezone, p.opening_hours, p.room_capacity';
@@ -123,13 +160,13 @@ const prepared = (text: string, values: unknown[]) => ({ name: `stmt_${createHas
 
 interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }
 
-/** The spa and the services asked for, in one statement (as ours: src/modules/spa/spa.service.ts spaWithServices). */
+/** The spa and the services asked for, in one statement that also locks the spa (as ours: src/modules/spa/spa.service.ts spaWithServices). */
 async function spaWithServices(db: Db, id: string, ids: string[]): Promise<{ spa: Provider; services: Service[] }> {
   const { rows } = await db.query<Provider & { [K in keyof Service as `s_${K}`]: Service[K] | null }>(prepared(
     `select ${PROVIDER_COLUMNS}, s.id as s_id, s.name as s_name, s.duration_minutes as s_duration_minutes, s.credits as s_credits,
             s.copay_amount as s_copay_amount, s.currency as s_currency
        from provider p left join spa_service s on s.provider_id = p.id and s.id = any($1)
-      where p.id = $2`, [ids, id]));
+      where p.id = $2 for no key update of p`, [ids, id]));
   const spa = rows[0];
   if (!spa || spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${id}'`);
   const byId = new Map(rows.filter((r) => r.s_id !== null).map((r) => [r.s_id!, {
@@ -144,7 +181,7 @@ async function spaWithServices(db: Db, id: string, ids: string[]): Promise<{ spa
 }
 
 /** The client and its current issued pass (by client_id) or the named issued pass (user_pass_id), ACTIVE until `startsAt`. */
-async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): Promise<Holder> {
+async function holderOf(db: Db, input: HolderInput, startsAt: Date | undefined, now: Date): Promise<Holder> {
   let pass: { id: string; client_id: string; pass_id: string; status: string; expires_at: Date; categories: Category[] } | undefined;
   let client: Holder['client'] | undefined;
   if (input.user_pass_id !== undefined) {
@@ -179,15 +216,14 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date, now: Date): 
   }
   const status = pass.status === 'ACTIVE' && pass.expires_at.getTime() <= now.getTime() ? 'EXPIRED' : pass.status;
   if (status !== 'ACTIVE') throw new Refusal(409, 'pass_not_active', `The client's pass is ${status}`);
-  if (pass.expires_at.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
-  return { client, issuedPassId: pass.id, categories: pass.categories };
+  if (startsAt && pass.expires_at.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
+  return { client, issuedPassId: pass.id, expiresAt: pass.expires_at, categories: pass.categories };
 }
 
 const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p.category && c.tiers.map((t) => t.toUpperCase()).includes(p.tier));
 
-/** Under the spa's lock: a quarter-hour start inside opening hours, and a room free for the whole appointment. */
+/** Under the spa's lock (taken by spaWithServices): a quarter-hour start inside opening hours, and a room free for the whole appointment. */
 async function checkSlot(db: Db, spa: Provider, date: string, time: string, startsAt: Date, endsAt: Date, now: Date): Promise<void> {
-  await db.query(prepared('select id from provider where id = $1 for no key update', [spa.id]));
   const intervals = spa.opening_hours[weekdayOf(date)] ?? [];
   const start = minutesOf(time);
   const inside = start % 15 === 0 && intervals.some((i) => minutesOf(i.open) <= start && start < minutesOf(i.close)
@@ -198,9 +234,11 @@ async function checkSlot(db: Db, spa: Provider, date: string, time: string, star
   const closes = intervals.map((i) => i.close).sort().at(-1)!;
   const from = zonedInstant(date, `${String(Math.floor(opens / 60)).padStart(2, '0')}:${String(opens % 60).padStart(2, '0')}`, spa.timezone)!;
   const to = zonedInstant(date, closes, spa.timezone)!;
+  // Bounded below too, as ours: an appointment lasts at most a day (25 hours).
   const { rows } = await db.query<{ starts_at: Date; ends_at: Date }>(prepared(
     `select starts_at, ends_at from booking
-      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and ends_at > $3`, [spa.id, to, from]));
+      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and starts_at > $3 and ends_at > $4`,
+    [spa.id, to, new Date(from.getTime() - 25 * 3600_000), from]));
   const events: [number, number][] = [];
   for (const b of rows) {
     const a = Math.max(b.starts_at.getTime(), startsAt.getTime());
@@ -223,8 +261,8 @@ interface NewBooking {
   currency: string; sessionId: string | null; at: Date;
 }
 
-async function insertBooking(db: Db, b: NewBooking): Promise<Record<string, unknown>> {
-  await db.query(
+function insertBooking(db: Db, b: NewBooking): Record<string, unknown> {
+  queue(db, 
     `insert into booking (id, reseller_id, client_id, issued_pass_id, provider_id, type, status, class_instance_id, service_ids, service_name,
        provider_name, local_date, local_time, starts_at, ends_at, payment, visits_deducted, visit_entitlement_id, visit_period, credits_charged,
        copay_amount, currency, session_id, rescheduled_from, rescheduled_to, refund, history, created_at, updated_at)
@@ -242,13 +280,14 @@ async function insertBooking(db: Db, b: NewBooking): Promise<Record<string, unkn
   };
 }
 
-async function recordEvent(db: Db, type: string, object: unknown, requestId: string, key: string | undefined, at: Date): Promise<void> {
+function recordEvent(db: Db, type: string, object: unknown, requestId: string, key: string | undefined, at: Date): void {
   const event = {
     id: newId('event', at.getTime()), object: 'event', type, created: seconds(at), data: { object },
     request: { id: requestId, idempotency_key: key ?? null },
   };
-  await db.query(prepared('insert into outbox (topic, reseller_id, payload, created_at, available_at) values ($1, $2, $3, $4, $4)',
-    ['event', resellerId, JSON.stringify(event), at]));
+  const payload = JSON.stringify(event);
+  queue(db, 'insert into event (id, reseller_id, type, payload, created_at) values ($1, $2, $3, $4::json, $5)', [event.id, resellerId, type, payload, at]);
+  queue(db, 'insert into outbox (topic, reseller_id, payload, created_at, available_at) values ($1, $2, $3::jsonb, $4, $4)', ['event', resellerId, payload, at]);
 }
 
 // ---- the three requests ----------------------------------------------------------------------
@@ -319,16 +358,16 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
        returning period`,
       [period, provider.category, holder.issuedPassId, now, category.visits_allowed, newId('visitTransaction', now.getTime()), id]));
     if (visit.rowCount !== 1) throw new Refusal(409, 'not_in_baseline', 'The baseline books within the pass visits only');
-    const spot = await db.query(prepared('update class_instance set spots_taken = spots_taken + 1 where id = $1 and spots_taken < capacity returning id', [ci.id]));
-    if (spot.rowCount !== 1) throw new Refusal(409, 'class_full', 'Full');
+    // Checked free under the instance's lock; the table's CHECK refuses an overbooking all the same.
+    queue(db, 'update class_instance set spots_taken = spots_taken + 1 where id = $1', [ci.id]);
     const time = localTimeOf(ci.starts_at, provider.timezone);
-    const booking = await insertBooking(db, {
+    const booking = insertBooking(db, {
       id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider, type: 'class', classInstanceId: ci.id, serviceIds: [],
       serviceName: ci.class_name, date: ci.local_date, time, startsAt: ci.starts_at,
       endsAt: new Date(ci.starts_at.getTime() + ci.duration_minutes * 60_000), payment: 'PASS', visitsDeducted: 1, visitPeriod: period,
       creditsCharged: 0, copayAmount: null, currency: process.env.BENCH_CURRENCY!, sessionId: null, at: now,
     });
-    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    recordEvent(db, 'booking.created', booking, requestId, key, now);
     return {
       status: 201,
       body: {
@@ -350,11 +389,13 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     || !serviceIds.every((s) => typeof s === 'string' && ID('svc').test(s))) throw new Refusal(400, 'validation_error', 'Bad service_ids');
   const input = holderInput(body);
   return async (db: Db, now: Date): Promise<Answer> => {
+    // The client first, then the spa locked as it is read (as ours).
+    const holder = await holderOf(db, input, undefined, now);
     const { spa, services } = await spaWithServices(db, spaId, serviceIds as string[]);
     const startsAt = zonedInstant(date, time, spa.timezone);
     if (!startsAt || startsAt.getTime() <= now.getTime()) throw new Refusal(400, 'validation_error', 'Bad time');
     const endsAt = new Date(startsAt.getTime() + services.reduce((m, s) => m + s.duration_minutes, 0) * 60_000);
-    const holder = await holderOf(db, input, startsAt, now);
+    if (holder.expiresAt.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
     if (!covers(holder, spa)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered spas only');
     await checkSlot(db, spa, date, time, startsAt, endsAt, now);
     const id = newId('booking', now.getTime());
@@ -373,12 +414,12 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
           `Spa appointment at ${spa.name}: ${serviceName}`, id, now]));
       if (debited.rowCount !== 1) throw new Refusal(400, 'insufficient_credits', 'Not enough credits');
     }
-    const booking = await insertBooking(db, {
+    const booking = insertBooking(db, {
       id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,
       serviceIds: services.map((s) => s.id), serviceName, date, time, startsAt, endsAt, payment: 'PASS', visitsDeducted: 0, visitPeriod: null,
       creditsCharged: credits, copayAmount: null, currency: process.env.BENCH_CURRENCY!, sessionId: null, at: now,
     });
-    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    recordEvent(db, 'booking.created', booking, requestId, key, now);
     return {
       status: 201,
       body: {
@@ -407,14 +448,14 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
     const id = newId('booking', now.getTime());
     const copay = Number(session.copay_amount ?? 0);
-    const booking = await insertBooking(db, {
+    const booking = insertBooking(db, {
       id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,
       serviceIds: services.map((s) => s.id), serviceName: services.map((s) => s.name).join(', '), date: session.local_date,
       time: session.local_time, startsAt: session.starts_at, endsAt: session.ends_at, payment: 'COPAY', visitsDeducted: 0, visitPeriod: null,
       creditsCharged: 0, copayAmount: copay, currency: session.currency.trim(), sessionId: session.id, at: now,
     });
-    await db.query('update booking_session set status = $1, booking_id = $2, updated_at = $3 where id = $4', ['CONFIRMED', id, now, session.id]);
-    await recordEvent(db, 'booking.created', booking, requestId, key, now);
+    queue(db, `update booking_session set status = 'CONFIRMED', booking_id = $1, updated_at = $2 where id = $3`, [id, now, session.id]);
+    recordEvent(db, 'booking.created', booking, requestId, key, now);
     // Last, after the idempotency record, as ours: the business account's row is locked over the debit and COMMIT only.
     const last = async () => {
       if (copay <= 0) return;

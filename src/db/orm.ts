@@ -2,6 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../platform/logger.ts';
 import { PreparingClient } from '../platform/prepared-read.ts';
+import { QueueSendingDriver } from './driver.ts';
 import { entities } from './entities.ts';
 import { buildRowsOnPlainObjects } from './pg-result.ts';
 import { migrationsList } from './migrations/index.ts';
@@ -13,6 +14,8 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
   buildRowsOnPlainObjects();
   return {
     clientUrl: databaseUrl,
+    // MikroORM's own statements send a transaction's queued writes first (src/db/driver.ts).
+    driver: QueueSendingDriver,
     entities,
     extensions: [Migrator],
     // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.

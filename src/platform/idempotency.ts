@@ -134,6 +134,8 @@ async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: Sec
      select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
     [String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), scope.resellerId, scope.key, scope.fingerprint, now, response.status,
       box.seal(JSON.stringify(response.body)), expiredBefore],
+    // The use case's queued writes (a booking's INSERT, its event) ride along: this statement reads none of their tables.
+    { carriesQueued: true },
   );
   return stored.length > 0;
 }

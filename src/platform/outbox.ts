@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { preparedWrite } from './prepared-read.ts';
+import { queueWrite } from './prepared-read.ts';
 import type { Logger } from './logger.ts';
 
 // Side effects leave only through this table. Rows are written with the service's effects in
@@ -16,16 +16,13 @@ export async function enqueue(em: EntityManager, row: { topic: string; resellerI
 }
 
 /**
- * enqueue in one statement after a data-modifying CTE (`first`, which returns one row with a
- * `payload` column): what `first` writes and the outbox row commit together, in one round trip.
- * Every domain event takes this path, so it runs prepared: `first.sql` must be a fixed text.
+ * A row whose payload is JSON text the caller has (a domain event's), queued (queueWrite) to go
+ * with the use case's next statement: a booking's event and its outbox row cost it no round trip
+ * of their own. Every domain event takes this path, so its text is fixed (a prepared statement).
  */
-export async function enqueueWith(em: EntityManager, first: { sql: string; params: unknown[] }, row: { topic: string; resellerId?: string; at: Date }): Promise<void> {
-  await preparedWrite(em,
-    `with first as (${first.sql})
-     insert into outbox (topic, reseller_id, payload, created_at, available_at) select ?, ?, first.payload::jsonb, ?, ? from first`,
-    [...first.params, row.topic, row.resellerId ?? null, row.at, row.at],
-  );
+export async function queueOutboxRow(em: EntityManager, row: { topic: string; resellerId?: string; payloadJson: string; at: Date }): Promise<void> {
+  await queueWrite(em, 'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?::jsonb, ?, ?)',
+    [row.topic, row.resellerId ?? null, row.payloadJson, row.at, row.at]);
 }
 
 export interface OutboxRow { id: string; topic: string; reseller_id: string | null; payload: unknown; attempts: number }

@@ -1,6 +1,6 @@
 import type { EntityName, EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedWrite } from './prepared-read.ts';
+import { queueWrite } from './prepared-read.ts';
 import type { TxEm } from './transaction.ts';
 
 // Rows nothing writes (the catalogue's: providers, classes and their instances, spa services,
@@ -58,9 +58,10 @@ function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, a
 
 /**
  * Inserts `row` (every property of `entity`, as its plain object holds them) with one prepared
- * INSERT in the caller's transaction, now rather than at a flush, and returns it as it is: a plain
- * object, never managed. For rows a hot path creates and then only reads (a booking, a session):
- * em.create and flush would build a managed entity and its change set for one INSERT.
+ * INSERT in the caller's transaction, queued to go with its next statement (queueWrite), and
+ * returns it as it is: a plain object, never managed. For rows a hot path creates and then only
+ * reads (a booking, a session): em.create and flush would build a managed entity and its change
+ * set for one INSERT, and a round trip of its own.
  */
 export async function insertPlain<T extends object>(em: TxEm, entity: EntityName<T>, row: T): Promise<T> {
   const meta = em.getMetadata().get(entity);
@@ -76,7 +77,7 @@ export async function insertPlain<T extends object>(em: TxEm, entity: EntityName
     // pg would send an array as a PostgreSQL array: a json column takes its JSON text.
     return json && value !== null ? JSON.stringify(value) : value;
   });
-  await preparedWrite(em, sql, values);
+  await queueWrite(em, sql, values);
   return row;
 }
 const insertsByEntity = new Map<string, string>();

@@ -35,12 +35,27 @@ export class PreparingClient extends pg.Client {
  * the ORM's logger like any statement: on the ORM's pool, or inside a transaction on its
  * connection. The SQL must be one of a few fixed texts (values only as parameters): each distinct
  * text is prepared on every connection once. Values bind as `pg` binds them (no array expansion).
+ * Writes queued in the transaction (queueWrite) are sent first, in a statement of their own, so the
+ * read sees them; with `carriesQueued` they go in this statement instead (one round trip fewer), for
+ * a statement that does not read what they write.
  */
-export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
-  const { text } = prepare(sql, params.length);
+export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], { carriesQueued = false } = {}): Promise<T[]> {
   const connection = em.getConnection();
-  const started = performance.now();
   const transaction = em.getTransactionContext<Transaction<unknown>>();
+  const queued = (transaction && queues.get(transaction)?.splice(0)) || [];
+  if (queued.length === 0) return send<T>(connection, transaction, sql, params);
+  if (carriesQueued && !queued.some((w) => names(sql, w.table))) {
+    return send<T>(connection, transaction, withWrites(queued, sql), [...queued.flatMap((w) => w.params), ...params]);
+  }
+  await sendWrites(connection, transaction!, queued);
+  return send<T>(connection, transaction, sql, params);
+}
+
+type Connection = ReturnType<EntityManager['getConnection']>;
+
+async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const { text } = prepare(sql, params.length);
+  const started = performance.now();
   const rows = transaction
     ? (await transaction.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows
     : (await (await connection.getNativeClient()).query<T>(text, [...params])).rows;
@@ -56,9 +71,113 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
  * not at all). A value's type comes from where it lands (a column, a comparison); where nothing
  * says it, the SQL casts it (`?::int`).
  */
-export async function preparedWrite<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+export async function preparedWrite<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], options: { carriesQueued?: boolean } = {}): Promise<T[]> {
   if (!em.isInTransaction()) throw new Error('balances, counters, ledgers and the outbox change only inside a transaction');
-  return preparedRead<T>(em, sql, params);
+  return preparedRead<T>(em, sql, params, options);
+}
+
+// ---- Writes sent with a later statement ------------------------------------------------------
+//
+// A booking ends in writes whose results nothing reads (the spot taken, the booking's INSERT, the
+// session marked used, the event and its outbox row): each was a round trip through our process
+// and PostgreSQL's protocol, on a path where the round trips are most of the cost (bench/README.md
+// "Bookings"). Queued, they go together as data-modifying CTEs of one statement: the idempotency
+// record's (carriesQueued), or else one of their own before the next prepared statement, before a
+// savepoint and at the end of the use case (src/platform/transaction.ts flushes them there).
+// PostgreSQL runs every data-modifying CTE of a statement exactly once, to completion, whether the
+// statement reads its rows or not; foreign keys and CHECKs are checked at the end of the statement.
+
+interface QueuedWrite { sql: string; params: readonly unknown[]; table: string; changesRows: boolean }
+
+/** The queue of each open transaction (by its Kysely transaction) that something flushes before COMMIT. */
+const queues = new WeakMap<object, QueuedWrite[]>();
+
+const queuedOf = (em: EntityManager): QueuedWrite[] | undefined => {
+  const transaction = em.getTransactionContext<object>();
+  return transaction ? queues.get(transaction) : undefined;
+};
+
+/**
+ * A write (one INSERT, UPDATE or DELETE without WITH or RETURNING; `?` placeholders) sent with the
+ * transaction's next statement, or at once where no queue is open (openWriteQueue). For a write
+ * whose effect nothing in the use case reads before it ends, and whose failure can only mean a
+ * broken invariant: an error surfaces at the statement that carries it, and rolls the whole
+ * transaction back like any other.
+ *
+ * One statement sees one snapshot, and PostgreSQL applies only one of two changes to a row made in
+ * one statement: an UPDATE or DELETE of a table the queue already writes sends the queue first, and
+ * a carrier that names a table the queue writes does not carry it.
+ */
+export async function queueWrite(em: EntityManager, sql: string, params: readonly unknown[]): Promise<void> {
+  const target = targetOf(sql);
+  const queue = queuedOf(em);
+  if (!queue) {
+    await preparedWrite(em, sql, params);
+    return;
+  }
+  if (target.changesRows && queue.some((w) => w.table === target.table)) await flushQueuedWrites(em);
+  queue.push({ sql, params, ...target });
+}
+
+const targets = new Map<string, { table: string; changesRows: boolean }>();
+
+/** The table a queued write writes, and whether it changes rows that exist (an UPDATE or DELETE). */
+function targetOf(sql: string): { table: string; changesRows: boolean } {
+  let target = targets.get(sql);
+  if (!target) {
+    const statement = /^\s*(insert\s+into|update|delete\s+from)\s+([a-z_][a-z0-9_]*)\b/i.exec(sql);
+    if (!statement || /\breturning\b/i.test(sql)) throw new Error('queueWrite: one INSERT, UPDATE or DELETE, without WITH or RETURNING');
+    target = { table: statement[2].toLowerCase(), changesRows: !/^insert/i.test(statement[1]) };
+    targets.set(sql, target);
+  }
+  return target;
+}
+
+/** Whether `sql` names `table` (a word of its text): conservative, a column of that name counts too. */
+function names(sql: string, table: string): boolean {
+  let word = tableWords.get(table);
+  if (!word) tableWords.set(table, word = new RegExp(`\\b${table}\\b`, 'i'));
+  return word.test(sql);
+}
+const tableWords = new Map<string, RegExp>();
+
+/** Opens the queue of `em`'s transaction; the caller flushes it before COMMIT (and before a savepoint) and drops it on rollback. */
+export function openWriteQueue(em: EntityManager): void {
+  const transaction = em.getTransactionContext<object>();
+  if (!transaction) throw new Error('a write queue needs an open transaction');
+  if (!queues.has(transaction)) queues.set(transaction, []);
+}
+
+/** Sends the queued writes now, in one statement. */
+export async function flushQueuedWrites(em: EntityManager): Promise<void> {
+  const transaction = em.getTransactionContext<Transaction<unknown>>();
+  if (transaction) await sendQueuedWrites(em.getConnection(), transaction);
+}
+
+/** The same for MikroORM's connection, before a statement of its own in `transaction` (src/db/orm.ts). */
+export async function sendQueuedWrites(connection: Connection, transaction: object): Promise<void> {
+  const queued = queues.get(transaction)?.splice(0) ?? [];
+  if (queued.length > 0) await sendWrites(connection, transaction as Transaction<unknown>, queued);
+}
+
+/** Forgets the queued writes: the transaction or savepoint they belong to is rolled back. */
+export function dropQueuedWrites(em: EntityManager): void {
+  queuedOf(em)?.splice(0);
+}
+
+/** The last write is the statement, the others its CTEs. */
+async function sendWrites(connection: Connection, transaction: Transaction<unknown>, writes: QueuedWrite[]): Promise<void> {
+  const last = writes[writes.length - 1]!;
+  await send(connection, transaction, withWrites(writes.slice(0, -1), last.sql), writes.flatMap((w) => w.params));
+}
+
+/** `main` with `writes` as its first CTEs (their `?` come first, as their values do). */
+function withWrites(writes: readonly QueuedWrite[], main: string): string {
+  if (writes.length === 0) return main;
+  const ctes = writes.map((w, i) => `queued_write_${i + 1} as (${w.sql})`).join(', ');
+  const own = /^\s*with\s+/i.exec(main);
+  if (own && /^recursive\b/i.test(main.slice(own[0].length))) throw new Error('withWrites: a recursive statement carries no writes');
+  return own ? `with ${ctes}, ${main.slice(own[0].length)}` : `with ${ctes} ${main}`;
 }
 
 /** `?` → `$1`, `$2`, …, named by the text's hash; cached per SQL text. */

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { dropQueuedWrites, flushQueuedWrites, openWriteQueue } from './prepared-read.ts';
 import type { Ctx } from './request-context.ts';
 
 // A writing use case takes a TxCtx, and only `inTransaction`/`withTransaction` make one, so a write
@@ -22,22 +23,45 @@ export interface TxCtx extends Ctx {
   readonly last: (write: () => Promise<unknown>) => void;
 }
 
-/** Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back. */
-export function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
-  return ctx.em.transactional((em) => runToTheEnd({ ...ctx, em: em as TxEm }, run));
+/**
+ * Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back.
+ * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends.
+ */
+export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
+  // A nested transaction's savepoint comes after what the outer one queued.
+  if (ctx.em.isInTransaction()) await flushQueuedWrites(ctx.em);
+  return ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run)));
 }
 
-/** `run`, then the writes it held back (`last`), in the order it held them. */
+/** `run`, then the writes it queued and the writes it held back (`last`), in that order. */
 async function runToTheEnd<T>(ctx: Ctx & { em: TxEm }, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   const held: (() => Promise<unknown>)[] = [];
   const result = await run({ ...ctx, last: (write) => { held.push(write); } });
+  await flushQueuedWrites(ctx.em);
   for (const write of held) await write();
+  await flushQueuedWrites(ctx.em);
   return result;
 }
 
+/** Runs `run` with `em`'s write queue open; what it queued and did not send is forgotten if it fails (its transaction rolls back). */
+async function withWriteQueue<T>(em: EntityManager, run: () => Promise<T>): Promise<T> {
+  openWriteQueue(em);
+  try {
+    return await run();
+  } catch (err) {
+    dropQueuedWrites(em);
+    throw err;
+  }
+}
+
 /** The same for operator and seed code, which has an entity manager but no request. */
-export function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
-  return em.transactional((inner) => run(inner as TxEm));
+export async function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
+  if (em.isInTransaction()) await flushQueuedWrites(em);
+  return em.transactional((inner) => withWriteQueue(inner, async () => {
+    const result = await run(inner as TxEm);
+    await flushQueuedWrites(inner);
+    return result;
+  }));
 }
 
 /** Balance changes check it at run time too: the type can be cast away, a missing transaction cannot. */
@@ -55,11 +79,14 @@ export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): 
   if (!ctx.em.isInTransaction()) throw new Error('a savepoint needs an open transaction');
   const tx = ctx as Ctx & { em: TxEm };
   const name = `use_case_${++savepointCount}`;
+  // What was queued before belongs before the savepoint: a rollback to it must not take it.
+  await flushQueuedWrites(tx.em);
   await tx.em.execute(`savepoint ${name}`);
   try {
-    // The writes `run` holds back end with the savepoint: a field's refusal is that field's answer.
+    // The writes `run` queues or holds back end with the savepoint: a field's refusal is that field's answer.
     return await runToTheEnd(tx, run);
   } catch (err) {
+    dropQueuedWrites(tx.em);
     await tx.em.execute(`rollback to savepoint ${name}`);
     tx.em.clear(); // nothing of the rolled-back work may be flushed later
     throw err;

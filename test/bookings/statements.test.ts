@@ -8,7 +8,10 @@ import { issuePass } from '../support/factories.ts';
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
 // and provider; a spa is read with the services asked for; a client with its current pass and
-// package), and the count does not grow with the bookings an instance or a spa day already holds.
+// package); its last writes, whose results nothing reads (the spot, the booking, the session marked
+// used, the event and its outbox row), go together in one statement, the idempotency record's when
+// there is one (src/platform/prepared-read.ts queueWrite); and the count does not grow with the
+// bookings an instance or a spa day already holds.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
 beforeAll(async () => { w = await createBookingWorld(app, { spaCapacity: 10 }); });
@@ -22,31 +25,37 @@ async function counted(send: () => Promise<{ status: number; text: string }>): P
 }
 
 describe('statements per booking', () => {
-  it('a covered class booking › 9 (10 with an Idempotency-Key), the first and the third of an instance alike', async () => {
+  it('a covered class booking › 7, with or without an Idempotency-Key, the first and the third of an instance alike', async () => {
     const instance = await instanceIn(app, w.gym.classId, 50, { capacity: 5 });
     const clients = [w.client, await anotherClient(app, w, 'grace@example.com'), await anotherClient(app, w, 'alan@example.com')];
     const first = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[0].id }));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(9);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(7);
     // The instance, its class and its provider: one statement, under the instance's lock.
     expect(first.statements.filter((q) => /\bfrom provider\b|\bjoin provider\b/.test(q))).toHaveLength(1);
-    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].id }))).statements).toHaveLength(9);
-    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[2].id }, 'class-statements-1'))).statements).toHaveLength(10);
+    // The spot, the booking, the event and its outbox row: one statement, just before COMMIT.
+    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(update class_instance .*insert into booking .*insert into event .*insert into outbox /s);
+    expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].id }))).statements).toHaveLength(7);
+    const keyed = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[2].id }, 'class-statements-1'));
+    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(7);
+    // With a key, they ride in the idempotency record's statement.
+    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(update class_instance .*insert into outbox .*insert into idempotency_record /s);
   });
 
-  it('a covered spa booking › 9 (10 with an Idempotency-Key), the first and the third of a day alike', async () => {
+  it('a covered spa booking › 7, with or without an Idempotency-Key, the first and the third of a day alike', async () => {
     const clients = [w.client, await anotherClient(app, w, 'edsger@example.com'), await anotherClient(app, w, 'barbara@example.com')];
     const body = (clientId: string, time: string) => ({ spa_id: w.spa.id, service_ids: [w.spa.sauna, w.spa.massage], date: '2026-03-05', time, client_id: clientId });
     const first = await counted(() => book.spa(app, w, body(clients[0].id, '10:00')));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(9);
-    // The spa and both services: one statement (the spa's lock is a statement of its own, before the slot check).
-    expect(first.statements.filter((q) => /\bspa_service\b/.test(q))).toHaveLength(1);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(7);
+    // The spa and both services: one statement, which also locks the spa; the slot check follows it.
+    expect(first.statements.filter((q) => /\bspa_service\b/.test(q))).toEqual([expect.stringMatching(/for no key update of p$/)]);
+    expect(first.statements.filter((q) => /^select id from provider/.test(q))).toEqual([]);
     // The client, its current issued pass and the pass package: one statement.
     expect(first.statements.filter((q) => /\bfrom client\b|\bfrom issued_pass\b|\bjoin pass_package\b/.test(q))).toHaveLength(1);
-    expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(9);
-    expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(10);
+    expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(7);
+    expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(7);
   });
 
-  it('a spa co-pay confirm › 11 (12 with an Idempotency-Key)', async () => {
+  it('a spa co-pay confirm › 8, with or without an Idempotency-Key; the business account debited last', async () => {
     const session = async (time: string) => {
       const res = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time, client_id: w.client.id });
       expect(res.status, res.text).toBe(201);
@@ -54,10 +63,16 @@ describe('statements per booking', () => {
     };
     const confirm = (id: string, key?: string) => () => v3(app, `/bookings/spa/${id}/confirm`, { key: w.reseller.key, body: {}, idempotencyKey: key });
     const first = await counted(confirm(await session('10:00')));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(11);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(8);
     // The session's issued pass, its package and its client: one statement.
     expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toHaveLength(1);
-    expect((await counted(confirm(await session('11:00'), 'confirm-statements-1'))).statements).toHaveLength(12);
+    // The booking, the session marked used, the event and its outbox row: one statement, then the debit and COMMIT.
+    expect(first.statements.at(-3)).toMatch(/^with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox /s);
+    expect(first.statements.at(-2)).toMatch(/\bupdate business_account\b/);
+    const keyed = await counted(confirm(await session('11:00'), 'confirm-statements-1'));
+    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(8);
+    expect(keyed.statements.at(-3)).toMatch(/^with queued_write_1 as \(insert into booking .*insert into idempotency_record /s);
+    expect(keyed.statements.at(-2)).toMatch(/\bupdate business_account\b/);
   });
 
   it('a holder named by its passcode (an access code) › its issued pass, package and client in one statement', async () => {

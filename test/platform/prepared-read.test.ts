@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { preparedRead, preparedWrite } from '../../src/platform/prepared-read.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead, preparedWrite, queueWrite } from '../../src/platform/prepared-read.ts';
+import type { Ctx } from '../../src/platform/request-context.ts';
+import { inSavepoint, withTransaction } from '../../src/platform/transaction.ts';
+import { ResellerSchema } from '../../src/modules/resellers/resellers.entity.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 
@@ -43,5 +47,91 @@ describe('preparedWrite', () => {
     // Outside a transaction a balance, a counter or a ledger could move apart from its use case's effects.
     await expect(preparedWrite(app.orm.em.fork(), sql, ['Outside', reseller.id])).rejects.toThrow(/only inside a transaction/);
     expect(await app.sql('select name from reseller where id = ?', [reseller.id])).toEqual([{ name: 'Renamed by a prepared write' }]);
+  });
+});
+
+// Writes whose results nothing reads are queued and go together (src/platform/prepared-read.ts
+// queueWrite): in the statement of the next prepared statement that carries them, else in one of
+// their own before anything else the transaction sends, and before it ends. A rolled-back savepoint
+// takes what was queued inside it, and only that.
+describe('queueWrite', () => {
+  const nameOf = async (id: string) => (await app.sql<{ name: string }>('select name from reseller where id = ?', [id]))[0]?.name;
+  const rename = (em: EntityManager, id: string, name: string) => queueWrite(em, 'update reseller set name = ? where id = ?', [name, id]);
+
+  it('waits for the next statement: one that carries it, a prepared one, a MikroORM one (find, flush, execute) and the end of the transaction each send it first', async () => {
+    const reseller = await createReseller(app);
+    app.queries!.reset();
+    const statements = () => app.queries!.statements.filter((q) => !/^(begin|commit)$/.test(q));
+    const seen = await withTransaction(app.orm.em.fork(), async (em) => {
+      const seen: Record<string, unknown> = {};
+      await rename(em, reseller.id, 'Queued 1');
+      seen.queuedOnly = statements().length;
+      seen.byExecute = (await em.execute<{ name: string }[]>('select name from reseller where id = ?', [reseller.id]))[0].name;
+      await rename(em, reseller.id, 'Queued 2');
+      seen.byPreparedRead = (await preparedRead<{ name: string }>(em, 'select name from reseller where id = ?', [reseller.id]))[0].name;
+      app.queries!.reset();
+      // A second change of one table's rows: one statement would apply only one of the two, so the first is sent now.
+      await rename(em, reseller.id, 'Queued 3');
+      await queueWrite(em, 'update reseller set lookup_enabled = true where id = ?', [reseller.id]);
+      seen.sentBySecond = statements();
+      app.queries!.reset();
+      seen.carrier = (await preparedRead<{ echo: string }>(em, 'select ?::text as echo', ['carried'], { carriesQueued: true }))[0].echo;
+      seen.carried = statements();
+      seen.afterCarrier = (await preparedRead<{ name: string; lookup_enabled: boolean }>(em, 'select name, lookup_enabled from reseller where id = ?', [reseller.id]))[0];
+      // A carrier that names the queued write's table does not carry it: sent first, it sees it.
+      await rename(em, reseller.id, 'Queued 4');
+      seen.byCarrierOfItsTable = (await preparedWrite<{ name: string }>(em, 'select name from reseller where id = ? for update', [reseller.id], { carriesQueued: true }))[0].name;
+      await rename(em, reseller.id, 'Queued 5');
+      seen.byFind = (await em.findOneOrFail(ResellerSchema, { id: reseller.id }, { refresh: true })).name;
+      await rename(em, reseller.id, 'Queued last');
+      return seen;
+    });
+    expect(seen).toEqual({
+      queuedOnly: 0, byExecute: 'Queued 1', byPreparedRead: 'Queued 2',
+      sentBySecond: ['update reseller set name = $1 where id = $2'],
+      carrier: 'carried',
+      carried: ['with queued_write_1 as (update reseller set lookup_enabled = true where id = $1) select $2::text as echo'],
+      afterCarrier: { name: 'Queued 3', lookup_enabled: true }, byCarrierOfItsTable: 'Queued 4', byFind: 'Queued 5',
+    });
+    expect(await nameOf(reseller.id)).toBe('Queued last');
+  });
+
+  it('a savepoint rolled back › takes what was queued inside it; what was queued before it stays', async () => {
+    const reseller = await createReseller(app);
+    await withTransaction(app.orm.em.fork(), async (em) => {
+      await rename(em, reseller.id, 'Before the savepoint');
+      const ctx = { em } as unknown as Ctx;
+      await expect(inSavepoint(ctx, async (tx) => {
+        await rename(tx.em, reseller.id, 'Inside the savepoint');
+        throw new Error('refused');
+      })).rejects.toThrow('refused');
+      await inSavepoint(ctx, async (tx) => { await queueWrite(tx.em, 'update reseller set lookup_enabled = true where id = ?', [reseller.id]); });
+    });
+    expect(await app.sql('select name, lookup_enabled from reseller where id = ?', [reseller.id])).toEqual([{ name: 'Before the savepoint', lookup_enabled: true }]);
+  });
+
+  it('a queued write that fails › fails the statement that sends it, and the whole transaction rolls back', async () => {
+    const reseller = await createReseller(app);
+    const before = await nameOf(reseller.id);
+    await expect(withTransaction(app.orm.em.fork(), async (em) => {
+      await rename(em, reseller.id, 'Renamed first');
+      await queueWrite(em, 'update reseller set name = null where id = ?', [reseller.id]);
+    })).rejects.toMatchObject({ code: '23502' });
+    expect(await nameOf(reseller.id)).toBe(before);
+  });
+
+  it('where no queue is open (a bare em.transactional) › sent at once; WITH or RETURNING › refused', async () => {
+    const reseller = await createReseller(app);
+    app.queries!.reset();
+    await app.orm.em.fork().transactional(async (em) => {
+      await rename(em, reseller.id, 'Sent at once');
+      expect(app.queries!.statements.at(-1)).toBe('update reseller set name = $1 where id = $2');
+    });
+    expect(await nameOf(reseller.id)).toBe('Sent at once');
+    await withTransaction(app.orm.em.fork(), async (em) => {
+      await expect(queueWrite(em, 'update reseller set name = ? where id = ? returning id', ['x', reseller.id])).rejects.toThrow(/without WITH or RETURNING/);
+      await expect(queueWrite(em, 'with r as (select 1) update reseller set name = ? where id = ?', ['x', reseller.id])).rejects.toThrow(/without WITH or RETURNING/);
+    });
+    expect(await nameOf(reseller.id)).toBe('Sent at once');
   });
 });

@@ -88,9 +88,9 @@ async function openClassSession(ctx: TxCtx, holder: Holder, slot: BookableInstan
 
 type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod' | 'visitEntitlementId' | 'sessionId' | 'rescheduledFrom'>>;
 
-/** Takes the spot (checked free under the lock) and creates the PENDING booking holding one visit. */
+/** Takes the spot (checkSpot found it free under the instance's lock) and creates the PENDING booking holding one visit. */
 export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableInstance, payment: Payment, id: string): Promise<Booking> {
-  if (!(await takeSpot(ctx.em, slot.instance.id))) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
+  await takeSpot(ctx.em, slot.instance.id);
   const now = ctx.clock.now();
   const booking = await insertBooking(ctx.em, {
     ...classFields(holder, slot), ...payment, visitsDeducted: 1, creditsCharged: 0, currency: resellerOf(ctx).currency,

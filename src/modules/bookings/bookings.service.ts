@@ -6,7 +6,7 @@ import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platf
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
-import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
 import { insertPlain, plainRow } from '../../platform/plain-rows.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { registerBookedIntervals } from '../spa/spa.service.ts';
@@ -34,12 +34,21 @@ export const isLive = (b: Pick<Booking, 'status'>): boolean => (LIVE_STATUSES as
 /** How long a co-pay or extra-visits session can be confirmed (spec part 1). */
 export const SESSION_LIFETIME_MS = 24 * 3600_000;
 
+/**
+ * A spa appointment ends by the close of the opening interval it starts in, on the same date
+ * (src/modules/spa/availability.ts), so it lasts at most one local day: 25 hours on the day the
+ * clocks go back.
+ */
+const LONGEST_APPOINTMENT_MS = 25 * 3600_000;
+
 // Spa availability counts the live spa appointments of a provider (src/modules/spa/availability.ts).
+// Those overlapping [from, to) start before `to` and, being at most a day long, after `from` less a
+// day: the index (provider_id, starts_at) then reads that range only, not every earlier appointment.
 registerBookedIntervals(async (em, providerId, from, to) => {
   const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
     `select starts_at, ends_at from booking
-      where provider_id = ? and type = 'spa' and status in ('PENDING', 'CONFIRMED') and starts_at < ? and ends_at > ?`,
-    [providerId, to, from]);
+      where provider_id = ? and type = 'spa' and status in ('PENDING', 'CONFIRMED') and starts_at < ? and starts_at > ? and ends_at > ?`,
+    [providerId, to, new Date(from.getTime() - LONGEST_APPOINTMENT_MS), from]);
   return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
 });
 
@@ -132,9 +141,9 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
   return plainRow(ctx.em, BookingSessionSchema, row);
 }
 
-/** A locked session (lockOwnSession) is used: CONFIRMED, naming the booking it made. */
+/** A locked session (lockOwnSession) is used: CONFIRMED, naming the booking it made; queued like the booking's INSERT. */
 export async function markSessionUsed(em: TxEm, session: BookingSession, bookingId: string, at: Date): Promise<void> {
-  await preparedWrite(em, `update booking_session set status = 'CONFIRMED', booking_id = ?, updated_at = ? where id = ?`, [bookingId, at, session.id]);
+  await queueWrite(em, `update booking_session set status = 'CONFIRMED', booking_id = ?, updated_at = ? where id = ?`, [bookingId, at, session.id]);
   Object.assign(session, { status: 'CONFIRMED', bookingId, updatedAt: at });
 }
 

@@ -23,7 +23,7 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   checkOpen(session, now);
   const holder = await holderOf(ctx, { user_pass_id: session.issuedPassId }, session.startsAt);
   const appointment = await appointmentParts(ctx, session);
-  await checkSlot(ctx, appointment, true);
+  await checkSlot(ctx, appointment, 'taken');
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
   const booking = await insertBooking(ctx.em, {

@@ -34,9 +34,10 @@ export interface Holder { client: Client; issuedPass: IssuedPass; pass: PassPack
 
 /**
  * The client and its issued pass, which must be ACTIVE now and still valid when the appointment
- * starts. Names, when sent, must be the client's (a guard against booking for the wrong client).
+ * starts (`startsAt`; a caller that learns it later checks it with checkPassLasts). Names, when
+ * sent, must be the client's (a guard against booking for the wrong client).
  */
-export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Promise<Holder> {
+export async function holderOf(ctx: Ctx, input: HolderInput, startsAt?: Date): Promise<Holder> {
   if (input.client_id === undefined && input.user_pass_id === undefined && input.pass_code === undefined) {
     throw validationError('client_id', 'Send client_id or user_pass_id');
   }
@@ -68,10 +69,16 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt: Date): Pr
   const now = ctx.clock.now();
   const status = effectiveStatus(held.issuedPass, now);
   if (status !== 'ACTIVE') throw new DomainError('pass_not_active', `The client's pass is ${status}`);
-  if (held.issuedPass.expiresAt.getTime() <= startsAt.getTime()) {
+  const holder = { client, ...held, resellerId: resellerOf(ctx).resellerId };
+  if (startsAt) checkPassLasts(holder, startsAt);
+  return holder;
+}
+
+/** 409 pass_not_active when the holder's pass expires before `startsAt`. */
+export function checkPassLasts(holder: Holder, startsAt: Date): void {
+  if (holder.issuedPass.expiresAt.getTime() <= startsAt.getTime()) {
     throw new DomainError('pass_not_active', "The client's pass expires before the appointment starts");
   }
-  return { client, ...held, resellerId: resellerOf(ctx).resellerId };
 }
 
 /** How a pass meets a provider: `covered` when one of its categories has the provider's category and tier. */

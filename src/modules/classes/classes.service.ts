@@ -1,7 +1,7 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRow, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -117,10 +117,13 @@ export async function lockClassInstance(em: TxEm, id: string, param?: string): P
   return { instance, cls, provider: joinedProvider(em, 'p', row)! };
 }
 
-/** Takes one spot of a locked instance; false when it is full. */
-export async function takeSpot(em: TxEm, instanceId: string): Promise<boolean> {
-  const rows = await preparedWrite(em, 'update class_instance set spots_taken = spots_taken + 1 where id = ? and spots_taken < capacity returning id', [instanceId]);
-  return rows.length === 1;
+/**
+ * Takes one spot of an instance the caller locked and found a spot free in, queued to go with the
+ * transaction's next statement (queueWrite). The table's CHECK (spots_taken <= capacity) refuses
+ * an overbooking whatever the caller checked: the statement fails and the transaction rolls back.
+ */
+export async function takeSpot(em: TxEm, instanceId: string): Promise<void> {
+  await queueWrite(em, 'update class_instance set spots_taken = spots_taken + 1 where id = ?', [instanceId]);
 }
 
 /** Gives a spot back (a cancelled or moved booking). */

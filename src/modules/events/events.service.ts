@@ -1,7 +1,8 @@
 import { unixSeconds } from '../../platform/clock.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { enqueueWith } from '../../platform/outbox.ts';
+import { queueOutboxRow } from '../../platform/outbox.ts';
+import { queueWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventType } from './events.catalog.ts';
@@ -19,8 +20,9 @@ export const EVENT_TOPIC = 'event';
  * Records a domain event (`evt_…`) for webhook delivery, in the use case's transaction (ctx.em).
  * Only a catalogued type with its declared payload type-checks. Events go to the caller's
  * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
- * One statement writes both the `event` row (GET /events) and the outbox row that fans it out to
- * webhook endpoints (README "Webhooks"), so recording an event costs a use case one round trip.
+ * The `event` row (GET /events) and the outbox row that fans it out to webhook endpoints (README
+ * "Webhooks") are queued (src/platform/prepared-read.ts queueWrite): they go with the use case's
+ * next statement or at its end, in its transaction, so recording an event costs no round trip of its own.
  */
 export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T], resellerId?: string): Promise<void> {
   const at = ctx.clock.now();
@@ -35,10 +37,10 @@ export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T,
     data: { object },
     request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
   };
-  await enqueueWith(ctx.em, {
-    sql: 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?) returning payload',
-    params: [event.id, resellerId, type, JSON.stringify(event), at],
-  }, { topic: EVENT_TOPIC, resellerId, at });
+  const payloadJson = JSON.stringify(event);
+  await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?)',
+    [event.id, resellerId, type, payloadJson, at]);
+  await queueOutboxRow(ctx.em, { topic: EVENT_TOPIC, resellerId, payloadJson, at });
 }
 
 /** `type` filters in exactly the catalogue's spelling; anything else is a 400 naming `param`. */

@@ -49,18 +49,19 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
  * booking, confirm and availability reads both (plain objects, src/platform/plain-rows.ts). An
  * unknown spa, or a provider that is no spa, is a 404 on `params.spaId`; a service id of another
  * spa or an unknown one is a 400 on `params.serviceIds` (a query or body value, not a path: no 404).
+ * With `lock` (a booking's transaction), the same statement locks the spa as lockSpa does.
  */
-export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly string[], params: { spaId?: string; serviceIds?: string } = {}): Promise<{ spa: Provider; services: SpaService[] }> {
+export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly string[], params: { spaId?: string; serviceIds?: string } = {}, { lock = false } = {}): Promise<{ spa: Provider; services: SpaService[] }> {
   resellerOf(ctx);
   const serviceParam = params.serviceIds ?? 'service_ids';
   checkServiceIds(ids, serviceParam);
-  // A malformed id (path parameters are free text) names nothing: no query.
-  const rows = isId('provider', spaId)
-    ? await preparedRead<Record<string, unknown>>(ctx.em,
-      `select p.*, ${joinedColumns(ctx.em, SpaServiceSchema, 's')}
+  const sql = `select p.*, ${joinedColumns(ctx.em, SpaServiceSchema, 's')}
          from provider p left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(?::jsonb))
-        where p.id = ?`, [JSON.stringify(ids), spaId])
-    : [];
+        where p.id = ?`;
+  // A malformed id (path parameters are free text) names nothing: no query.
+  const rows = !isId('provider', spaId) ? []
+    : lock ? await preparedWrite<Record<string, unknown>>(ctx.em, `${sql} for no key update of p`, [JSON.stringify(ids), spaId])
+      : await preparedRead<Record<string, unknown>>(ctx.em, sql, [JSON.stringify(ids), spaId]);
   const [spa] = providersFromRows(ctx.em, rows.slice(0, 1));
   if (!spa || spa.category !== 'SPA') throw notFound('spa', spaId, params.spaId);
   const byId = new Map(plainJoined(ctx.em, SpaServiceSchema, 's', rows).map((s) => [s.id, s]));
