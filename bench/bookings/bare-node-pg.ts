@@ -433,17 +433,31 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
 
 function confirmSpa(sessionId: string, requestId: string, key: string | undefined) {
   return async (db: Db, now: Date): Promise<Answer> => {
+    // The session locked, with its issued pass, package and client, in one statement (as ours: lockOwnSession).
     const { rows: [session] } = ID('sess').test(sessionId) ? await db.query<{
       id: string; client_id: string; issued_pass_id: string; provider_id: string; service_ids: string[]; local_date: string; local_time: string;
       starts_at: Date; ends_at: Date; currency: string; copay_amount: string | null; status: string; booking_id: string | null; expires_at: Date;
-    }>(
-      `select id, client_id, issued_pass_id, provider_id, service_ids, local_date::text as local_date, local_time, starts_at, ends_at,
-              currency, copay_amount, status, booking_id, expires_at
-         from booking_session where id = $1 and reseller_id = $2 and type = 'spa' limit 1 for update`, [sessionId, resellerId]) : { rows: [] };
+      ip_id: string | null; ip_status: string; ip_expires_at: Date; pp_categories: Category[]; c_id: string; c_first_name: string; c_last_name: string;
+    }>(prepared(
+      `select bs.id, bs.client_id, bs.issued_pass_id, bs.provider_id, bs.service_ids, bs.local_date::text as local_date, bs.local_time,
+              bs.starts_at, bs.ends_at, bs.currency, bs.copay_amount, bs.status, bs.booking_id, bs.expires_at,
+              ip.id as ip_id, ip.status as ip_status, ip.expires_at as ip_expires_at, pp.categories as pp_categories,
+              c.id as c_id, c.first_name as c_first_name, c.last_name as c_last_name
+         from booking_session bs
+         left join issued_pass ip on ip.id = bs.issued_pass_id and ip.reseller_id = $2
+         left join pass_package pp on pp.id = ip.pass_id left join client c on c.id = ip.client_id
+        where bs.id = $1 and bs.reseller_id = $2 and bs.type = 'spa' for update of bs`, [sessionId, resellerId])) : { rows: [] };
     if (!session) throw new Refusal(404, 'resource_not_found', `No spa booking session '${sessionId}'`);
     if (session.status === 'CONFIRMED') throw new Refusal(409, 'session_already_confirmed', 'Already confirmed');
     if (session.status === 'EXPIRED' || session.expires_at.getTime() <= now.getTime()) throw new Refusal(422, 'session_expired', 'Expired');
-    const holder = await holderOf(db, { user_pass_id: session.issued_pass_id }, session.starts_at, now);
+    if (session.ip_id === null) throw new Refusal(404, 'resource_not_found', `No issued pass '${session.issued_pass_id}'`);
+    const passStatus = session.ip_status === 'ACTIVE' && session.ip_expires_at.getTime() <= now.getTime() ? 'EXPIRED' : session.ip_status;
+    if (passStatus !== 'ACTIVE') throw new Refusal(409, 'pass_not_active', `The client's pass is ${passStatus}`);
+    if (session.ip_expires_at.getTime() <= session.starts_at.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
+    const holder: Holder = {
+      client: { id: session.c_id, first_name: session.c_first_name, last_name: session.c_last_name },
+      issuedPassId: session.ip_id, expiresAt: session.ip_expires_at, categories: session.pp_categories,
+    };
     const { spa, services } = await spaWithServices(db, session.provider_id, session.service_ids);
     await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
     const id = newId('booking', now.getTime());

@@ -9,6 +9,7 @@ import type { TxEm } from '../../platform/transaction.ts';
 import { preparedRead, preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
 import { insertPlain, plainRow } from '../../platform/plain-rows.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
+import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.service.ts';
 import { registerBookedIntervals } from '../spa/spa.service.ts';
 import {
   BookingSchema, BookingSessionSchema, bookingStatuses, bookingTypes,
@@ -130,15 +131,23 @@ export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<B
 /**
  * A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind:
  * 404. A prepared statement read into a plain object (every confirm starts here; markSessionUsed
- * writes it by SQL of its own).
+ * writes it by SQL of its own), which also reads the session's issued pass with its package and
+ * client, as getOwnIssuedPass would (its 404 and a lookup token's 403 on `user_pass_id`): the
+ * confirm's holder, without a round trip of its own.
  */
-export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<BookingSession> {
+export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<{ session: BookingSession; heldPass: () => HeldPassWithClient }> {
   const { resellerId } = resellerOf(ctx);
   const [row] = isId('session', id)
-    ? await preparedWrite<Record<string, unknown>>(ctx.em, 'select * from booking_session where id = ? and reseller_id = ? and type = ? for update', [id, resellerId, type])
+    ? await preparedWrite<Record<string, unknown>>(ctx.em,
+      `select bs.*, ${issuedPassAlong.columns(ctx.em)}
+         from booking_session bs ${issuedPassAlong.joins('bs.issued_pass_id')}
+        where bs.id = ? and bs.reseller_id = ? and bs.type = ? for update of bs`,
+      [issuedPassAlong.reseller(ctx), id, resellerId, type])
     : [];
   if (!row) throw notFound(`${type} booking session`, id);
-  return plainRow(ctx.em, BookingSessionSchema, row);
+  const session = plainRow(ctx.em, BookingSessionSchema, row);
+  // Its refusals where the confirm asks for the holder (after the session's own checks).
+  return { session, heldPass: () => issuedPassAlong.fromRow(ctx, session.issuedPassId, row, 'user_pass_id') };
 }
 
 /** A locked session (lockOwnSession) is used: CONFIRMED, naming the booking it made; queued like the booking's INSERT. */

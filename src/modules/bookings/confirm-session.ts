@@ -7,7 +7,7 @@ import { checkSlot, appointmentParts, spaBookingFields } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
 import { insertBooking, lockOwnSession, markSessionUsed, type Booking } from './bookings.service.ts';
 import { presentBooking } from './bookings.presenter.ts';
-import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
+import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from './eligibility.ts';
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
 // write the outbox row, and debit the business account last, after the idempotency record
@@ -18,10 +18,10 @@ export const confirmSpaInput = z.strictObject({});
 
 /** POST /bookings/spa/{sessionId}/confirm: debits the co-pay from the business account and books the slot. */
 export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<Booking> {
-  const session = await lockOwnSession(ctx, sessionId, 'spa');
+  const { session, heldPass } = await lockOwnSession(ctx, sessionId, 'spa');
   const now = ctx.clock.now();
   checkOpen(session, now);
-  const holder = await holderOf(ctx, { user_pass_id: session.issuedPassId }, session.startsAt);
+  const holder = holderOfPass(ctx, heldPass(), session.startsAt);
   const appointment = await appointmentParts(ctx, session);
   await checkSlot(ctx, appointment, 'taken');
   const id = newId('booking', now.getTime());
@@ -54,12 +54,12 @@ export type ConfirmClassInput = z.input<typeof confirmClassInput>;
  * Either way the visits bought become an entitlement, one of them held by the new booking.
  */
 export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: ConfirmClassInput): Promise<Booking> {
-  const session = await lockOwnSession(ctx, sessionId, 'class');
+  const { session, heldPass } = await lockOwnSession(ctx, sessionId, 'class');
   const now = ctx.clock.now();
   checkOpen(session, now);
   const purchase = await purchaseOf(ctx, session, session.kind === 'CLASS_EXTRA_VISITS' ? 'EXTRA_VISITS' : 'COPAY', raw, now);
   const slot = await lockBookableInstance(ctx, session.classInstanceId!, 'session_id');
-  const holder = await holderOf(ctx, { user_pass_id: session.issuedPassId }, session.startsAt);
+  const holder = holderOfPass(ctx, heldPass(), session.startsAt);
   await checkSpot(ctx, slot, holder.client.id);
 
   const id = newId('booking', now.getTime());

@@ -7,7 +7,7 @@ import type { Client } from '../clients/clients.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import {
   addDuration, effectiveStatus, getOwnClientWithCurrentPass, getOwnIssuedPass, getOwnIssuedPassByPasscode, grantEntitlement, idParam, takeEntitlementVisit,
-  type CategoryType, type Duration, type IssuedPass, type PassCategory, type PassPackage, type VisitReason,
+  type CategoryType, type Duration, type HeldPassWithClient, type IssuedPass, type PassCategory, type PassPackage, type VisitReason,
 } from '../passes/passes.service.ts';
 import { coveredTiers, findCopayOptions, type Provider } from '../providers/providers.service.ts';
 import type { BookingSession } from './bookings.entity.ts';
@@ -66,10 +66,14 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt?: Date): P
       throw validationError(field, `${field} does not match client '${client.id}'`);
     }
   }
-  const now = ctx.clock.now();
-  const status = effectiveStatus(held.issuedPass, now);
+  return holderOfPass(ctx, { ...held, client }, startsAt);
+}
+
+/** holderOf for a pass already read (a confirm's session reads its pass with it): ACTIVE now, and lasting until `startsAt`. */
+export function holderOfPass(ctx: Ctx, held: HeldPassWithClient, startsAt?: Date): Holder {
+  const status = effectiveStatus(held.issuedPass, ctx.clock.now());
   if (status !== 'ACTIVE') throw new DomainError('pass_not_active', `The client's pass is ${status}`);
-  const holder = { client, ...held, resellerId: resellerOf(ctx).resellerId };
+  const holder = { client: held.client, issuedPass: held.issuedPass, pass: held.pass, resellerId: resellerOf(ctx).resellerId };
   if (startsAt) checkPassLasts(holder, startsAt);
   return holder;
 }
