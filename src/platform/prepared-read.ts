@@ -106,7 +106,7 @@ const queuedOf = (em: EntityManager): QueuedWrite[] | undefined => {
  *
  * One statement sees one snapshot, and PostgreSQL applies only one of two changes to a row made in
  * one statement: an UPDATE or DELETE of a table the queue already writes sends the queue first, and
- * a carrier that names a table the queue writes does not carry it.
+ * a carrier that names a table the queue writes does not carry it. A full queue is sent first too.
  */
 export async function queueWrite(em: EntityManager, sql: string, params: readonly unknown[]): Promise<void> {
   const target = targetOf(sql);
@@ -115,9 +115,16 @@ export async function queueWrite(em: EntityManager, sql: string, params: readonl
     await preparedWrite(em, sql, params);
     return;
   }
-  if (target.changesRows && queue.some((w) => w.table === target.table)) await flushQueuedWrites(em);
+  if (queue.length >= MAX_QUEUED_WRITES || (target.changesRows && queue.some((w) => w.table === target.table))) await flushQueuedWrites(em);
   queue.push({ sql, params, ...target });
 }
+
+/**
+ * At most this many go in one statement (a booking queues 4 or 5): a sweep that records an event
+ * per row would otherwise send one statement of hundreds of CTEs, and each count of them would be
+ * a prepared statement of its own on every connection.
+ */
+const MAX_QUEUED_WRITES = 8;
 
 const targets = new Map<string, { table: string; changesRows: boolean }>();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedRead, preparedWrite, queueWrite } from '../../src/platform/prepared-read.ts';
+import { flushQueuedWrites, preparedRead, preparedWrite, queueWrite } from '../../src/platform/prepared-read.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { inSavepoint, withTransaction } from '../../src/platform/transaction.ts';
 import { ResellerSchema } from '../../src/modules/resellers/resellers.entity.ts';
@@ -94,6 +94,20 @@ describe('queueWrite', () => {
       afterCarrier: { name: 'Queued 3', lookup_enabled: true }, byCarrierOfItsTable: 'Queued 4', byFind: 'Queued 5',
     });
     expect(await nameOf(reseller.id)).toBe('Queued last');
+  });
+
+  it('at most 8 in one statement › a sweep recording an event per row sends them 8 at a time', async () => {
+    const reseller = await createReseller(app);
+    app.queries!.reset();
+    await expect(withTransaction(app.orm.em.fork(), async (em) => {
+      for (let i = 0; i < 20; i++) {
+        await queueWrite(em, "insert into outbox (topic, reseller_id, payload, created_at, available_at) values ('test.queue', ?, '{}'::jsonb, now(), now())", [reseller.id]);
+      }
+      await flushQueuedWrites(em);
+      throw new Error('roll back');
+    })).rejects.toThrow('roll back');
+    const sent = app.queries!.statements.filter((q) => /insert into outbox/.test(q));
+    expect(sent.map((q) => q.match(/insert into outbox/g)!.length)).toEqual([8, 8, 4]);
   });
 
   it('a savepoint rolled back › takes what was queued inside it; what was queued before it stays', async () => {
