@@ -83,7 +83,8 @@ export async function preparedWrite<T extends object>(em: EntityManager, sql: st
 // and PostgreSQL's protocol, on a path where the round trips are most of the cost (bench/README.md
 // "Bookings"). Queued, they go together as data-modifying CTEs of one statement: the idempotency
 // record's (carriesQueued), or else one of their own before the next prepared statement, before a
-// savepoint and at the end of the use case (src/platform/transaction.ts flushes them there).
+// savepoint and at the end of the use case (src/platform/transaction.ts flushes them there), and
+// before any statement of MikroORM's own (src/db/driver.ts).
 // PostgreSQL runs every data-modifying CTE of a statement exactly once, to completion, whether the
 // statement reads its rows or not; foreign keys and CHECKs are checked at the end of the statement.
 
@@ -161,7 +162,7 @@ export async function flushQueuedWrites(em: EntityManager): Promise<void> {
   if (transaction) await sendQueuedWrites(em.getConnection(), transaction);
 }
 
-/** The same for MikroORM's connection, before a statement of its own in `transaction` (src/db/orm.ts). */
+/** The same for MikroORM's connection, before a statement of its own in `transaction` (src/db/driver.ts). */
 export async function sendQueuedWrites(connection: Connection, transaction: object): Promise<void> {
   const queued = queues.get(transaction)?.splice(0) ?? [];
   if (queued.length > 0) await sendWrites(connection, transaction as Transaction<unknown>, queued);
