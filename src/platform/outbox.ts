@@ -8,19 +8,12 @@ import type { Logger } from './logger.ts';
 // of processes can deliver without doing a row twice at the same time. Domain events (topic
 // `event`) are written by src/modules/events/events.service.ts, typed by its catalogue.
 
-export async function enqueue(em: EntityManager, row: { topic: string; resellerId?: string; payload: unknown; at: Date }): Promise<void> {
-  await em.execute(
-    'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?, ?, ?)',
-    [row.topic, row.resellerId ?? null, JSON.stringify(row.payload), row.at, row.at],
-  );
-}
-
 /**
- * A row whose payload is JSON text the caller has (a domain event's), queued (queueWrite) to go
- * with the use case's next statement: a booking's event and its outbox row cost it no round trip
- * of their own. Every domain event takes this path, so its text is fixed (a prepared statement).
+ * An outbox row (its payload as JSON text), queued (queueWrite) to go with the caller's next
+ * statement in its transaction: a booking's event and its outbox row cost it no round trip of
+ * their own. Every domain event and every mail takes this path, so its text is fixed (a prepared statement).
  */
-export async function queueOutboxRow(em: EntityManager, row: { topic: string; resellerId?: string; payloadJson: string; at: Date }): Promise<void> {
+export async function enqueue(em: EntityManager, row: { topic: string; resellerId?: string; payloadJson: string; at: Date }): Promise<void> {
   await queueWrite(em, 'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?::jsonb, ?, ?)',
     [row.topic, row.resellerId ?? null, row.payloadJson, row.at, row.at]);
 }

@@ -9,7 +9,7 @@ const app = useApp();
 
 async function enqueueMany(topic: string, n: number) {
   await app.orm.em.fork().transactional(async (em) => {
-    for (let i = 0; i < n; i++) await enqueue(em, { topic, payload: { i }, at: app.clock.now() });
+    for (let i = 0; i < n; i++) await enqueue(em, { topic, payloadJson: JSON.stringify({ i }), at: app.clock.now() });
   });
 }
 

@@ -8,7 +8,7 @@ import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
-import { lockSpa, slotAt, spaWithServices, type SpaService } from '../spa/spa.service.ts';
+import { slotAt, spaWithServices, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
@@ -30,10 +30,10 @@ export interface Appointment { spa: Provider; services: SpaService[]; date: stri
 
 /**
  * Reads and checks what an appointment names (spa, services, a future local time that exists).
- * With `lock`, the spa is locked as it is read (checkSlot's lock, without a statement of its own).
+ * The spa is locked as it is read, for checkSlot (no lock statement of its own).
  */
-export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }, { lock = false } = {}): Promise<Appointment> {
-  const { spa, services } = await spaWithServices(ctx, input.spa_id, input.service_ids, { spaId: 'spa_id' }, { lock });
+export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<Appointment> {
+  const { spa, services } = await spaWithServices(ctx, input.spa_id, input.service_ids, { spaId: 'spa_id' }, { lock: true });
   const startsAt = zonedInstant(input.date, input.time, spa.timezone);
   if (!startsAt) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
   if (startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
@@ -48,12 +48,13 @@ export async function appointmentParts(ctx: TxCtx, held: { providerId: string; s
 }
 
 /**
- * Checks the slot: a quarter-hour start inside opening hours (else 400) with a room free for the
- * whole appointment (else 409 slot_unavailable). Under the spa's lock (`lock`: taken now, unless
- * the appointment was read locked) for a booking; a session only reserves at its confirm.
+ * Checks the slot under the spa's lock, which appointmentOf and appointmentParts take as they read
+ * it (FOR NO KEY UPDATE on its provider row, which bookings referencing it do not conflict with):
+ * appointments of one spa are placed one at a time, so this sees every one committed before. A
+ * quarter-hour start inside opening hours (else 400) with a room free for the whole appointment
+ * (else 409 slot_unavailable); a session only reserves at its confirm, which checks again.
  */
-export async function checkSlot(ctx: TxCtx, a: Appointment, lock: 'now' | 'taken' | 'none'): Promise<void> {
-  if (lock === 'now') await lockSpa(ctx.em, a.spa.id);
+export async function checkSlot(ctx: TxCtx, a: Appointment): Promise<void> {
   const minutes = (a.endsAt.getTime() - a.startsAt.getTime()) / 60_000;
   const slot = await slotAt(ctx.em, a.spa, a.date, a.time, minutes, ctx.clock.now());
   if (!slot) throw validationError('time', `${a.time} is not a bookable start at this spa on ${a.date}: outside opening hours, or not on a quarter hour`);
@@ -68,9 +69,9 @@ export async function checkSlot(ctx: TxCtx, a: Appointment, lock: 'now' | 'taken
 export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation> {
   const input = parseInput(bookSpaInput, raw);
   // The client first, then the spa, locked as it is read: the slot check under the lock follows
-  // at once (one statement fewer than a lock of its own, and no read of the client under it).
+  // at once (no read of the client under it).
   const holder = await holderOf(ctx, input);
-  const appointment = await appointmentOf(ctx, input, { lock: true });
+  const appointment = await appointmentOf(ctx, input);
   checkPassLasts(holder, appointment.startsAt);
   if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment) };
 
@@ -79,7 +80,7 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   if (!priced) {
     throw new DomainError('provider_not_covered', `The client's pass does not cover spa '${appointment.spa.id}' (tier ${appointment.spa.tier}) and its services carry no co-pay in ${currency}`);
   }
-  await checkSlot(ctx, appointment, 'none');
+  await checkSlot(ctx, appointment);
   const now = ctx.clock.now();
   const session = await insertSession(ctx.em, {
     resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
@@ -93,7 +94,7 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
 }
 
 async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment) {
-  await checkSlot(ctx, a, 'taken');
+  await checkSlot(ctx, a);
   const now = ctx.clock.now();
   const id = newId('booking', now.getTime());
   const credits = sum(a.services, (s) => s.credits);

@@ -23,7 +23,7 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   checkOpen(session, now);
   const holder = holderOfPass(ctx, heldPass(), session.startsAt);
   const appointment = await appointmentParts(ctx, session);
-  await checkSlot(ctx, appointment, 'taken');
+  await checkSlot(ctx, appointment);
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
   const booking = await insertBooking(ctx.em, {

@@ -54,7 +54,7 @@ async function moveSpa(ctx: TxCtx, old: Booking, input: z.infer<typeof reschedul
   // Out of the slot count first: the appointment may move within its own time.
   moveTo(old, 'RESCHEDULED', ctx.clock.now());
   await ctx.em.flush();
-  await checkSlot(ctx, appointment, 'now');
+  await checkSlot(ctx, appointment);
   const now = ctx.clock.now();
   const booking = await insertBooking(ctx.em, { ...spaBookingFields(holder, appointment), ...paidBy(old) }, now, newId('booking', now.getTime()));
   await recordEvent(ctx, 'booking.created', presentBooking(booking));

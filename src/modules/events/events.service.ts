@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../platform/clock.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { queueOutboxRow } from '../../platform/outbox.ts';
+import { enqueue } from '../../platform/outbox.ts';
 import { queueWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
@@ -40,7 +40,7 @@ export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T,
   const payloadJson = JSON.stringify(event);
   await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?)',
     [event.id, resellerId, type, payloadJson, at]);
-  await queueOutboxRow(ctx.em, { topic: EVENT_TOPIC, resellerId, payloadJson, at });
+  await enqueue(ctx.em, { topic: EVENT_TOPIC, resellerId, payloadJson, at });
 }
 
 /** `type` filters in exactly the catalogue's spelling; anything else is a 400 naming `param`. */

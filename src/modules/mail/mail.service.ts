@@ -36,7 +36,7 @@ export async function queueMail(em: TxEm, config: Config, mail: OutgoingMail, at
      values (?, ?, ?, ?, 'QUEUED', ?, ?) returning id::text as id`,
     [mail.resellerId ?? null, mail.to, mail.subject, box.seal(JSON.stringify({ text: mail.text, html: mail.html })), mail.expiresAt ?? null, at],
   );
-  await enqueue(em, { topic: MAIL_TOPIC, resellerId: mail.resellerId, payload: { mail_message_id: row.id }, at });
+  await enqueue(em, { topic: MAIL_TOPIC, resellerId: mail.resellerId, payloadJson: JSON.stringify({ mail_message_id: row.id }), at });
 }
 
 const boxes = new WeakMap<Buffer, SecretBox>();

@@ -164,8 +164,11 @@ export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Pr
 function ownIssuedPassReseller(ctx: Ctx, id: string): string {
   const scope = lookupScopeOf(ctx);
   if (scope && id !== scope.issuedPassId) throw notTheLookedUpClient();
-  return scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
+  return passesReseller(ctx);
 }
+
+/** The reseller whose passes the caller may name: its own, or a lookup token's client's. */
+const passesReseller = (ctx: Ctx): string => lookupScopeOf(ctx)?.clientResellerId ?? resellerOf(ctx).resellerId;
 
 /** getOwnIssuedPass's rules for a pass read (or not found) by another statement. */
 function checkOwnIssuedPass(ctx: Ctx, id: string, held: HeldPassWithClient | undefined, param?: string): HeldPassWithClient {
@@ -186,8 +189,8 @@ export const issuedPassAlong = {
   joins: (idColumn: string): string =>
     `left join issued_pass ip on ip.id = ${idColumn} and ip.reseller_id = ?
      left join pass_package pp on pp.id = ip.pass_id left join client c on c.id = ip.client_id`,
-  /** The reseller whose passes the caller may name: its own, or a lookup token's client's. */
-  reseller: (ctx: Ctx): string => lookupScopeOf(ctx)?.clientResellerId ?? resellerOf(ctx).resellerId,
+  /** The reseller whose passes the caller may name (getOwnIssuedPass's). */
+  reseller: passesReseller,
   /** The pass `id` as getOwnIssuedPass answers it (403 for a lookup token naming another, 404 on `param`). */
   fromRow(ctx: Ctx, id: string, row: Record<string, unknown>, param?: string): HeldPassWithClient {
     ownIssuedPassReseller(ctx, id);
@@ -223,7 +226,7 @@ export async function findIssuedPassWithPackage(em: EntityManager, id: string): 
 export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, param?: string): Promise<HeldPassWithClient> {
   const scope = lookupScopeOf(ctx);
   const code = passcode.toUpperCase();
-  const resellerId = scope ? scope.clientResellerId : resellerOf(ctx).resellerId;
+  const resellerId = passesReseller(ctx);
   // Passcodes are unique: the pass found is the token's own, or the token may not name it (known or not).
   const held = /^[A-Z0-9]{8}$/.test(code) ? await passWithPackageAndClient(ctx.em, 'ip.passcode = ? and ip.reseller_id = ?', [code, resellerId]) : undefined;
   if (scope && held?.issuedPass.id !== scope.issuedPassId) throw notTheLookedUpClient();

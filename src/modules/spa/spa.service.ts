@@ -5,7 +5,6 @@ import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
 import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxEm } from '../../platform/transaction.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { getProvider, providersFromRows } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
@@ -49,7 +48,9 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
  * booking, confirm and availability reads both (plain objects, src/platform/plain-rows.ts). An
  * unknown spa, or a provider that is no spa, is a 404 on `params.spaId`; a service id of another
  * spa or an unknown one is a 400 on `params.serviceIds` (a query or body value, not a path: no 404).
- * With `lock` (a booking's transaction), the same statement locks the spa as lockSpa does.
+ * With `lock` (a booking's transaction), the same statement locks the spa (FOR NO KEY UPDATE on
+ * its provider row, which bookings referencing it do not conflict with): its appointments are
+ * placed one at a time.
  */
 export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly string[], params: { spaId?: string; serviceIds?: string } = {}, { lock = false } = {}): Promise<{ spa: Provider; services: SpaService[] }> {
   resellerOf(ctx);
@@ -108,15 +109,6 @@ export async function getSpaAvailability(
 }
 
 export { SLOT_MINUTES, registerBookedIntervals, type BookedInterval } from './availability.ts';
-
-/**
- * Locks the spa for an appointment change (FOR NO KEY UPDATE on its provider row, which bookings
- * referencing it do not conflict with): appointments of one spa are placed one at a time, so the
- * slot check that follows sees every appointment committed before it.
- */
-export async function lockSpa(em: TxEm, spaId: string): Promise<void> {
-  await preparedWrite(em, 'select id from provider where id = ? for no key update', [spaId]);
-}
 
 /** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
 export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
