@@ -1,11 +1,12 @@
 // Baseline of the bookings bench (bench/README.md "Bookings"): the three booking requests written
 // by hand on node:http and `pg`, issuing the statements our server issues for them (see the
 // statement table the bench prints with --verbose; the reads ours prepares are named here too), in
-// the same transaction with the same locks, checks and inserts, the event and its outbox row and,
-// with an Idempotency-Key, the same idempotency record, written after them and before a confirm's
-// business-account debit. The last writes go together as ours queues them (the spot, the booking,
-// the session marked used, the event and its outbox row: one statement, the record's when there is
-// one; src/platform/prepared-read.ts queueWrite). The API key is compared with the one key it was
+// the same transaction with the same locks, checks and inserts, the event and its outbox row, a
+// confirm's business-account ledger row (its balance moved at COMMIT by the database's trigger, as
+// ours) and, with an Idempotency-Key, the same idempotency record, written after them. The last
+// writes go together as ours queues them (the spot, the booking, the session marked used, the event,
+// its outbox row and the ledger row: one statement, the record's when there is one;
+// src/platform/prepared-read.ts queueWrite). The API key is compared with the one key it was
 // started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
@@ -33,8 +34,7 @@ class Refusal extends Error {
   get body() { return { error: { type: 'invalid_request_error', code: this.code, message: this.message } }; }
 }
 
-/** A response; `last`: the write held back until after the idempotency record (a confirm's debit). */
-interface Answer { status: number; body: unknown; last?: () => Promise<void> }
+interface Answer { status: number; body: unknown }
 type Db = pg.PoolClient;
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -46,9 +46,9 @@ const LIVE = `('PENDING', 'CONFIRMED')`;
 // ---- the transaction and the idempotency record ---------------------------------------------
 
 /**
- * The use case's statements, then (with a key) the record that takes it, then the write the use
- * case held back (`last`, the business-account debit, as ours: `tx.last`), then COMMIT. A refusal
- * rolls back; with a key its 4xx is stored in a transaction of its own (as ours).
+ * The use case's statements, then (with a key) the record that takes it, then COMMIT, which applies
+ * a business-account ledger row (an overdraft fails it: 422, as ours). A refusal rolls back; with a
+ * key its 4xx is stored in a transaction of its own (as ours).
  */
 async function write(key: string | undefined, fingerprint: string, run: (db: Db, now: Date) => Promise<Answer>): Promise<Answer> {
   const db = await pool.connect();
@@ -61,7 +61,10 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
       answer = await run(db, now);
       if (key !== undefined && !(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
       await sendQueued(db);
-      await answer.last?.();
+      await db.query('commit').catch((err: { code?: string; message: string }) => {
+        throw err.code === '23514' ? new Refusal(422, 'insufficient_balance', err.message) : err;
+      });
+      return { status: answer.status, body: answer.body };
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       queues.set(db, []);
@@ -470,20 +473,12 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
     });
     queue(db, `update booking_session set status = 'CONFIRMED', booking_id = $1, updated_at = $2 where id = $3`, [id, now, session.id]);
     recordEvent(db, 'booking.created', booking, requestId, key, now);
-    // Last, after the idempotency record, as ours: the business account's row is locked over the debit and COMMIT only.
-    const last = async () => {
-      if (copay <= 0) return;
-      const debited = await db.query(prepared(
-        `with moved as (
-           update business_account set balance = balance + $1 where reseller_id = $2 and balance + $1 >= 0 returning balance
-         )
-         insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
-         select $3, $2, 'DEBIT', $4, moved.balance, $5, $6, $7 from moved
-         returning balance_after`,
-        [-copay, resellerId, newId('businessTransaction', now.getTime()), copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]));
-      if (debited.rowCount !== 1) throw new Refusal(422, 'insufficient_balance', 'The business account cannot pay');
-    };
-    return { status: 201, body: booking, last };
+    // The ledger row; the database moves the business account at COMMIT, its row locked over COMMIT only.
+    if (copay > 0) {
+      queue(db, `insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values ($1, $2, 'DEBIT', $3, $4, $5, $6)`,
+        [newId('businessTransaction', now.getTime()), resellerId, copay, `Spa co-pay at ${spa.name} for ${session.client_id}`, id, now]);
+    }
+    return { status: 201, body: booking };
   };
 }
 

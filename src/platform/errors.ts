@@ -73,6 +73,22 @@ export class DomainError extends Error {
   get type(): ErrorType { return catalogue[this.code].type; }
 }
 
+/**
+ * Constraints the database enforces for a rule the catalogue names, and that name: a write that
+ * breaks one is refused, not failed. The business account's balance is checked when its ledger
+ * rows are applied, at COMMIT (src/modules/ledger/ledger.service.ts).
+ */
+const refusedBy: Readonly<Record<string, ErrorCode>> = {
+  business_account_balance_not_negative: 'insufficient_balance',
+};
+
+/** The catalogue error a database error stands for (a constraint of `refusedBy`, with PostgreSQL's message), if any. */
+export function refusalOf(err: unknown): DomainError | undefined {
+  const { code, constraint, message } = (err ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  const refused = code === '23514' && typeof constraint === 'string' ? refusedBy[constraint] : undefined;
+  return refused ? new DomainError(refused, typeof message === 'string' ? message : undefined) : undefined;
+}
+
 export function domainError(code: ErrorCode, message?: string, param?: string): DomainError {
   return new DomainError(code, message, { param });
 }

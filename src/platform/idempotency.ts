@@ -9,7 +9,7 @@ import { inTransaction, type TxCtx } from './transaction.ts';
 import { preparedWrite } from './prepared-read.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
-// the effects, after them (only the writes a use case holds back with `tx.last` follow it): the
+// the effects, after them, just before COMMIT: the
 // INSERT … ON CONFLICT waits on a concurrent uncommitted record of the same (reseller, key), which
 // is how a second request waits for the first, across processes.
 
@@ -110,8 +110,8 @@ export async function runIdempotent(
  * over in the same statement; the background sweep deletes the rest). False when a live record holds
  * the key. The wait for a concurrent uncommitted record is bounded by lock_timeout, which the same
  * statement sets before the INSERT meets the conflict (`bound`, read by the INSERT) and puts back as
- * it was for each row it stored (the outer SELECT reads the INSERT's rows): the writes held back to
- * follow it (`tx.last`, a business-account debit) wait for their locks as any statement does.
+ * it was for each row it stored (the outer SELECT reads the INSERT's rows): COMMIT, where a
+ * business-account ledger row takes the account's lock, waits for it as any statement does.
  * The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
  * and a replay must return the very same bytes. It is sealed: a response may show a secret once
  * (an access code, a hosted session's URL), and the table must not keep it readable.

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { refusalOf } from './errors.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
 // pipeline", bench/README.md) as named prepared statements. MikroORM sends every statement as text
@@ -56,9 +57,15 @@ type Connection = ReturnType<EntityManager['getConnection']>;
 async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
   const { text } = prepare(sql, params.length);
   const started = performance.now();
-  const rows = transaction
-    ? (await transaction.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows
-    : (await (await connection.getNativeClient()).query<T>(text, [...params])).rows;
+  let rows: T[];
+  try {
+    rows = transaction
+      ? (await transaction.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows
+      : (await (await connection.getNativeClient()).query<T>(text, [...params])).rows;
+  } catch (err) {
+    // A refusal the database makes (an overdraft once checks are settled: src/platform/transaction.ts) is a catalogue error.
+    throw refusalOf(err) ?? err;
+  }
   // Through the logger MikroORM's own statements take (debug logging, the tests' statement count).
   (connection as unknown as { logQuery(query: string, context: object): void }).logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
   return rows;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { dropQueuedWrites, flushQueuedWrites, openWriteQueue } from './prepared-read.ts';
+import { refusalOf } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 
 // A writing use case takes a TxCtx, and only `inTransaction`/`withTransaction` make one, so a write
@@ -13,32 +14,23 @@ export type TxEm = EntityManager & { readonly [inTransactionBrand]: true };
 /** The context of a writing use case. */
 export interface TxCtx extends Ctx {
   readonly em: TxEm;
-  /**
-   * Holds a write back to the end of the transaction (or of the savepoint a GraphQL mutation field
-   * runs in): after everything else, the idempotency record included, just before COMMIT. For a
-   * write whose row lock every request of a reseller queues for (a business-account debit, held
-   * until COMMIT): the lock is then held over that statement and COMMIT only. Its errors fail the
-   * transaction like any other; nothing it returns reaches the response.
-   */
-  readonly last: (write: () => Promise<unknown>) => void;
 }
 
 /**
  * Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back.
- * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends.
+ * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends. A refusal
+ * the database makes at COMMIT (a deferred check: an overdraft of the business account) is thrown
+ * as its catalogue error (`refusalOf`), with everything the transaction wrote rolled back.
  */
 export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   // A nested transaction's savepoint comes after what the outer one queued.
   if (ctx.em.isInTransaction()) await flushQueuedWrites(ctx.em);
-  return ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run)));
+  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run))));
 }
 
-/** `run`, then the writes it queued and the writes it held back (`last`), in that order. */
+/** `run`, then the writes it queued. */
 async function runToTheEnd<T>(ctx: Ctx & { em: TxEm }, run: (tx: TxCtx) => Promise<T>): Promise<T> {
-  const held: (() => Promise<unknown>)[] = [];
-  const result = await run({ ...ctx, last: (write) => { held.push(write); } });
-  await flushQueuedWrites(ctx.em);
-  for (const write of held) await write();
+  const result = await run(ctx);
   await flushQueuedWrites(ctx.em);
   return result;
 }
@@ -57,11 +49,48 @@ async function withWriteQueue<T>(em: EntityManager, run: () => Promise<T>): Prom
 /** The same for operator and seed code, which has an entity manager but no request. */
 export async function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) await flushQueuedWrites(em);
-  return em.transactional((inner) => withWriteQueue(inner, async () => {
+  return refusing(() => em.transactional((inner) => withWriteQueue(inner, async () => {
     const result = await run(inner as TxEm);
     await flushQueuedWrites(inner);
     return result;
-  }));
+  })));
+}
+
+/** A refusal the database made (src/platform/errors.ts `refusalOf`) as its catalogue error. */
+async function refusing<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw refusalOf(err) ?? err;
+  }
+}
+
+// ---- Checks deferred to COMMIT ---------------------------------------------------------------
+//
+// A business-account ledger row moves the balance when its transaction commits (a deferred
+// constraint trigger: src/modules/ledger/ledger.service.ts), so the account's row lock is held over
+// COMMIT only. A savepoint that answers for its own writes (a GraphQL mutation field) must see the
+// refusal inside it, so it settles them at its end.
+
+/** Transactions (by their Kysely transaction) that wrote rows a deferred trigger has yet to apply. */
+const unsettled = new WeakSet<object>();
+
+/** Notes that `em`'s transaction wrote a row a deferred constraint trigger applies at COMMIT. */
+export function deferredToCommit(em: TxEm): void {
+  const transaction = em.getTransactionContext<object>();
+  if (transaction) unsettled.add(transaction);
+}
+
+/**
+ * Applies what `em`'s transaction deferred to COMMIT now (SET CONSTRAINTS ALL IMMEDIATE, which
+ * also holds for the rest of the transaction: a later row is applied at the end of its statement),
+ * throwing its refusal here. Nothing is sent when nothing was deferred.
+ */
+export async function settleDeferred(em: TxEm): Promise<void> {
+  const transaction = em.getTransactionContext<object>();
+  if (!transaction || !unsettled.delete(transaction)) return;
+  await flushQueuedWrites(em);
+  await refusing(() => em.execute('set constraints all immediate'));
 }
 
 /** Balance changes check it at run time too: the type can be cast away, a missing transaction cannot. */
@@ -83,8 +112,10 @@ export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): 
   await flushQueuedWrites(tx.em);
   await tx.em.execute(`savepoint ${name}`);
   try {
-    // The writes `run` queues or holds back end with the savepoint: a field's refusal is that field's answer.
-    return await runToTheEnd(tx, run);
+    // The writes `run` queues, and the checks it deferred, end with the savepoint: a field's refusal is that field's answer.
+    const result = await runToTheEnd(tx, run);
+    await settleDeferred(tx.em);
+    return result;
   } catch (err) {
     dropQueuedWrites(tx.em);
     await tx.em.execute(`rollback to savepoint ${name}`);

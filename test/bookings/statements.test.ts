@@ -55,7 +55,7 @@ describe('statements per booking', () => {
     expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(7);
   });
 
-  it('a spa co-pay confirm › 7, with or without an Idempotency-Key; the business account debited last', async () => {
+  it('a spa co-pay confirm › 6, with or without an Idempotency-Key; the business account moved at COMMIT', async () => {
     const session = async (time: string) => {
       const res = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time, client_id: w.client.id });
       expect(res.status, res.text).toBe(201);
@@ -63,16 +63,16 @@ describe('statements per booking', () => {
     };
     const confirm = (id: string, key?: string) => () => v3(app, `/bookings/spa/${id}/confirm`, { key: w.reseller.key, body: {}, idempotencyKey: key });
     const first = await counted(confirm(await session('10:00')));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(7);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(6);
     // The session, locked, with its issued pass, the pass's package and its client: one statement.
     expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toEqual([expect.stringMatching(/^select bs\.\*, .* for update of bs$/s)]);
-    // The booking, the session marked used, the event and its outbox row: one statement, then the debit and COMMIT.
-    expect(first.statements.at(-3)).toMatch(/^with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox /s);
-    expect(first.statements.at(-2)).toMatch(/\bupdate business_account\b/);
+    // The booking, the session marked used, the event, its outbox row and the ledger row: one
+    // statement, then COMMIT, which applies the ledger row to the business account.
+    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox .*insert into business_transaction /s);
+    expect(first.statements.filter((q) => /\bbusiness_account\b/.test(q))).toEqual([]);
     const keyed = await counted(confirm(await session('11:00'), 'confirm-statements-1'));
-    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(7);
-    expect(keyed.statements.at(-3)).toMatch(/^with queued_write_1 as \(insert into booking .*insert into idempotency_record /s);
-    expect(keyed.statements.at(-2)).toMatch(/\bupdate business_account\b/);
+    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
+    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(insert into booking .*insert into business_transaction .*insert into idempotency_record /s);
   });
 
   it('a holder named by its passcode (an access code) › its issued pass, package and client in one statement', async () => {

@@ -9,6 +9,7 @@ import { Migration20261124120000_lookups } from './Migration20261124120000_looku
 import { Migration20261124140000_hosted_sessions } from './Migration20261124140000_hosted_sessions.ts';
 import { Migration20261125000000_business_account } from './Migration20261125000000_business_account.ts';
 import { Migration20261127000000_provider_tiers } from './Migration20261127000000_provider_tiers.ts';
+import { Migration20261127010000_settled_at_commit } from './Migration20261127010000_settled_at_commit.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261124140000_hosted_sessions', class: Migration20261124140000_hosted_sessions },
   { name: 'Migration20261125000000_business_account', class: Migration20261125000000_business_account },
   { name: 'Migration20261127000000_provider_tiers', class: Migration20261127000000_provider_tiers },
+  { name: 'Migration20261127010000_settled_at_commit', class: Migration20261127010000_settled_at_commit },
 ];

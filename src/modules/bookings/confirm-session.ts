@@ -10,8 +10,8 @@ import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from './eligibility.ts';
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
-// write the outbox row, and debit the business account last, after the idempotency record
-// (`tx.last`, README "Bookings"). A retry with the same Idempotency-Key replays; another confirm of
+// write the outbox row and the business account's ledger row, which moves the balance at COMMIT
+// (README "Bookings"). A retry with the same Idempotency-Key replays; another confirm of
 // a used session is 409, of an expired one 422, and debits nothing.
 
 export const confirmSpaInput = z.strictObject({});
@@ -32,13 +32,13 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   }, now, id);
   await markSessionUsed(ctx.em, session, booking.id, now);
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
-  // Last: every confirm of this reseller queues for the business account's row lock, which is then
-  // held over the debit and COMMIT only (bench/README.md). A refusal rolls the writes above back.
+  // The co-pay moves the business account at COMMIT (src/modules/ledger/ledger.service.ts); an
+  // overdraft is 422 insufficient_balance and rolls the writes above back.
   if (copay > 0) {
-    ctx.last(() => debitBusinessAccount(ctx.em, {
+    await debitBusinessAccount(ctx.em, {
       resellerId: session.resellerId, amount: copay, at: now, referenceId: id,
       description: `Spa co-pay at ${appointment.spa.name} for ${session.clientId}`,
-    }));
+    });
   }
   return booking;
 }

@@ -147,9 +147,9 @@ export async function purchaseOf(ctx: Ctx, session: PurchasingSession, buys: Pur
  * Buys a purchase and takes one of its visits, in the caller's transaction: grants the visits bought
  * as an entitlement (a co-pay's at `providerId`) naming `bookingSessionId` (null for an access
  * code's session, which the code names instead), and takes one of them for a booking or an access
- * code. Returns the entitlement the visit came from. The business account pays with `referenceId`
- * (422 insufficient_balance) as the transaction's last write (`tx.last`), so the account's row stays
- * locked only over that statement and COMMIT (README "Bookings"); a refusal rolls back the rest.
+ * code. Returns the entitlement the visit came from. The business account pays with `referenceId`,
+ * its balance moving at COMMIT (src/modules/ledger/ledger.service.ts); an overdraft is 422
+ * insufficient_balance and rolls back the rest.
  */
 export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase: Purchase, visit: {
   category: CategoryType; providerId?: string; at: Date; referenceId: string; bookingSessionId: string | null;
@@ -169,9 +169,9 @@ export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase
     ...(visit.bookingId ? { bookingId: visit.bookingId } : {}), ...(visit.accessCodeId ? { accessCodeId: visit.accessCodeId } : {}), reason: visit.reason,
   });
   if (purchase.amount > 0) {
-    ctx.last(() => debitBusinessAccount(ctx.em, {
+    await debitBusinessAccount(ctx.em, {
       resellerId: session.resellerId, amount: purchase.amount, at, referenceId: visit.referenceId, description: purchase.description,
-    }));
+    });
   }
   return { entitlementId: entitlementId! };
 }

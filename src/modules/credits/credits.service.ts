@@ -47,6 +47,9 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Prom
      returning balance_after`,
     [delta, c.clientId, c.resellerId, delta,
       entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at],
+    // The writes the transaction queued ride along (a business-account ledger row, say): this
+    // statement reads only the client and its wallet, and a queued write to either is sent first.
+    { carriesQueued: true },
   );
   if (!row) {
     const [client] = await em.execute<{ credit_balance: string }[]>(

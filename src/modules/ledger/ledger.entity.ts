@@ -9,7 +9,8 @@ export const BusinessTransactionSchema = defineEntity({
     resellerId: p.string(),
     type: p.enum(['CREDIT', 'DEBIT'] as const),
     amount: p.bigint('number'),
-    balanceAfter: p.bigint('number'),
+    /** Set when the row's transaction commits, by the trigger that applies it to the balance (ledger.service.ts). */
+    balanceAfter: p.bigint('number').nullable(),
     description: p.string(),
     referenceId: p.string().nullable(),
     createdAt: p.datetime(),

@@ -1,9 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite } from '../../platform/prepared-read.ts';
-import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
-import type { BusinessTransaction } from './ledger.entity.ts';
+import { queueWrite } from '../../platform/prepared-read.ts';
+import { assertInTransaction, deferredToCommit, settleDeferred, type TxEm } from '../../platform/transaction.ts';
 
 export interface BalanceChange {
   resellerId: string;
@@ -14,47 +12,42 @@ export interface BalanceChange {
   at: Date;
 }
 
+/** A business-account ledger row as written; the balance after it is known once its transaction commits. */
+export interface BusinessEntry {
+  id: string; resellerId: string; type: 'CREDIT' | 'DEBIT'; amount: number; description: string; referenceId: string | null; createdAt: Date;
+}
+
 /**
- * Moves the business-account balance and appends its ledger row in the caller's transaction, in one
- * statement: the UPDATE takes the business_account row's lock (so concurrent debits serialise and
- * cannot both spend the same balance), refuses an overdraft in its WHERE, and feeds the ledger
- * INSERT. The lock is held until the caller's transaction ends, so a use case moves the balance as
- * late as it can; no foreign key references that row, so nothing else waits on it.
+ * Appends a row to the business-account ledger in the caller's transaction; the balance moves with
+ * it when the transaction commits (the trigger of src/db/migrations/Migration20261127010000_settled_at_commit.ts),
+ * so the ledger and the balance cannot part. An overdraft fails the COMMIT, and the whole
+ * transaction with it, as 422 insufficient_balance (src/platform/errors.ts `refusalOf`). The
+ * account's row lock, which every debit of a reseller queues for, is held from then to the end
+ * of COMMIT only. The INSERT itself is queued (nothing reads it back): it rides in the
+ * transaction's next statement.
  */
-async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessTransaction> {
+async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Promise<BusinessEntry> {
+  assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
   const entry = {
     id: newId('businessTransaction', c.at.getTime()), resellerId: c.resellerId, type, amount: c.amount,
     description: c.description, referenceId: c.referenceId ?? null, createdAt: c.at,
   };
-  const [row] = await preparedWrite<{ balance_after: string }>(em,
-    `with moved as (
-       update business_account set balance = balance + ? where reseller_id = ? and balance + ? >= 0 returning balance
-     )
-     insert into business_transaction (id, reseller_id, type, amount, balance_after, description, reference_id, created_at)
-     select ?, ?, ?, ?, moved.balance, ?, ?, ? from moved
-     returning balance_after`,
-    [signed(type, c.amount), c.resellerId, signed(type, c.amount),
-      entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at],
-  );
-  if (!row) {
-    const balance = await businessAccountBalance(em, c.resellerId, true);
-    if (balance === undefined) throw new Error(`no reseller ${c.resellerId}`);
-    throw new DomainError('insufficient_balance', `The business account balance (${balance}) cannot pay ${c.amount}`);
-  }
-  return { ...entry, balanceAfter: Number(row.balance_after) };
+  await queueWrite(em,
+    'insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+    [entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at]);
+  deferredToCommit(em);
+  return entry;
 }
-
-const signed = (type: 'CREDIT' | 'DEBIT', amount: number) => (type === 'DEBIT' ? -amount : amount);
 
 export const debitBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'DEBIT', c);
 export const creditBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 'CREDIT', c);
 
-export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number>;
-export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined: true): Promise<number | undefined>;
-export async function businessAccountBalance(em: EntityManager, resellerId: string, orUndefined = false): Promise<number | undefined> {
+/** The balance; inside a transaction, after applying the ledger rows it wrote (so it reads what it wrote). */
+export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number> {
+  if (em.isInTransaction()) await settleDeferred(em as TxEm);
   const [row] = await em.execute<{ balance: string }[]>('select balance from business_account where reseller_id = ?', [resellerId]);
-  return row ? Number(row.balance) : orUndefined ? undefined : 0;
+  return row ? Number(row.balance) : 0;
 }
 
 /** Every reseller's business-account balance (the operator's `resellers list`). */

@@ -6,7 +6,7 @@ import { notFound } from '../../platform/errors.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
-import { businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/ledger.service.ts';
+import { businessAccountBalance, businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/ledger.service.ts';
 import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
@@ -90,8 +90,10 @@ export async function setResellerStatus(em: EntityManager, id: string, status: '
 /** Operator funding: a CREDIT ledger row on the business account, in its own transaction (a savepoint inside one). */
 export async function fundReseller(em: EntityManager, id: string, amount: number, at: Date, description = 'Funded by operator'): Promise<number> {
   await getReseller(em, id);
-  const entry = await withTransaction(em, (tx) => creditBusinessAccount(tx, { resellerId: id, amount, description, at }));
-  return entry.balanceAfter;
+  return withTransaction(em, async (tx) => {
+    await creditBusinessAccount(tx, { resellerId: id, amount, description, at });
+    return businessAccountBalance(tx, id);
+  });
 }
 
 /** Creates an API key; the secret is returned once and only its SHA-256 is stored. */
