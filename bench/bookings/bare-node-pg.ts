@@ -61,15 +61,14 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
       answer = await run(db, now);
       if (key !== undefined && !(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
       await sendQueued(db);
-      await db.query('commit').catch((err: { code?: string; message: string }) => {
-        throw err.code === '23514' ? new Refusal(422, 'insufficient_balance', err.message) : err;
-      });
+      await db.query('commit');
       return { status: answer.status, body: answer.body };
     } catch (err) {
-      if (!(err instanceof Refusal)) throw err;
+      const refusal = err instanceof Refusal ? err : refusalOf(err);
+      if (!refusal) throw err;
       queues.set(db, []);
       await db.query('rollback');
-      answer = { status: err.status, body: err.body };
+      answer = { status: refusal.status, body: refusal.body };
       if (key === undefined) return answer;
       await db.query('begin');
       if (!(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
@@ -83,6 +82,15 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     queues.delete(db);
     db.release();
   }
+}
+
+/** The balances' constraints the database checks as their ledger rows are applied (as ours: src/platform/errors.ts). */
+function refusalOf(err: unknown): Refusal | undefined {
+  const { code, constraint, message } = err as { code?: string; constraint?: string; message: string };
+  if (code !== '23514') return undefined;
+  if (constraint === 'client_credit_balance_not_negative') return new Refusal(400, 'insufficient_credits', message);
+  if (constraint === 'business_account_balance_not_negative') return new Refusal(422, 'insufficient_balance', message);
+  return undefined;
 }
 
 // The writes a booking queues (as ours), sent as the CTEs of the next statement that carries them
@@ -404,18 +412,11 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     const id = newId('booking', now.getTime());
     const credits = services.reduce((c, s) => c + Number(s.credits), 0);
     const serviceName = services.map((s) => s.name).join(', ');
+    // The wallet row, queued: the database's trigger moves the balance as it is inserted (as ours).
     if (credits > 0) {
-      const debited = await db.query(prepared(
-        `with moved as (
-           update client set credit_balance = credit_balance + $1 where id = $2 and reseller_id = $3 and credit_balance + $1 >= 0
-           returning credit_balance
-         )
-         insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, created_at)
-         select $4, $3, $2, 'DEBIT', $5, moved.credit_balance, $6, $7, $8 from moved
-         returning balance_after`,
-        [-credits, holder.client.id, resellerId, newId('creditTransaction', now.getTime()), credits,
-          `Spa appointment at ${spa.name}: ${serviceName}`, id, now]));
-      if (debited.rowCount !== 1) throw new Refusal(400, 'insufficient_credits', 'Not enough credits');
+      queue(db, `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, booking_id, credit_purchase_id, created_at)
+  values ($1, $2, $3, 'DEBIT', $4, $5, $6, $7, $8)`,
+      [newId('creditTransaction', now.getTime()), resellerId, holder.client.id, credits, `Spa appointment at ${spa.name}: ${serviceName}`, id, null, now]);
     }
     const booking = insertBooking(db, {
       id, clientId: holder.client.id, issuedPassId: holder.issuedPassId, provider: spa, type: 'spa', classInstanceId: null,

@@ -75,10 +75,12 @@ export class DomainError extends Error {
 
 /**
  * Constraints the database enforces for a rule the catalogue names, and that name: a write that
- * breaks one is refused, not failed. The business account's balance is checked when its ledger
- * rows are applied, at COMMIT (src/modules/ledger/ledger.service.ts).
+ * breaks one is refused, not failed. Balances are checked where their ledger rows are applied: a
+ * wallet's as its row is inserted (src/modules/credits/credits.service.ts), the business
+ * account's at COMMIT (src/modules/ledger/ledger.service.ts).
  */
 const refusedBy: Readonly<Record<string, ErrorCode>> = {
+  client_credit_balance_not_negative: 'insufficient_credits',
   business_account_balance_not_negative: 'insufficient_balance',
 };
 

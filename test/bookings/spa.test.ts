@@ -55,11 +55,20 @@ describe('POST /bookings/spa › covered by the pass', () => {
     await app.sql('update client set credit_balance = 0 where id = ?', [w.client.id]);
     await app.sql('delete from credit_transaction where client_id = ?', [w.client.id]);
     const before = await dbState(app);
-    expectError(await book.spa(app, w, spaBody({ time: '14:00' })), 400, 'insufficient_credits');
+    const refused = await book.spa(app, w, spaBody({ time: '14:00' }));
+    expectError(refused, 400, 'insufficient_credits');
+    // The wallet row's trigger refused it, in the statement that carried the booking: its words.
+    expect(refused.body.error.message).toBe('The client has 0 credits; 30 are needed');
     await expectUnchanged(app, before);
-    await app.sql(`insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, created_at)
-      values ('ctxn_01JTESTTOPUP0000000000000', ?, ?, 'CREDIT', 500, 500, 'test top-up', now())`, [w.reseller.id, w.client.id]);
-    await app.sql('update client set credit_balance = 500 where id = ?', [w.client.id]);
+    // With an Idempotency-Key the refusal is stored in a transaction of its own and replayed.
+    const keyed = await book.spa(app, w, spaBody({ time: '14:00' }), 'spa-no-credits-1');
+    expectError(keyed, 400, 'insufficient_credits');
+    const replay = await book.spa(app, w, spaBody({ time: '14:00' }), 'spa-no-credits-1');
+    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(keyed.text);
+    // A wallet row moves the balance (its trigger): back to 500.
+    await app.sql(`insert into credit_transaction (id, reseller_id, client_id, type, amount, description, created_at)
+      values ('ctxn_01JTESTTOPUP0000000000000', ?, ?, 'CREDIT', 500, 'test top-up', now())`, [w.reseller.id, w.client.id]);
   });
 });
 

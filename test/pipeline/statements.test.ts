@@ -101,12 +101,13 @@ describe('POST /issued_passes with an Idempotency-Key', () => {
   // The key costs no statement of its own: the record is written with the response as the
   // transaction's last statement (src/platform/idempotency.ts), no claim ahead of the use case, no
   // savepoint, and the event and its outbox row ride in it (src/platform/prepared-read.ts
-  // queueWrite). PREPAID: BEGIN, the pass, the client, the issued pass, the wallet credit with the
-  // business account's ledger row riding in it (the balance moves at COMMIT), the record with the
-  // event, COMMIT. GraphQL adds the mutation field's savepoint, at whose end the event is sent on
-  // its own and the ledger row is settled (SET CONSTRAINTS ALL IMMEDIATE), so that an overdraft is
-  // that field's answer; PAYG has nothing to settle.
-  it('7 statements for a PREPAID pass with wallet credits, 6 for PAYG without; GraphQL issuePass three and two more', async () => {
+  // queueWrite). PREPAID: BEGIN, the pass, the client, the issued pass, then the record with what
+  // the use case queued riding in it (the business account's ledger row, whose balance moves at
+  // COMMIT; the wallet's credit, moved by its row's trigger; the event and its outbox row), COMMIT.
+  // GraphQL adds the mutation field's savepoint, at whose end the queued writes are sent on their
+  // own and the business ledger row is settled (SET CONSTRAINTS ALL IMMEDIATE), so that an overdraft
+  // is that field's answer; PAYG has nothing to settle.
+  it('6 statements for a PREPAID pass with wallet credits, 6 for PAYG without; GraphQL issuePass three and two more', async () => {
     const reseller = await createReseller(app, { balance: 1_000_000 });
     const prepaid = await createPassPackage(app, reseller, { paymentModel: 'PREPAID' });
     const payg = await createPassPackage(app, reseller, { paymentModel: 'PAYG', categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: 8, credit_allocated: 0 }] });
@@ -122,9 +123,9 @@ describe('POST /issued_passes with an Idempotency-Key', () => {
         { input: { passId: pass_id, firstName: first_name, lastName: last_name, email } }, { idempotencyKey: `stmt-${n}` });
       expect(res.body.data?.issuePass.__typename, res.text).toBe('IssuedPassPayload');
     };
-    expect(await statementsOf(rest(prepaid.id))).toBe(7);
+    expect(await statementsOf(rest(prepaid.id))).toBe(6);
     expect(await statementsOf(rest(payg.id))).toBe(6);
-    expect(await statementsOf(graphql(prepaid.id))).toBe(10);
+    expect(await statementsOf(graphql(prepaid.id))).toBe(9);
     expect(await statementsOf(graphql(payg.id))).toBe(8);
   });
 });

@@ -1,6 +1,5 @@
-import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite } from '../../platform/prepared-read.ts';
+import { preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
@@ -22,42 +21,41 @@ export interface WalletChange {
   at: Date;
 }
 
-/**
- * Moves a client's credit balance and appends its wallet row in one statement: the UPDATE locks the
- * client row (FOR NO KEY UPDATE, compatible with the key-share locks of rows referencing the client),
- * refuses an overdraft in its WHERE, and feeds the wallet INSERT. The row's `seq` (its column
- * default) is drawn as the row is inserted, after the UPDATE got the lock, so one client's rows in
- * `seq` order are the order its balance moved; the id was made before the lock wait, so under
- * concurrency id order may differ (README "Credits").
- */
-async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<CreditTransaction> {
+const INSERT_ROW = `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, booking_id, credit_purchase_id, created_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** A wallet ledger row as written; its balance_after and seq are the database's (`walletRow`). */
+export type WalletEntry = Omit<CreditTransaction, 'balanceAfter'>;
+
+function entryOf(type: 'CREDIT' | 'DEBIT', c: WalletChange): { entry: WalletEntry; params: unknown[] } {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
-  const delta = type === 'DEBIT' ? -c.amount : c.amount;
   const entry = {
     id: newId('creditTransaction', c.at.getTime()), resellerId: c.resellerId, clientId: c.clientId, type, amount: c.amount,
     description: c.description, bookingId: c.bookingId ?? null, creditPurchaseId: c.creditPurchaseId ?? null, createdAt: c.at,
   };
-  const [row] = await preparedWrite<{ balance_after: string }>(em,
-    `with moved as (
-       update client set credit_balance = credit_balance + ? where id = ? and reseller_id = ? and credit_balance + ? >= 0
-       returning credit_balance
-     )
-     insert into credit_transaction (id, reseller_id, client_id, type, amount, balance_after, description, booking_id, credit_purchase_id, created_at)
-     select ?, ?, ?, ?, ?, moved.credit_balance, ?, ?, ?, ? from moved
-     returning balance_after`,
-    [delta, c.clientId, c.resellerId, delta,
-      entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at],
-    // The writes the transaction queued ride along (a business-account ledger row, say): this
-    // statement reads only the client and its wallet, and a queued write to either is sent first.
-    { carriesQueued: true },
-  );
-  if (!row) {
-    const [client] = await em.execute<{ credit_balance: string }[]>(
-      'select credit_balance from client where id = ? and reseller_id = ?', [c.clientId, c.resellerId]);
-    if (!client) throw new Error(`no client ${c.clientId}`);
-    throw new DomainError('insufficient_credits', `The client has ${client.credit_balance} credits; ${c.amount} are needed`);
-  }
-  return { ...entry, balanceAfter: Number(row.balance_after) };
+  return { entry, params: [entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at] };
+}
+
+/**
+ * Appends a row to the client's wallet ledger, which moves the balance (the row trigger of
+ * src/db/migrations/Migration20261127020000_wallet_by_ledger.ts: it locks the client row, refuses
+ * an overdraft as 400 insufficient_credits through src/platform/errors.ts `refusalOf`, and fills in
+ * balance_after and seq, drawn after the lock so one client's rows in seq order are the order its
+ * balance moved, README "Credits"). The INSERT is queued: it rides in the transaction's next
+ * statement, where a refusal fails that statement and the use case with it.
+ */
+async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<WalletEntry> {
+  const { entry, params } = entryOf(type, c);
+  await queueWrite(em, INSERT_ROW, params);
+  return entry;
+}
+
+/** The same for a credit whose answer shows the new balance (a credit purchase), sent now. */
+export async function creditWalletShowingBalance(em: TxEm, c: WalletChange): Promise<WalletEntry & { balanceAfter: number }> {
+  const { entry, params } = entryOf('CREDIT', c);
+  // The writes the transaction queued ride along: this statement reads nothing they write.
+  const [row] = await preparedWrite<{ balance_after: string }>(em, `${INSERT_ROW} returning balance_after`, params, { carriesQueued: true });
+  return { ...entry, balanceAfter: Number(row!.balance_after) };
 }
 
 export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', c);

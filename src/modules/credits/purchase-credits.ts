@@ -8,7 +8,7 @@ import { getOwnClient } from '../clients/clients.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { CreditPackageSchema, CreditPurchaseSchema, type CreditPurchase } from './credits.entity.ts';
-import { creditWallet } from './credits.service.ts';
+import { creditWalletShowingBalance } from './credits.service.ts';
 import { presentCreditPurchase } from './credits.presenter.ts';
 
 const idField = (what: string) => z.string().min(1).max(64).refine(noNul, 'Must not contain NUL characters').describe(what);
@@ -41,7 +41,7 @@ export async function purchaseCredits(ctx: TxCtx, raw: PurchaseCreditsInput): Pr
     resellerId, amount: pkg.price, at: now, referenceId: id,
     description: `Credit package '${pkg.name}' (${pkg.credits} credits) for ${client.id}`,
   });
-  const credit = await creditWallet(ctx.em, {
+  const credit = await creditWalletShowingBalance(ctx.em, {
     resellerId, clientId: client.id, amount: pkg.credits, at: now, creditPurchaseId: id,
     description: `Credit package '${pkg.name}'`,
   });
