@@ -354,21 +354,15 @@ function bookClass(body: Record<string, unknown>, requestId: string, key: string
     const category = holder.categories.find((c) => c.type === provider.category)!;
     const id = newId('booking', now.getTime());
     const period = now.toISOString().slice(0, 7);
-    const visit = await db.query(prepared(
-      // src/modules/passes/visits.ts takePassVisit: the month's count read from the row the UPDATE locks.
-      `with moved as (
-         update issued_pass ip
-            set visits_used = (case when ip.visits_period = $1 then ip.visits_used else '{}'::jsonb end)
-                              || jsonb_build_object($2::text, (case when ip.visits_period = $1 then coalesce((ip.visits_used->>$2)::int, 0) else 0 end) + 1),
-                visits_period = $1, updated_at = $4
-          where ip.id = $3 and ($5::int is null or (case when ip.visits_period = $1 then coalesce((ip.visits_used->>$2)::int, 0) else 0 end) < $5::int)
-         returning ip.id, ip.reseller_id, ip.client_id
-       )
-       insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, created_at)
-       select $6, moved.reseller_id, moved.client_id, moved.id, $2, $1, 1, 'BOOKING', $7, $4 from moved
-       returning period`,
-      [period, provider.category, holder.issuedPassId, now, category.visits_allowed, newId('visitTransaction', now.getTime()), id]));
-    if (visit.rowCount !== 1) throw new Refusal(409, 'not_in_baseline', 'The baseline books within the pass visits only');
+    // src/modules/passes/visits.ts takePassVisit of an unlimited pass: the counter and its ledger row, queued.
+    if (category.visits_allowed !== null) throw new Refusal(409, 'not_in_baseline', 'The baseline books passes with unlimited visits only');
+    queue(db, `update issued_pass set visits_used = (case when visits_period = $1 then visits_used else '{}'::jsonb end)
+              || jsonb_build_object($2::text, (case when visits_period = $1 then coalesce((visits_used->>$2)::int, 0) else 0 end) + 1),
+              visits_period = $1, updated_at = $3
+        where id = $4`, [period, provider.category, now, holder.issuedPassId]);
+    queue(db, `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
+       select $1, ip.reseller_id, ip.client_id, ip.id, $2, $3, 1, 'BOOKING', $4, null, $5 from issued_pass ip where ip.id = $6`,
+      [newId('visitTransaction', now.getTime()), provider.category, period, id, now, holder.issuedPassId]);
     // Checked free under the instance's lock; the table's CHECK refuses an overbooking all the same.
     queue(db, 'update class_instance set spots_taken = spots_taken + 1 where id = $1', [ci.id]);
     const time = localTimeOf(ci.starts_at, provider.timezone);

@@ -3,7 +3,7 @@ import { useApp } from '../support/app.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { v3 } from '../support/http.ts';
 import { createCode } from '../support/access-codes.ts';
-import { issuePass } from '../support/factories.ts';
+import { createPassPackage, issuePass } from '../support/factories.ts';
 
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
@@ -39,6 +39,20 @@ describe('statements per booking', () => {
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(7);
     // With a key, they ride in the idempotency record's statement.
     expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(update class_instance .*insert into outbox .*insert into idempotency_record /s);
+  });
+
+  it('a covered class booking on a pass with unlimited visits › 6: the visit rides with the spot and the booking', async () => {
+    const unlimited = await createPassPackage(app, w.reseller, {
+      categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 0 }],
+    });
+    const instance = await instanceIn(app, w.gym.classId, 52, { capacity: 5 });
+    const clients = [await issuePass(app, w.reseller, unlimited.id, { email: 'ada.unlimited@example.com' }), await issuePass(app, w.reseller, unlimited.id, { email: 'alan.unlimited@example.com' })];
+    const first = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[0].client_id }));
+    expect(first.statements, first.statements.join('\n')).toHaveLength(6);
+    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(update issued_pass .*insert into visit_transaction .*update class_instance .*insert into booking .*insert into outbox /s);
+    const keyed = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].client_id }, 'class-statements-unlimited'));
+    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
+    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(update issued_pass .*insert into idempotency_record /s);
   });
 
   it('a covered spa booking › 6, with or without an Idempotency-Key, the first and the third of a day alike', async () => {

@@ -42,3 +42,27 @@ describe('visit ledger', () => {
     expect(await counterAndLedger(issued.id)).toEqual({ counter: 0, ledger: 0 });
   });
 });
+
+describe('visit ledger of a pass with unlimited visits', () => {
+  // Nothing can refuse such a visit, so its counter UPDATE and ledger row are queued with the
+  // booking's other writes (src/modules/passes/visits.ts): concurrent bookings of one pass still
+  // each count on the row as the one before left it.
+  it('12 concurrent bookings of one client at 12 instances › 12 × 201, the counter and the ledger both 12; a cancel gives one back', async () => {
+    const unlimited = await createPassPackage(app, w.reseller, {
+      categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 0 }],
+    });
+    const issued = await issuePass(app, w.reseller, unlimited.id, { email: 'unlimited@example.com' });
+    const instances = await Promise.all(Array.from({ length: 12 }, (_, i) => instanceIn(app, w.gym.classId, 60 + i)));
+    const answers = await Promise.all(instances.map((instance, i) =>
+      book.cls(app, w, { class_instance_id: instance.id, client_id: issued.client_id }, i % 2 === 0 ? `unlimited-${i}` : undefined)));
+    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(Array(12).fill(201));
+    expect(await counterAndLedger(issued.id)).toEqual({ counter: 12, ledger: 12 });
+    const [row] = await app.sql<{ reseller_id: string; client_id: string; n: string }>(
+      'select reseller_id, client_id, count(*) as n from visit_transaction where issued_pass_id = ? group by 1, 2', [issued.id]);
+    expect(row).toEqual({ reseller_id: w.reseller.id, client_id: issued.client_id, n: '12' });
+
+    const cancelled = await v3(app, `/bookings/${answers[0].body.booking_id}/cancel`, { key: w.reseller.key, method: 'POST' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(await counterAndLedger(issued.id)).toEqual({ counter: 11, ledger: 11 });
+  });
+});

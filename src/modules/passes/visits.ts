@@ -1,12 +1,12 @@
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite } from '../../platform/prepared-read.ts';
+import { preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
 import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
 import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from './passes.entity.ts';
 
 // Visits: a pass's monthly counters (issued_pass.visits_used for visits_period) and the visit
-// entitlements bought on top of it (extra visits, co-pay packages). Every change is one statement
-// that moves the counter and appends its visit_transaction row, so the counters always equal the
-// ledger's sums (README "Bookings").
+// entitlements bought on top of it (extra visits, co-pay packages). Every change moves the counter
+// and appends its visit_transaction row in one statement (a visit of an unlimited pass: in two
+// writes queued together), so the counters always equal the ledger's sums (README "Bookings").
 
 export const visitsPeriodOf = (at: Date): string => at.toISOString().slice(0, 7);
 
@@ -31,6 +31,23 @@ interface PassVisit {
  */
 export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | undefined> {
   const period = visitsPeriodOf(v.at);
+  if (v.allowed === null) {
+    // Unlimited: nothing can refuse the visit, so nothing is read back: the counter's UPDATE and
+    // the ledger row are queued, and ride in the use case's next statement. The row's reseller and
+    // client are the pass's, which never change, so reading them from that statement's snapshot is
+    // exact; the UPDATE counts on the row as it is when it gets the lock, as below.
+    await queueWrite(em,
+      `update issued_pass set visits_used = (case when visits_period = ? then visits_used else '{}'::jsonb end)
+              || jsonb_build_object(?::text, (case when visits_period = ? then coalesce((visits_used->>?)::int, 0) else 0 end) + 1),
+              visits_period = ?, updated_at = ?
+        where id = ?`,
+      [period, v.category, period, v.category, period, v.at, v.issuedPassId]);
+    await queueWrite(em,
+      `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
+       select ?, ip.reseller_id, ip.client_id, ip.id, ?, ?, 1, ?, ?, ?, ? from issued_pass ip where ip.id = ?`,
+      [newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at, v.issuedPassId]);
+    return period;
+  }
   // The month's count is read from the row the UPDATE locks, not from an earlier snapshot: a
   // concurrent booking of the same pass makes PostgreSQL re-check the WHERE and recompute the SET
   // on the row as that booking left it, so the cap holds and the counter matches the ledger.
