@@ -15,13 +15,15 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { exitWithParent } from '../request-path/processes.ts';
+import { BeginAlongClient } from '../../src/platform/begin-along.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { localTimeOf, minutesOf, weekdayOf, zonedInstant } from '../../src/platform/time.ts';
 
 exitWithParent();
 const resellerId = process.env.BENCH_RESELLER_ID!;
 const keyHash = process.env.BENCH_KEY_SHA256!;
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+// Its client sends BEGIN with the transaction's first statement, as ours does (src/platform/begin-along.ts).
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, Client: BeginAlongClient });
 const V3 = '/v3/api/business/reseller';
 const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
 const LOCK_TIMEOUT_MS = '10000'; // and IDEMPOTENCY_WAIT_MS

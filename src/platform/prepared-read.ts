@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { BeginAlongClient } from './begin-along.ts';
 import { refusalOf } from './errors.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
@@ -18,9 +18,10 @@ const namesByText = new Map<string, string>();
 /**
  * The `pg` client of the ORM's pool (ormOptions, src/db/orm.ts): a text preparedRead registered
  * runs as its named statement on whichever path it comes, the pool's or a transaction's (Kysely
- * hands its statements to `client.query(text, values)`); anything else runs as before.
+ * hands its statements to `client.query(text, values)`); anything else runs as before. A
+ * transaction's BEGIN rides with its first statement (src/platform/begin-along.ts).
  */
-export class PreparingClient extends pg.Client {
+export class PreparingClient extends BeginAlongClient {
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
   // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
