@@ -61,7 +61,9 @@ export class BeginAlongClient extends pg.Client {
   override query(...args: unknown[]): never {
     const send = super.query.bind(this) as (...a: unknown[]) => never;
     const [config, values, callback] = args;
-    if (callback !== undefined || typeof values === 'function') return this.#afterHeldBegin(send, args);
+    // A callback, or a Submittable of its own (a cursor): pg's way, after a held BEGIN sent on its own.
+    const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+    if (callback !== undefined || typeof values === 'function' || submittable) return this.#afterHeldBegin(send, args);
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
     const params = typeof config === 'string' ? values : (config as { values?: unknown } | null)?.values;
     const noParams = params === undefined || (Array.isArray(params) && params.length === 0);
@@ -89,8 +91,9 @@ export class BeginAlongClient extends pg.Client {
 
   #afterBegin(send: (...a: unknown[]) => never, args: unknown[]): never {
     const begun = send('begin') as unknown as Promise<unknown>;
-    const [, values, callback] = args;
-    if (callback !== undefined || typeof values === 'function') {
+    const [config, values, callback] = args;
+    if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+      // pg answers these its own way (a callback, the Submittable itself): queued behind BEGIN, in order.
       begun.catch(() => undefined); // its failure fails the statement queued behind it too
       return send(...args);
     }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BeginAlongClient } from '../../src/platform/begin-along.ts';
 import { useApp } from '../support/app.ts';
@@ -72,6 +73,18 @@ describe('BeginAlongClient', () => {
     await expect(query(c, 'select $1::int', [1])).rejects.toMatchObject({ code: '25P02' }); // in failed transaction
     await query(c, 'rollback');
     expect((await query(c, 'select $1::int as n', [5])).rows).toEqual([{ n: 5 }]);
+  });
+
+  it('a Submittable of its own first (a cursor would be one) › sent as pg sends it, behind BEGIN, inside the transaction', async () => {
+    const { client: c } = await connected();
+    await query(c, 'begin');
+    const own = await new Promise<{ rows: { xid: string }[] }>((resolve, reject) => {
+      const submittable = new pg.Query({ text: 'select txid_current()::text as xid, $1::int as n', values: [1] },
+        undefined, ((err: Error | null, result: { rows: { xid: string }[] }) => (err ? reject(err) : resolve(result))) as never);
+      expect((c.query as unknown as (q: unknown) => unknown)(submittable)).toBe(submittable);
+    });
+    expect((await query<{ xid: string }>(c, 'select txid_current()::text as xid')).rows).toEqual([{ xid: own.rows[0].xid }]);
+    await query(c, 'rollback');
   });
 
   it('a named prepared statement first › prepared once, then run again after BEGIN without its Parse', async () => {
