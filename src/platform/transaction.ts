@@ -70,27 +70,38 @@ async function refusing<T>(run: () => Promise<T>): Promise<T> {
 // A business-account ledger row moves the balance when its transaction commits (a deferred
 // constraint trigger: src/modules/ledger/ledger.service.ts), so the account's row lock is held over
 // COMMIT only. A savepoint that answers for its own writes (a GraphQL mutation field) must see the
-// refusal inside it, so it settles them at its end.
+// refusal inside it, so it settles such triggers at its end.
 
-/** Transactions (by their Kysely transaction) that wrote rows a deferred trigger has yet to apply. */
-const unsettled = new WeakSet<object>();
+/** Per transaction (by its Kysely transaction), the deferred constraint triggers it has rows pending for. */
+const unsettled = new WeakMap<object, Set<string>>();
 
-/** Notes that `em`'s transaction wrote a row a deferred constraint trigger applies at COMMIT. */
-export function deferredToCommit(em: TxEm): void {
+/**
+ * Notes that `em`'s transaction wrote a row the deferred constraint trigger `constraint` applies at
+ * COMMIT (an identifier of the schema's, never input).
+ */
+export function deferredToCommit(em: TxEm, constraint: string): void {
   const transaction = em.getTransactionContext<object>();
-  if (transaction) unsettled.add(transaction);
+  if (!transaction) return;
+  let pending = unsettled.get(transaction);
+  if (!pending) unsettled.set(transaction, pending = new Set());
+  pending.add(constraint);
 }
 
 /**
- * Applies what `em`'s transaction deferred to COMMIT now (SET CONSTRAINTS ALL IMMEDIATE, which
- * also holds for the rest of the transaction: a later row is applied at the end of its statement),
- * throwing its refusal here. Nothing is sent when nothing was deferred.
+ * Applies what `em`'s transaction deferred to COMMIT through those triggers now (SET CONSTRAINTS
+ * … IMMEDIATE, which also holds for the rest of the transaction: a later row is applied at the end
+ * of its statement), throwing their refusal here. Only those: other deferred checks (an access
+ * code's visit names the code before the code is written) still wait for COMMIT. Nothing is sent
+ * when nothing was deferred.
  */
 export async function settleDeferred(em: TxEm): Promise<void> {
   const transaction = em.getTransactionContext<object>();
-  if (!transaction || !unsettled.delete(transaction)) return;
+  const pending = transaction && unsettled.get(transaction);
+  if (!pending || pending.size === 0) return;
+  const constraints = [...pending].join(', ');
+  pending.clear();
   await flushQueuedWrites(em);
-  await refusing(() => em.execute('set constraints all immediate'));
+  await refusing(() => em.execute(`set constraints ${constraints} immediate`));
 }
 
 /** Balance changes check it at run time too: the type can be cast away, a missing transaction cannot. */

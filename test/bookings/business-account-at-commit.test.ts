@@ -135,6 +135,18 @@ describe('GraphQL: each mutation field answers for its own debit', () => {
     b: issuePass(input: $b) { __typename ... on UnprocessableError { code message } }
   }`;
 
+  it("a field that settled its debit, then one whose own check waits for COMMIT (an access code's visit names the code before it is written) › both answer", async () => {
+    const prepaid = await createPassPackage(app, w.reseller, { paymentModel: 'PREPAID', price: 100 });
+    const clientId = await newClientId();
+    const res = await gql<{ issuePass: { __typename: string }; createAccessCode: { __typename: string } }>(app, w.reseller.key, `mutation Both($issue: IssuePassInput!, $code: CreateAccessCodeInput!) {
+      issuePass(input: $issue) { __typename }
+      createAccessCode(input: $code) { __typename }
+    }`, { issue: { passId: prepaid.id, firstName: 'Settled', lastName: 'First', email: 'settled.first@example.com' }, code: { clientId, providerId: w.gym.id } });
+    expect(res.body.errors, res.text).toBeUndefined();
+    expect(res.body.data, res.text).toEqual({ issuePass: { __typename: 'IssuedPassPayload' }, createAccessCode: { __typename: 'AccessCode' } });
+    await expectBookingInvariants(app, worldScope(w));
+  }, T);
+
   it.each([
     ['the first paid, the second refused', 600, 500, ['IssuedPassPayload', 'UnprocessableError']],
     ['the first refused, the second paid', 1_100, 500, ['UnprocessableError', 'IssuedPassPayload']],

@@ -105,7 +105,7 @@ describe('POST /issued_passes with an Idempotency-Key', () => {
   // the use case queued riding in it (the business account's ledger row, whose balance moves at
   // COMMIT; the wallet's credit, moved by its row's trigger; the event and its outbox row), COMMIT.
   // GraphQL adds the mutation field's savepoint, at whose end the queued writes are sent on their
-  // own and the business ledger row is settled (SET CONSTRAINTS ALL IMMEDIATE), so that an overdraft
+  // own and the business ledger row is settled (SET CONSTRAINTS … IMMEDIATE), so that an overdraft
   // is that field's answer; PAYG has nothing to settle.
   it('6 statements for a PREPAID pass with wallet credits, 6 for PAYG without; GraphQL issuePass three and two more', async () => {
     const reseller = await createReseller(app, { balance: 1_000_000 });

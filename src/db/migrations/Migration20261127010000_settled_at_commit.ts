@@ -7,7 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
 // that account's row lock; taken at COMMIT, it is held over the trigger and the commit's WAL flush,
 // not over a statement's round trip to our process and back (bench/README.md "Bookings").
 // A savepoint that answers for its own writes (a GraphQL mutation field) settles them at its end
-// with SET CONSTRAINTS ALL IMMEDIATE (src/platform/transaction.ts `settleDeferred`).
+// with SET CONSTRAINTS business_transaction_settles IMMEDIATE (src/platform/transaction.ts
+// `settleDeferred`).
 export class Migration20261127010000_settled_at_commit extends Migration {
   override name = 'Migration20261127010000_settled_at_commit';
 

@@ -36,7 +36,7 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Pro
   await queueWrite(em,
     'insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values (?, ?, ?, ?, ?, ?, ?)',
     [entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at]);
-  deferredToCommit(em);
+  deferredToCommit(em, 'business_transaction_settles');
   return entry;
 }
 
