@@ -24,7 +24,7 @@ export interface WalletChange {
 const INSERT_ROW = `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, booking_id, credit_purchase_id, created_at)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** A wallet ledger row as written; its balance_after and seq are the database's (`walletRow`). */
+/** A wallet ledger row as written; its balance_after and seq are filled in by the row's trigger. */
 export type WalletEntry = Omit<CreditTransaction, 'balanceAfter'>;
 
 function entryOf(type: 'CREDIT' | 'DEBIT', c: WalletChange): { entry: WalletEntry; params: unknown[] } {
