@@ -6,7 +6,7 @@ import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inTransaction, type TxCtx } from './transaction.ts';
-import { preparedWrite } from './prepared-read.ts';
+import { lastWriteWithCommit } from './prepared-read.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
 // the effects, after them, just before COMMIT: the
@@ -52,11 +52,6 @@ class UseCaseFailed extends Error {
   constructor(failure: unknown) { super('use case failed'); this.failure = failure; }
 }
 
-/** Another request took the key first: this one's effects are rolled back and the stored record answered. */
-class KeyTaken extends Error {
-  constructor() { super('idempotency key taken'); }
-}
-
 type Scope = { resellerId: string; key: string; fingerprint: string };
 
 /**
@@ -86,12 +81,13 @@ export async function runIdempotent(
       } catch (err) {
         throw err instanceof UnstoredResponse ? err : new UseCaseFailed(err);
       }
-      if (!(await storeUnderKey(tx.em, ctx, scope, box, response))) throw new KeyTaken();
+      await storeUnderKey(tx.em, ctx, scope, box, response);
       return { ...response, replayed: false };
     });
   } catch (err) {
     if (err instanceof UnstoredResponse) return { ...err.response, replayed: false };
-    if (err instanceof KeyTaken) return answerStored(ctx.em.fork(), scope, box);
+    // Another request took the key first: this one's effects are rolled back and the stored record answered.
+    if (isKeyHeld(err)) return answerStored(ctx.em.fork(), scope, box);
     if (isLockTimeout(err)) throw new DomainError('idempotency_request_in_progress');
     const failure = err instanceof UseCaseFailed ? err.failure : err;
     if (failure instanceof DomainError) return storeDomainError(ctx, scope, box, errorResponse(failure));
@@ -107,19 +103,21 @@ export async function runIdempotent(
 
 /**
  * Stores the response under the key, taking it: the first writer, or a record past retention (taken
- * over in the same statement; the background sweep deletes the rest). False when a live record holds
- * the key. The wait for a concurrent uncommitted record is bounded by lock_timeout, which the same
- * statement sets before the INSERT meets the conflict (`bound`, read by the INSERT) and puts back as
- * it was for each row it stored (the outer SELECT reads the INSERT's rows): COMMIT, where a
- * business-account ledger row takes the account's lock, waits for it as any statement does.
- * The body is kept as its exact JSON text (a jsonb string): a jsonb object would reorder its keys,
- * and a replay must return the very same bytes. It is sealed: a response may show a secret once
- * (an access code, a hosted session's URL), and the table must not keep it readable.
+ * over in the same statement; the background sweep deletes the rest). The statement is the
+ * transaction's last and goes with its COMMIT (lastWriteWithCommit), carrying the use case's queued
+ * writes: a live record holding the key fails it, and so COMMIT, with `idempotency_key_held()`'s
+ * unique violation (isKeyHeld). The wait for a concurrent uncommitted record is bounded by
+ * lock_timeout, which the same statement sets before the INSERT meets the conflict (`bound`, read by
+ * the INSERT) and puts back as it was once the row is stored (the outer SELECT reads the INSERT's
+ * row): COMMIT, where a business-account ledger row takes the account's lock, waits for it as any
+ * statement does. The body is kept as its exact JSON text (a jsonb string): a jsonb object would
+ * reorder its keys, and a replay must return the very same bytes. It is sealed: a response may show
+ * a secret once (an access code, a hosted session's URL), and the table must not keep it readable.
  */
-async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<boolean> {
+async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<void> {
   const now = ctx.clock.now();
   const expiredBefore = new Date(now.getTime() - ctx.config.IDEMPOTENCY_TTL_SECONDS * 1000);
-  const stored = await preparedWrite<{ key: string }>(em,
+  await lastWriteWithCommit(em,
     `with bound as materialized (
        select current_setting('lock_timeout') as before, set_config('lock_timeout', ?, true) as waiting
      ), stored as (
@@ -131,21 +129,25 @@ async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: Sec
          where idempotency_record.created_at < ?
        returning key
      )
-     select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
+     select coalesce((select set_config('lock_timeout', bound.before, true) from stored), idempotency_key_held()) as lock_timeout from bound`,
     [String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), scope.resellerId, scope.key, scope.fingerprint, now, response.status,
       box.seal(JSON.stringify(response.body)), expiredBefore],
-    // The use case's queued writes (a booking's INSERT, its event) ride along: this statement reads none of their tables.
-    { carriesQueued: true },
   );
-  return stored.length > 0;
+}
+
+/** What `idempotency_key_held()` raises (its migration, Migration20261127030000_key_held_at_commit): a live record holds the key. */
+function isKeyHeld(err: unknown): boolean {
+  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'idempotency_record_pkey';
 }
 
 /** A use case's 4xx, stored under the key in a transaction of its own (its effects are gone). */
 async function storeDomainError(ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<IdempotentResult> {
   try {
-    const stored = await inTransaction({ ...ctx, em: ctx.em.fork() }, (tx) => storeUnderKey(tx.em, ctx, scope, box, response));
-    return stored ? { ...response, replayed: false } : await answerStored(ctx.em.fork(), scope, box);
+    await inTransaction({ ...ctx, em: ctx.em.fork() }, (tx) => storeUnderKey(tx.em, ctx, scope, box, response));
+    return { ...response, replayed: false };
   } catch (err) {
+    if (isKeyHeld(err)) return answerStored(ctx.em.fork(), scope, box);
     if (isLockTimeout(err)) throw new DomainError('idempotency_request_in_progress');
     throw err;
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BeginAlongClient } from './begin-along.ts';
+import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
 import { refusalOf } from './errors.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
@@ -19,9 +19,9 @@ const namesByText = new Map<string, string>();
  * The `pg` client of the ORM's pool (ormOptions, src/db/orm.ts): a text preparedRead registered
  * runs as its named statement on whichever path it comes, the pool's or a transaction's (Kysely
  * hands its statements to `client.query(text, values)`); anything else runs as before. A
- * transaction's BEGIN rides with its first statement (src/platform/begin-along.ts).
+ * transaction's BEGIN rides with its first statement (src/platform/edges-along.ts).
  */
-export class PreparingClient extends BeginAlongClient {
+export class PreparingClient extends EdgesAlongClient {
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
   // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
@@ -51,6 +51,30 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
   }
   await sendWrites(connection, transaction!, queued);
   return send<T>(connection, transaction, sql, params);
+}
+
+/**
+ * The transaction's last statement (`?` placeholders), sent with its COMMIT in one exchange
+ * (src/platform/edges-along.ts), carrying the queued writes (preparedRead's `carriesQueued`): for
+ * the end of a use case, by the code that ends its transaction, when nothing reads its rows. It
+ * does not fail here: its failure is COMMIT's, and the transaction rolls back. Nothing may be sent
+ * in the transaction after it but COMMIT (anything else sends it first, and fails with it).
+ */
+export async function lastWriteWithCommit(em: EntityManager, sql: string, params: readonly unknown[]): Promise<void> {
+  const transaction = em.getTransactionContext<Transaction<unknown>>();
+  if (!transaction) throw new Error('a statement sent with COMMIT needs an open transaction');
+  const queued = queues.get(transaction)?.splice(0) ?? [];
+  if (queued.some((w) => names(sql, w.table))) await sendWrites(em.getConnection(), transaction, queued.splice(0));
+  await send(em.getConnection(), transaction, WITH_COMMIT + withWrites(queued, sql), [...queued.flatMap((w) => w.params), ...params]);
+}
+
+/** The queued writes as the transaction's last statement, sent with its COMMIT (lastWriteWithCommit); nothing when none are queued. */
+export async function queuedWritesWithCommit(em: EntityManager): Promise<void> {
+  const transaction = em.getTransactionContext<Transaction<unknown>>();
+  const queued = (transaction && queues.get(transaction)?.splice(0)) || [];
+  if (queued.length === 0) return;
+  const last = queued[queued.length - 1]!;
+  await send(em.getConnection(), transaction, WITH_COMMIT + withWrites(queued.slice(0, -1), last.sql), queued.flatMap((w) => w.params));
 }
 
 type Connection = ReturnType<EntityManager['getConnection']>;

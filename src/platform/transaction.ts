@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dropQueuedWrites, flushQueuedWrites, openWriteQueue } from './prepared-read.ts';
+import { dropQueuedWrites, flushQueuedWrites, openWriteQueue, queuedWritesWithCommit } from './prepared-read.ts';
 import { refusalOf } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 
@@ -18,20 +18,22 @@ export interface TxCtx extends Ctx {
 
 /**
  * Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back.
- * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends. A refusal
- * the database makes at COMMIT (a deferred check: an overdraft of the business account) is thrown
- * as its catalogue error (`refusalOf`), with everything the transaction wrote rolled back.
+ * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends: at the end
+ * of a transaction, with its COMMIT. A refusal the database makes at COMMIT (a deferred check: an
+ * overdraft of the business account; or a queued write's, such as the wallet's) is thrown as its
+ * catalogue error (`refusalOf`), with everything the transaction wrote rolled back.
  */
 export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   // A nested transaction's savepoint comes after what the outer one queued.
-  if (ctx.em.isInTransaction()) await flushQueuedWrites(ctx.em);
-  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run))));
+  const nested = ctx.em.isInTransaction();
+  if (nested) await flushQueuedWrites(ctx.em);
+  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, !nested))));
 }
 
-/** `run`, then the writes it queued. */
-async function runToTheEnd<T>(ctx: Ctx & { em: TxEm }, run: (tx: TxCtx) => Promise<T>): Promise<T> {
+/** `run`, then the writes it queued: with COMMIT when this ends the transaction, else on their own (a savepoint). */
+async function runToTheEnd<T>(ctx: Ctx & { em: TxEm }, run: (tx: TxCtx) => Promise<T>, endsTransaction: boolean): Promise<T> {
   const result = await run(ctx);
-  await flushQueuedWrites(ctx.em);
+  await (endsTransaction ? queuedWritesWithCommit(ctx.em) : flushQueuedWrites(ctx.em));
   return result;
 }
 
@@ -48,10 +50,11 @@ async function withWriteQueue<T>(em: EntityManager, run: () => Promise<T>): Prom
 
 /** The same for operator and seed code, which has an entity manager but no request. */
 export async function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
-  if (em.isInTransaction()) await flushQueuedWrites(em);
+  const nested = em.isInTransaction();
+  if (nested) await flushQueuedWrites(em);
   return refusing(() => em.transactional((inner) => withWriteQueue(inner, async () => {
     const result = await run(inner as TxEm);
-    await flushQueuedWrites(inner);
+    await (nested ? flushQueuedWrites(inner) : queuedWritesWithCommit(inner));
     return result;
   })));
 }
@@ -124,7 +127,7 @@ export async function inSavepoint<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): 
   await tx.em.execute(`savepoint ${name}`);
   try {
     // The writes `run` queues, and the checks it deferred, end with the savepoint: a field's refusal is that field's answer.
-    const result = await runToTheEnd(tx, run);
+    const result = await runToTheEnd(tx, run, false);
     await settleDeferred(tx.em);
     return result;
   } catch (err) {

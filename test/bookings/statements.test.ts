@@ -10,8 +10,9 @@ import { createPassPackage, issuePass } from '../support/factories.ts';
 // and provider; a spa is read with the services asked for; a client with its current pass and
 // package); its last writes, whose results nothing reads (the spot, the booking, the session marked
 // used, the event and its outbox row), go together in one statement, the idempotency record's when
-// there is one (src/platform/prepared-read.ts queueWrite); and the count does not grow with the
-// bookings an instance or a spa day already holds.
+// there is one (src/platform/prepared-read.ts queueWrite), sent with COMMIT in one exchange
+// (src/platform/edges-along.ts, whose tests count the exchanges); and the count does not grow with
+// the bookings an instance or a spa day already holds.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
 beforeAll(async () => { w = await createBookingWorld(app, { spaCapacity: 10 }); });
@@ -33,12 +34,12 @@ describe('statements per booking', () => {
     // The instance, its class and its provider: one statement, under the instance's lock.
     expect(first.statements.filter((q) => /\bfrom provider\b|\bjoin provider\b/.test(q))).toHaveLength(1);
     // The spot, the booking, the event and its outbox row: one statement, just before COMMIT.
-    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(update class_instance .*insert into booking .*insert into event .*insert into outbox /s);
+    expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(update class_instance .*insert into booking .*insert into event .*insert into outbox /s);
     expect((await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].id }))).statements).toHaveLength(7);
     const keyed = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[2].id }, 'class-statements-1'));
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(7);
     // With a key, they ride in the idempotency record's statement.
-    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(update class_instance .*insert into outbox .*insert into idempotency_record /s);
+    expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(update class_instance .*insert into outbox .*insert into idempotency_record /s);
   });
 
   it('a covered class booking on a pass with unlimited visits › 6: the visit rides with the spot and the booking', async () => {
@@ -49,10 +50,10 @@ describe('statements per booking', () => {
     const clients = [await issuePass(app, w.reseller, unlimited.id, { email: 'ada.unlimited@example.com' }), await issuePass(app, w.reseller, unlimited.id, { email: 'alan.unlimited@example.com' })];
     const first = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[0].client_id }));
     expect(first.statements, first.statements.join('\n')).toHaveLength(6);
-    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(update issued_pass .*insert into visit_transaction .*update class_instance .*insert into booking .*insert into outbox /s);
+    expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(update issued_pass .*insert into visit_transaction .*update class_instance .*insert into booking .*insert into outbox /s);
     const keyed = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: clients[1].client_id }, 'class-statements-unlimited'));
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
-    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(update issued_pass .*insert into idempotency_record /s);
+    expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(update issued_pass .*insert into idempotency_record /s);
   });
 
   it('a covered spa booking › 6, with or without an Idempotency-Key, the first and the third of a day alike', async () => {
@@ -66,7 +67,7 @@ describe('statements per booking', () => {
     // The client, its current issued pass and the pass package: one statement.
     expect(first.statements.filter((q) => /\bfrom client\b|\bfrom issued_pass\b|\bjoin pass_package\b/.test(q))).toHaveLength(1);
     // The wallet's ledger row (its trigger moves the balance) rides with the booking and the event.
-    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(insert into credit_transaction .*insert into booking .*insert into outbox /s);
+    expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into credit_transaction .*insert into booking .*insert into outbox /s);
     expect(first.statements.filter((q) => /\bupdate client\b/.test(q))).toEqual([]);
     expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(6);
     expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(6);
@@ -85,11 +86,11 @@ describe('statements per booking', () => {
     expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toEqual([expect.stringMatching(/^select bs\.\*, .* for update of bs$/s)]);
     // The booking, the session marked used, the event, its outbox row and the ledger row: one
     // statement, then COMMIT, which applies the ledger row to the business account.
-    expect(first.statements.at(-2)).toMatch(/^with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox .*insert into business_transaction /s);
+    expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox .*insert into business_transaction /s);
     expect(first.statements.filter((q) => /\bbusiness_account\b/.test(q))).toEqual([]);
     const keyed = await counted(confirm(await session('11:00'), 'confirm-statements-1'));
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
-    expect(keyed.statements.at(-2)).toMatch(/^with queued_write_1 as \(insert into booking .*insert into business_transaction .*insert into idempotency_record /s);
+    expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*insert into business_transaction .*insert into idempotency_record /s);
   });
 
   it('a holder named by its passcode (an access code) › its issued pass, package and client in one statement', async () => {

@@ -1,0 +1,218 @@
+import pg from 'pg';
+
+// A transaction's edges ride with its statements (README "What replaces a part of a dependency").
+// MikroORM, through Kysely, sends `begin` on its own and waits for its answer before the
+// transaction's first statement, and sends `commit` on its own after the last: two round trips
+// through our process and PostgreSQL's protocol for every write, on a path where round trips are
+// most of the cost (bench/README.md "Bookings").
+//
+// BEGIN: this client answers `begin` at once and sends it with the next statement in one
+// extended-protocol exchange: BEGIN's Parse, Bind and Execute, then the statement's, then one Sync.
+// PostgreSQL runs them in order (the statement inside the transaction) and answers both with one
+// ReadyForQuery; an error in the statement skips nothing of BEGIN, and the transaction is then
+// rolled back as after any failed statement. A statement without parameters may be several (a
+// migration): BEGIN goes first on its own then. A transaction that ends before any statement sends
+// neither its BEGIN nor its COMMIT or ROLLBACK.
+//
+// COMMIT: a statement whose text starts with WITH_COMMIT (the transaction's last writes, whose rows
+// nothing reads: src/platform/prepared-read.ts) is answered at once with no rows and held; `commit`
+// then sends it and COMMIT in one exchange (its Execute, COMMIT's, one Sync). If it fails,
+// PostgreSQL skips COMMIT up to the Sync and the failure is COMMIT's answer: the caller rolls back,
+// as after any failed COMMIT. `rollback` drops it unsent; any other statement sends it first, and
+// fails with its failure.
+
+/** Marks a statement to send with the transaction's COMMIT (above): its rows are not read, its failure is COMMIT's. */
+export const WITH_COMMIT = '/* sent with COMMIT */ ';
+
+type Callback = (err: Error | null, result?: unknown) => void;
+
+/** The protocol writes of pg's connection that Query.prepare uses (pg/lib/query.js). */
+interface Wire {
+  parse(message: { text: string; name?: string }): void;
+  bind(message: { portal?: string; statement?: string; values?: unknown[] }): void;
+  execute(message: { portal?: string; rows?: number }): void;
+  sync(): void;
+}
+
+/** pg's internals a subclass of its Query reaches: not in its type declarations. */
+interface QueryInternals {
+  prepare(connection: Wire): void;
+  handleRowDescription(message: unknown): void;
+  handleDataRow(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: unknown): void;
+  _getRows(connection: Wire, rows: number | undefined): void;
+}
+
+const PgQuery = pg.Query as unknown as new (config: object, values: undefined, callback: Callback) => QueryInternals;
+
+/** A statement without parameters, by Parse, Bind and Execute: it shares the exchange of the statement it rides with. */
+function writeUnnamed(connection: Wire, text: string): void {
+  connection.parse({ text, name: '' });
+  connection.bind({ portal: '', statement: '', values: [] });
+  connection.execute({ portal: '', rows: 0 });
+}
+
+/** pg's Query for a statement with parameters, with BEGIN written ahead of it and BEGIN's CommandComplete not counted as its result. */
+class AfterBegin extends PgQuery {
+  #beginAnswered = false;
+
+  override prepare(connection: Wire): void {
+    writeUnnamed(connection, 'begin');
+    super.prepare(connection);
+  }
+
+  override handleCommandComplete(message: unknown, connection: unknown): void {
+    if (!this.#beginAnswered) {
+      this.#beginAnswered = true;
+      return;
+    }
+    super.handleCommandComplete(message, connection);
+  }
+}
+
+/**
+ * pg's Query for a held statement followed by COMMIT (and preceded by BEGIN when that is held too),
+ * in one exchange; its result is COMMIT's. The statement's rows are not kept.
+ */
+class WithCommit extends PgQuery {
+  readonly #begin: boolean;
+  #answersBeforeCommit: number;
+
+  constructor(config: object, begin: boolean, callback: Callback) {
+    super(config, undefined, callback);
+    this.#begin = begin;
+    this.#answersBeforeCommit = begin ? 2 : 1;
+  }
+
+  override prepare(connection: Wire): void {
+    if (this.#begin) writeUnnamed(connection, 'begin');
+    super.prepare(connection);
+  }
+
+  // pg's Query ends its prepare with Execute and Sync here: COMMIT goes between them.
+  override _getRows(connection: Wire, rows: number | undefined): void {
+    connection.execute({ portal: '', rows });
+    writeUnnamed(connection, 'commit');
+    connection.sync();
+  }
+
+  override handleRowDescription(): void {}
+  override handleDataRow(): void {}
+
+  override handleCommandComplete(message: unknown, connection: unknown): void {
+    if (this.#answersBeforeCommit > 0) {
+      this.#answersBeforeCommit--;
+      return;
+    }
+    super.handleCommandComplete(message, connection);
+  }
+}
+
+/** What pg answers for a statement that returns no rows. */
+const answered = (command: string) => ({ command, rowCount: null, oid: null, rows: [], fields: [] });
+
+type Send = (...a: unknown[]) => never;
+
+/** A pg client that holds `begin` back until the transaction's next statement, and a WITH_COMMIT statement until `commit` (above). */
+export class EdgesAlongClient extends pg.Client {
+  #beginHeld = false;
+  /** A WITH_COMMIT statement's query config, waiting for COMMIT. */
+  #held: object | undefined;
+
+  // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
+  // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
+  override query(...args: unknown[]): never {
+    const send = super.query.bind(this) as Send;
+    const [config, values, callback] = args;
+    // A callback, or a Submittable of its own (a cursor): pg's way, after what is held.
+    const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+    if (callback !== undefined || typeof values === 'function' || submittable) return this.#afterHeld(send, args);
+    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+    const params = typeof config === 'string' ? values : (config as { values?: unknown } | null)?.values;
+    const noParams = params === undefined || (Array.isArray(params) && params.length === 0);
+    const word = typeof text === 'string' && noParams ? text.trim().toLowerCase() : undefined;
+    // Held only inside a transaction (outside one no COMMIT comes), and one at a time (a second is sent as it comes, after the first).
+    if (typeof text === 'string' && text.startsWith(WITH_COMMIT) && this.#held === undefined && this.#inTransaction()) {
+      this.#held = typeof config === 'string' ? { text, values: params } : { ...(config as object) };
+      return Promise.resolve(answered('SELECT')) as never;
+    }
+    if (this.#held !== undefined) {
+      if (word === 'commit') return this.#commitHeld(send);
+      if (word === 'rollback') {
+        this.#held = undefined;
+        if (this.#beginHeld) {
+          this.#beginHeld = false;
+          return Promise.resolve(answered('ROLLBACK')) as never;
+        }
+        return send(...args);
+      }
+      return this.#afterHeld(send, args);
+    }
+    if (word === 'begin') {
+      this.#beginHeld = true;
+      return Promise.resolve(answered('BEGIN')) as never;
+    }
+    if (!this.#beginHeld) return send(...args);
+    if (word === 'commit' || word === 'rollback') {
+      this.#beginHeld = false;
+      return Promise.resolve(answered(word.toUpperCase())) as never;
+    }
+    if (noParams || typeof text !== 'string') {
+      this.#beginHeld = false;
+      return this.#afterBegin(send, args);
+    }
+    return this.#sendNow(send, typeof config === 'string' ? { text, values: params } : { ...(config as object) }) as never;
+  }
+
+  /** Whether a transaction is open: BEGIN held, or PostgreSQL's last ReadyForQuery said so (pg keeps its status). */
+  #inTransaction(): boolean {
+    return this.#beginHeld || (this as unknown as { _txStatus?: string | null })._txStatus === 'T';
+  }
+
+  /** The held statement, then COMMIT (after BEGIN if still held), in one exchange; COMMIT's answer, or the first failure. */
+  #commitHeld(send: Send): never {
+    const held = this.#held!;
+    const begin = this.#beginHeld;
+    this.#held = undefined;
+    this.#beginHeld = false;
+    return new Promise((resolve, reject) => {
+      send(new WithCommit(held, begin, (err, result) => (err ? reject(err) : resolve(result))));
+    }) as never;
+  }
+
+  /** A call this client does not merge: what is held is sent first, on its own (pg sends its queue in order), and its failure is this call's. */
+  #afterHeld(send: Send, args: unknown[]): never {
+    const held = this.#held;
+    if (held === undefined) {
+      if (!this.#beginHeld) return send(...args);
+      this.#beginHeld = false;
+      return this.#afterBegin(send, args);
+    }
+    this.#held = undefined;
+    return this.#after(this.#sendNow(send, held), send, args);
+  }
+
+  /** A statement with parameters sent now: with a held BEGIN ahead of it if there is one. */
+  #sendNow(send: Send, query: object): Promise<unknown> {
+    if (!this.#beginHeld) return send(query) as unknown as Promise<unknown>;
+    this.#beginHeld = false;
+    return new Promise((resolve, reject) => {
+      send(new AfterBegin(query, undefined, (err, result) => (err ? reject(err) : resolve(result))));
+    });
+  }
+
+  #afterBegin(send: Send, args: unknown[]): never {
+    return this.#after(send('begin') as unknown as Promise<unknown>, send, args);
+  }
+
+  /** `args` sent once `first` (already queued) has succeeded; its failure fails them too. */
+  #after(first: Promise<unknown>, send: Send, args: unknown[]): never {
+    const [config, values, callback] = args;
+    if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+      // pg answers these its own way (a callback, the Submittable itself): queued behind it, in order.
+      first.catch(() => undefined); // its failure fails the statement queued behind it too
+      return send(...args);
+    }
+    return first.then(() => send(...args)) as never;
+  }
+}
