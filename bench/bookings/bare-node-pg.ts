@@ -15,15 +15,15 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { exitWithParent } from '../request-path/processes.ts';
-import { BeginAlongClient } from '../../src/platform/begin-along.ts';
+import { EdgesAlongClient, WITH_COMMIT } from '../../src/platform/edges-along.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { localTimeOf, minutesOf, weekdayOf, zonedInstant } from '../../src/platform/time.ts';
 
 exitWithParent();
 const resellerId = process.env.BENCH_RESELLER_ID!;
 const keyHash = process.env.BENCH_KEY_SHA256!;
-// Its client sends BEGIN with the transaction's first statement, as ours does (src/platform/begin-along.ts).
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, Client: BeginAlongClient });
+// Its client sends BEGIN with the transaction's first statement and its last with COMMIT, as ours does (src/platform/edges-along.ts).
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, Client: EdgesAlongClient });
 const V3 = '/v3/api/business/reseller';
 const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
 const LOCK_TIMEOUT_MS = '10000'; // and IDEMPOTENCY_WAIT_MS
@@ -48,9 +48,9 @@ const LIVE = `('PENDING', 'CONFIRMED')`;
 // ---- the transaction and the idempotency record ---------------------------------------------
 
 /**
- * The use case's statements, then (with a key) the record that takes it, then COMMIT, which applies
- * a business-account ledger row (an overdraft fails it: 422, as ours). A refusal rolls back; with a
- * key its 4xx is stored in a transaction of its own (as ours).
+ * The use case's statements, then (with a key) the record that takes it, sent with COMMIT, which
+ * applies a business-account ledger row (an overdraft fails it: 422, as ours). A refusal rolls back;
+ * with a key its 4xx is stored in a transaction of its own (as ours).
  */
 async function write(key: string | undefined, fingerprint: string, run: (db: Db, now: Date) => Promise<Answer>): Promise<Answer> {
   const db = await pool.connect();
@@ -61,21 +61,26 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     let answer: Answer;
     try {
       answer = await run(db, now);
-      if (key !== undefined && !(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
-      await sendQueued(db);
+      await (key === undefined ? sendQueued(db) : storeUnderKey(db, key, fingerprint, now, answer));
       await db.query('commit');
       return { status: answer.status, body: answer.body };
     } catch (err) {
+      if (key !== undefined && isKeyHeld(err)) return await answerStored(db, key, fingerprint);
       const refusal = err instanceof Refusal ? err : refusalOf(err);
       if (!refusal) throw err;
       queues.set(db, []);
       await db.query('rollback');
       answer = { status: refusal.status, body: refusal.body };
       if (key === undefined) return answer;
-      await db.query('begin');
-      if (!(await storeUnderKey(db, key, fingerprint, now, answer))) return await answerStored(db, key, fingerprint);
     }
-    await db.query('commit');
+    try {
+      await db.query('begin');
+      await storeUnderKey(db, key, fingerprint, now, answer);
+      await db.query('commit');
+    } catch (err) {
+      if (isKeyHeld(err)) return await answerStored(db, key, fingerprint);
+      throw err;
+    }
     return { status: answer.status, body: answer.body };
   } catch (err) {
     await db.query('rollback').catch(() => undefined);
@@ -85,6 +90,9 @@ async function write(key: string | undefined, fingerprint: string, run: (db: Db,
     db.release();
   }
 }
+
+/** A live record holds the key: what the record's statement raises then, at COMMIT (as ours: src/platform/idempotency.ts). */
+const isKeyHeld = (err: unknown) => (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'idempotency_record_pkey';
 
 /** The balances' constraints the database checks as their ledger rows are applied (as ours: src/platform/errors.ts). */
 function refusalOf(err: unknown): Refusal | undefined {
@@ -116,17 +124,20 @@ function carrying(db: Db, main: string, values: unknown[]): { text: string; valu
   };
 }
 
-/** The queued writes on their own: the last one the statement, the others its CTEs. */
+/** The queued writes on their own, sent with COMMIT (as ours): the last one the statement, the others its CTEs. */
 async function sendQueued(db: Db): Promise<void> {
   const queued = queues.get(db)!;
   if (queued.length === 0) return;
   const last = queued.pop()!;
   const { text, values } = carrying(db, last.text, last.values);
-  await db.query(prepared(text, values));
+  await db.query(prepared(WITH_COMMIT + text, values));
 }
 
-/** The key is taken by the statement that stores the response, its wait bounded by lock_timeout, which it puts back (as ours). */
-async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date, answer: Answer): Promise<boolean> {
+/**
+ * The key is taken by the statement that stores the response, sent with COMMIT, its wait bounded by
+ * lock_timeout, which it puts back; a live record holding the key fails it (as ours).
+ */
+async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date, answer: Answer): Promise<void> {
   const { text, values } = carrying(db,
     `with bound as materialized (
        select current_setting('lock_timeout') as before, set_config('lock_timeout', $1, true) as waiting
@@ -139,10 +150,9 @@ async function storeUnderKey(db: Db, key: string, fingerprint: string, now: Date
          where idempotency_record.created_at < $8
        returning key
      )
-     select stored.key, set_config('lock_timeout', bound.before, true) as lock_timeout from stored, bound`,
+     select coalesce((select set_config('lock_timeout', bound.before, true) from stored), idempotency_key_held()) as lock_timeout from bound`,
     [LOCK_TIMEOUT_MS, resellerId, key, fingerprint, now, answer.status, JSON.stringify(answer.body), new Date(now.getTime() - IDEMPOTENCY_TTL_MS)]);
-  const stored = await db.query(prepared(text, values));
-  return stored.rowCount !== 0;
+  await db.query(prepared(WITH_COMMIT + text, values));
 }
 
 /** Another request holds the key: roll back and answer its record. */

@@ -11,17 +11,20 @@ export interface StatementProxy {
   port: number;
   /** Statements seen so far, in order, across all connections. */
   readonly statements: readonly string[];
+  /** Exchanges so far, across all connections: each Sync or simple Query, which PostgreSQL answers with one ReadyForQuery. */
+  readonly exchanges: number;
   close(): Promise<void>;
 }
 
 export async function startStatementProxy(upstream: { host: string; port: number }): Promise<StatementProxy> {
   const statements: string[] = [];
+  let exchanges = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const db = net.connect(upstream.port, upstream.host);
     sockets.add(client).add(db);
     for (const s of [client, db]) s.on('close', () => sockets.delete(s));
-    const reader = frontendReader((sql) => statements.push(sql));
+    const reader = frontendReader((sql) => statements.push(sql), () => { exchanges++; });
     client.on('data', (chunk: Buffer) => {
       reader(chunk);
       db.write(chunk);
@@ -36,6 +39,7 @@ export async function startStatementProxy(upstream: { host: string; port: number
   return {
     port: (server.address() as net.AddressInfo).port,
     statements,
+    get exchanges() { return exchanges; },
     close: () => new Promise((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
@@ -43,8 +47,8 @@ export async function startStatementProxy(upstream: { host: string; port: number
   };
 }
 
-/** Splits a client's byte stream into protocol messages and reports each statement it executes. */
-function frontendReader(onStatement: (sql: string) => void): (chunk: Buffer) => void {
+/** Splits a client's byte stream into protocol messages and reports each statement it executes, and each exchange it ends. */
+function frontendReader(onStatement: (sql: string) => void, onExchange: () => void): (chunk: Buffer) => void {
   let buffered = Buffer.alloc(0);
   let started = false; // the startup packet (and an SSL/GSS request before it) has no type byte
   const prepared = new Map<string, string>(); // statement name → SQL
@@ -78,7 +82,10 @@ function frontendReader(onStatement: (sql: string) => void): (chunk: Buffer) => 
       const type = String.fromCharCode(buffered[0]);
       const body = buffered.subarray(5, 1 + length);
       buffered = buffered.subarray(1 + length);
-      if (type === 'Q') onStatement(cstrings(body, 1)[0]);
+      if (type === 'Q') {
+        onStatement(cstrings(body, 1)[0]);
+        onExchange();
+      } else if (type === 'S') onExchange();
       else if (type === 'P') {
         const [name, sql] = cstrings(body, 2);
         prepared.set(name, sql);
