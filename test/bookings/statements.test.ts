@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
@@ -40,6 +41,31 @@ describe('statements per booking', () => {
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(7);
     // With a key, they ride in the idempotency record's statement.
     expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(update class_instance .*insert into outbox .*insert into idempotency_record /s);
+  });
+
+  it('the already-booked check of a class booking › one probe of the index booking_one_per_instance_client, not a read of every booking the client made', async () => {
+    const instance = await instanceIn(app, w.gym.classId, 54, { capacity: 5 });
+    const client = await anotherClient(app, w, 'margaret@example.com');
+    const { statements } = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: client.id }));
+    const check = statements.find((q) => /^select exists \(select 1 from booking /.test(q));
+    expect(check, statements.join('\n')).toBeDefined();
+    // The plan every execution of the prepared statement reuses (the generic one), on a connection of its own.
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('set plan_cache_mode = force_generic_plan');
+      await db.query(`prepare already_booked as ${check!}`);
+      const [{ 'QUERY PLAN': [plan] }] = (await db.query(`explain (format json) execute already_booked('${instance.id}', '${client.id}')`)).rows;
+      const scans: { 'Index Name'?: string; 'Index Cond'?: string; 'Node Type': string }[] = [];
+      const walk = (node: { Plans?: unknown[] } & (typeof scans)[number]) => { scans.push(node); for (const child of node.Plans ?? []) walk(child as never); };
+      walk(plan.Plan);
+      const onBooking = scans.filter((n) => /Scan/.test(n['Node Type']));
+      expect(onBooking, JSON.stringify(plan)).toHaveLength(1);
+      expect(onBooking[0]).toMatchObject({ 'Index Name': 'booking_one_per_instance_client' });
+      expect(onBooking[0]['Index Cond']).toMatch(/class_instance_id = \$1.*client_id = \$2/);
+    } finally {
+      await db.end();
+    }
   });
 
   it('a covered class booking on a pass with unlimited visits › 6: the visit rides with the spot and the booking', async () => {

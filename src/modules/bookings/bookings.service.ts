@@ -31,6 +31,8 @@ export type BookingSessionObject = ReturnType<typeof presentBookingSession>;
 /** Statuses that hold a slot or a spot. */
 export const LIVE_STATUSES = ['PENDING', 'CONFIRMED'] as const satisfies readonly BookingStatus[];
 export const isLive = (b: Pick<Booking, 'status'>): boolean => (LIVE_STATUSES as readonly string[]).includes(b.status);
+/** LIVE_STATUSES as SQL literals (`'PENDING', 'CONFIRMED'`), as the partial indexes on live bookings state them: constants, never input. */
+export const LIVE_STATUS_LIST = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** How long a co-pay or extra-visits session can be confirmed (spec part 1). */
 export const SESSION_LIFETIME_MS = 24 * 3600_000;
@@ -48,7 +50,7 @@ const LONGEST_APPOINTMENT_MS = 25 * 3600_000;
 registerBookedIntervals(async (em, providerId, from, to) => {
   const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
     `select starts_at, ends_at from booking
-      where provider_id = ? and type = 'spa' and status in ('PENDING', 'CONFIRMED') and starts_at < ? and starts_at > ? and ends_at > ?`,
+      where provider_id = ? and type = 'spa' and status in (${LIVE_STATUS_LIST}) and starts_at < ? and starts_at > ? and ends_at > ?`,
     [providerId, to, new Date(from.getTime() - LONGEST_APPOINTMENT_MS), from]);
   return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
 });
