@@ -12,6 +12,7 @@ import { Migration20261127000000_provider_tiers } from './Migration2026112700000
 import { Migration20261127010000_settled_at_commit } from './Migration20261127010000_settled_at_commit.ts';
 import { Migration20261127020000_wallet_by_ledger } from './Migration20261127020000_wallet_by_ledger.ts';
 import { Migration20261127030000_key_held_at_commit } from './Migration20261127030000_key_held_at_commit.ts';
+import { Migration20261127040000_issued_pass_by_client } from './Migration20261127040000_issued_pass_by_client.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261127010000_settled_at_commit', class: Migration20261127010000_settled_at_commit },
   { name: 'Migration20261127020000_wallet_by_ledger', class: Migration20261127020000_wallet_by_ledger },
   { name: 'Migration20261127030000_key_held_at_commit', class: Migration20261127030000_key_held_at_commit },
+  { name: 'Migration20261127040000_issued_pass_by_client', class: Migration20261127040000_issued_pass_by_client },
 ];
