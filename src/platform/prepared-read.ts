@@ -19,7 +19,8 @@ const namesByText = new Map<string, string>();
  * The `pg` client of the ORM's pool (ormOptions, src/db/orm.ts): a text preparedRead registered
  * runs as its named statement on whichever path it comes, the pool's or a transaction's (Kysely
  * hands its statements to `client.query(text, values)`); anything else runs as before. A
- * transaction's BEGIN rides with its first statement (src/platform/edges-along.ts).
+ * transaction's BEGIN rides with its first statement, and its last statement (lastWriteWithCommit)
+ * with its COMMIT (src/platform/edges-along.ts).
  */
 export class PreparingClient extends EdgesAlongClient {
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
