@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
+import { planScans } from '../support/plans.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { v3 } from '../support/http.ts';
 import { createCode } from '../support/access-codes.ts';
@@ -26,30 +26,6 @@ async function counted(send: () => Promise<{ status: number; text: string }>): P
   return { status: res.status, statements: [...app.queries!.ownStatements] };
 }
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] };
-
-/**
- * The scans of the generic plan (the one every execution of a prepared statement reuses) of the
- * statement among `statements` that `pattern` finds, run with `args`, on a connection of its own.
- */
-async function genericPlanScans(statements: string[], pattern: RegExp, args: string[]): Promise<PlanNode[]> {
-  const statement = statements.find((q) => pattern.test(q));
-  expect(statement, statements.join('\n')).toBeDefined();
-  const db = new pg.Client({ connectionString: app.databaseUrl });
-  await db.connect();
-  try {
-    await db.query('set plan_cache_mode = force_generic_plan');
-    await db.query(`prepare planned as ${statement!}`);
-    const [{ 'QUERY PLAN': [plan] }] = (await db.query(`explain (format json) execute planned(${args.map((a) => db.escapeLiteral(a)).join(', ')})`)).rows;
-    const scans: PlanNode[] = [];
-    const walk = (node: PlanNode) => { if (/Scan/.test(node['Node Type'])) scans.push(node); for (const child of node.Plans ?? []) walk(child); };
-    walk(plan.Plan);
-    return scans;
-  } finally {
-    await db.end();
-  }
-}
-
 describe('statements per booking', () => {
   it('a covered class booking › 7, with or without an Idempotency-Key, the first and the third of an instance alike', async () => {
     const instance = await instanceIn(app, w.gym.classId, 50, { capacity: 5 });
@@ -71,7 +47,7 @@ describe('statements per booking', () => {
     const instance = await instanceIn(app, w.gym.classId, 54, { capacity: 5 });
     const client = await anotherClient(app, w, 'margaret@example.com');
     const { statements } = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: client.id }));
-    const scans = await genericPlanScans(statements, /^select exists \(select 1 from booking /, [instance.id, client.id]);
+    const scans = await planScans(app, statements, /^select exists \(select 1 from booking /, [instance.id, client.id]);
     expect(scans, JSON.stringify(scans)).toHaveLength(1);
     expect(scans[0]).toMatchObject({ 'Index Name': 'booking_one_per_instance_client' });
     expect(scans[0]['Index Cond']).toMatch(/class_instance_id = \$1.*client_id = \$2/);
@@ -81,7 +57,7 @@ describe('statements per booking', () => {
     const instance = await instanceIn(app, w.gym.classId, 56, { capacity: 5 });
     const client = await anotherClient(app, w, 'barbara.liskov@example.com');
     const { statements } = await counted(() => book.cls(app, w, { class_instance_id: instance.id, client_id: client.id }));
-    const scans = await genericPlanScans(statements, /\bleft join lateral \(select \* from issued_pass where /, [client.id, w.reseller.id]);
+    const scans = await planScans(app, statements, /\bleft join lateral \(select \* from issued_pass where /, [client.id, w.reseller.id]);
     const onPasses = scans.filter((n) => n['Relation Name'] === 'issued_pass');
     expect(onPasses, JSON.stringify(scans)).toHaveLength(1);
     expect(onPasses[0]).toMatchObject({ 'Index Name': 'issued_pass_client_idx' });

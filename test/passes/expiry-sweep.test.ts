@@ -5,6 +5,7 @@ import { useApp } from '../support/app.ts';
 import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { createPassPackage, createReseller, issuePass } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
+import { planScans } from '../support/plans.ts';
 
 // The pass expiry sweep (README "Events"): an ACTIVE pass past its expiry is stored EXPIRED once,
 // with issued_pass.expired carrying the pass as it then is; a new expiry makes it ACTIVE again and
@@ -50,5 +51,13 @@ describe('expireIssuedPasses', () => {
     expect(await sweep()).toBe(2);
     expect((await outboxSince(app, again)).map((e) => [e.payload.type, e.payload.data.object.client_id]).sort())
       .toEqual([['issued_pass.expired', issued.client_id], ['issued_pass.expired', other.client_id]].sort());
+  });
+
+  it('finds the passes past their expiry through issued_pass_active_expiry_idx, not by reading every issued pass', async () => {
+    app.queries!.reset();
+    await sweep();
+    const scans = await planScans(app, app.queries!.statements, /^select id from issued_pass where status = 'ACTIVE' and expires_at <= /, [app.clock.now().toISOString(), '100'], { indexesOnly: true });
+    expect(scans, JSON.stringify(scans)).toHaveLength(1);
+    expect(scans[0]).toMatchObject({ 'Index Name': 'issued_pass_active_expiry_idx' });
   });
 });
