@@ -9,7 +9,7 @@ import { inTransaction, type TxCtx } from './transaction.ts';
 import { lastWriteWithCommit } from './prepared-read.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
-// the effects, after them, just before COMMIT: the
+// the effects, after them, in the statement sent with COMMIT: the
 // INSERT … ON CONFLICT waits on a concurrent uncommitted record of the same (reseller, key), which
 // is how a second request waits for the first, across processes.
 

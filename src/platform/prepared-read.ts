@@ -66,16 +66,20 @@ export async function lastWriteWithCommit(em: EntityManager, sql: string, params
   if (!transaction) throw new Error('a statement sent with COMMIT needs an open transaction');
   const queued = queues.get(transaction)?.splice(0) ?? [];
   if (queued.some((w) => names(sql, w.table))) await sendWrites(em.getConnection(), transaction, queued.splice(0));
-  await send(em.getConnection(), transaction, WITH_COMMIT + withWrites(queued, sql), [...queued.flatMap((w) => w.params), ...params]);
+  await sendWithCommit(em, transaction, queued, sql, params);
 }
 
 /** The queued writes as the transaction's last statement, sent with its COMMIT (lastWriteWithCommit); nothing when none are queued. */
 export async function queuedWritesWithCommit(em: EntityManager): Promise<void> {
   const transaction = em.getTransactionContext<Transaction<unknown>>();
   const queued = (transaction && queues.get(transaction)?.splice(0)) || [];
-  if (queued.length === 0) return;
-  const last = queued[queued.length - 1]!;
-  await send(em.getConnection(), transaction, WITH_COMMIT + withWrites(queued.slice(0, -1), last.sql), queued.flatMap((w) => w.params));
+  const last = queued.pop();
+  if (last) await sendWithCommit(em, transaction!, queued, last.sql, last.params);
+}
+
+/** `sql` carrying `writes` as its first CTEs (their values first), marked to go with COMMIT (src/platform/edges-along.ts). */
+async function sendWithCommit(em: EntityManager, transaction: Transaction<unknown>, writes: readonly QueuedWrite[], sql: string, params: readonly unknown[]): Promise<void> {
+  await send(em.getConnection(), transaction, WITH_COMMIT + withWrites(writes, sql), [...writes.flatMap((w) => w.params), ...params]);
 }
 
 type Connection = ReturnType<EntityManager['getConnection']>;
