@@ -20,6 +20,16 @@ import pg from 'pg';
 // PostgreSQL skips COMMIT up to the Sync and the failure is COMMIT's answer: the caller rolls back,
 // as after any failed COMMIT. `rollback` drops it unsent; any other statement sends it first, and
 // fails with its failure.
+//
+// PIPELINED: statements given to this client while others are in flight go out at once, each with
+// its own Sync (pg's pipeline mode), instead of each waiting for the previous one's answer: a use
+// case's independent reads, issued together (src/platform/prepared-read.ts), take one round trip.
+// PostgreSQL still runs them one after another in the order they came, so a read after a locking
+// read runs under its lock; if one fails inside a transaction, those behind it fail with 25P02, as
+// they would have after it. Statements this client sends only once an earlier one is answered
+// (behind a BEGIN sent on its own, or behind a held statement sent first) hold back every later one
+// until then, so the order they came in is the order PostgreSQL sees. A Submittable that keeps a
+// portal open between exchanges (a cursor) cannot share a pipelined connection and is refused.
 
 /** Marks a statement to send with the transaction's COMMIT (above): its rows are not read, its failure is COMMIT's. */
 export const WITH_COMMIT = '/* sent with COMMIT */ ';
@@ -113,19 +123,37 @@ const answered = (command: string) => ({ command, rowCount: null, oid: null, row
 
 type Send = (...a: unknown[]) => never;
 
-/** A pg client that holds `begin` back until the transaction's next statement, and a WITH_COMMIT statement until `commit` (above). */
+/** A pg client that holds `begin` back until the transaction's next statement, a WITH_COMMIT statement until `commit`, and pipelines what it is given (above). */
 export class EdgesAlongClient extends pg.Client {
   #beginHeld = false;
   /** A WITH_COMMIT statement's query config, waiting for COMMIT. */
   #held: object | undefined;
+  /** Settles once the last statement sent only after an earlier one's answer (#after) has been sent; later ones wait for it. */
+  #behind: Promise<unknown> | undefined;
+
+  constructor(config?: string | pg.ClientConfig) {
+    // Set after pg's constructor, not through a copy of `config`: pg-pool hides its password from enumeration.
+    super(config);
+    (this as { pipeline: boolean }).pipeline = true;
+  }
 
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
   // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
-    const send = super.query.bind(this) as Send;
+    const [config] = args;
+    if (typeof (config as { submit?: unknown } | null)?.submit === 'function' && !(config instanceof pg.Query)) {
+      throw new Error('EdgesAlongClient pipelines its statements: a Submittable of its own (a cursor) needs a client of its own');
+    }
+    if (this.#behind !== undefined) return this.#waitBehind(this.#behind, args);
+    return this.#dispatch(super.query.bind(this) as Send, args);
+  }
+
+  /** What this client does with a statement once nothing it waits behind is pending. */
+
+  #dispatch(send: Send, args: unknown[]): never {
     const [config, values, callback] = args;
-    // A callback, or a Submittable of its own (a cursor): pg's way, after what is held.
     const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+    // A callback, or a pg Query given as a Submittable: pg's way, after what is held.
     if (callback !== undefined || typeof values === 'function' || submittable) return this.#afterHeld(send, args);
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
     const params = typeof config === 'string' ? values : (config as { values?: unknown } | null)?.values;
@@ -205,14 +233,39 @@ export class EdgesAlongClient extends pg.Client {
     return this.#after(send('begin') as unknown as Promise<unknown>, send, args);
   }
 
-  /** `args` sent once `first` (already queued) has succeeded; its failure fails them too. */
+  /** `args` sent once `first` (already sent) has succeeded; its failure fails them too. Later statements wait behind it (#behind). */
   #after(first: Promise<unknown>, send: Send, args: unknown[]): never {
     const [config, values, callback] = args;
     if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
-      // pg answers these its own way (a callback, the Submittable itself): queued behind it, in order.
-      first.catch(() => undefined); // its failure fails the statement queued behind it too
+      // pg answers these its own way (a callback, the Submittable itself): sent right behind it, in
+      // order; in a transaction its failure fails them too (25P02).
+      first.catch(() => undefined);
       return send(...args);
     }
-    return first.then(() => send(...args)) as never;
+    const sent = first.then(() => send(...args));
+    this.#keepBehind(sent);
+    return sent as never;
+  }
+
+  /** `args` handled once `behind` has settled (both ways: its failure is its caller's). */
+  #waitBehind(behind: Promise<unknown>, args: unknown[]): never {
+    const [config, values, callback] = args;
+    const again = () => this.#dispatch(super.query.bind(this) as Send, args) as unknown;
+    if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+      // Answered through the callback or the Submittable, as pg does; pg returns the Submittable, or nothing.
+      this.#keepBehind(behind.then(again, again));
+      return (typeof values === 'function' || callback !== undefined ? undefined : config) as never;
+    }
+    const sent = behind.then(again, again);
+    this.#keepBehind(sent);
+    return sent as never;
+  }
+
+  /** Later statements wait for `sent` to settle, and for whatever they waited for already. */
+  #keepBehind(sent: Promise<unknown>): void {
+    const quiet = sent.then(() => undefined, () => undefined);
+    const settled = this.#behind === undefined ? quiet : Promise.all([this.#behind, quiet]).then(() => undefined);
+    this.#behind = settled;
+    void settled.then(() => { if (this.#behind === settled) this.#behind = undefined; });
   }
 }

@@ -2,23 +2,23 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EdgesAlongClient, WITH_COMMIT } from '../../src/platform/edges-along.ts';
 import { useApp } from '../support/app.ts';
+import { countRoundTrips } from '../support/round-trips.ts';
 
 // EdgesAlongClient (src/platform/edges-along.ts) holds `begin` back and sends it with the
 // transaction's first statement that has parameters, in one exchange: one ReadyForQuery where
 // there were two; and it holds a statement marked WITH_COMMIT and sends it with `commit`, in one
 // exchange too. These tests talk to PostgreSQL through it as Kysely does (`query(text, values)`)
-// and count the exchanges by PostgreSQL's ReadyForQuery messages.
+// and count the exchanges by PostgreSQL's ReadyForQuery messages, and the round trips by what it
+// sends while nothing it sent waits for an answer.
 const app = useApp();
 
 let client: EdgesAlongClient | undefined;
 afterEach(async () => { await client?.end(); client = undefined; });
 
-async function connected(): Promise<{ client: EdgesAlongClient; exchanges: () => number }> {
+async function connected(): Promise<{ client: EdgesAlongClient; exchanges: () => number; roundTrips: () => number }> {
   client = new EdgesAlongClient({ connectionString: app.databaseUrl });
   await client.connect();
-  let count = 0;
-  (client as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', () => { count++; });
-  return { client, exchanges: () => count };
+  return { client, ...countRoundTrips(client) };
 }
 
 const query = <T>(c: EdgesAlongClient, text: string, values: unknown[] = []) =>
@@ -216,5 +216,55 @@ describe('EdgesAlongClient, a statement sent with COMMIT', () => {
     await query(c, `${WITH_COMMIT}insert into along_outside (n) values ($1)`, [11]);
     expect(exchanges() - before).toBe(1);
     expect(await t.committed()).toEqual([11]);
+  });
+});
+
+describe('EdgesAlongClient, statements given together', () => {
+  it('three statements given at once in a transaction › one round trip, run in the order given (the second sees the first)', async () => {
+    const { client: c, exchanges, roundTrips } = await connected();
+    await query(c, 'create temporary table pipelined (n int)');
+    const [tripsBefore, exchangesBefore] = [roundTrips(), exchanges()];
+    await query(c, 'begin');
+    const [inserted, counted, doubled] = await Promise.all([
+      query<{ n: number }>(c, 'insert into pipelined (n) values ($1) returning n', [1]),
+      query<{ n: number }>(c, 'select count(*)::int as n from pipelined where n = $1', [1]),
+      query<{ n: number }>(c, 'select $1::int * 2 as n', [21]),
+    ]);
+    expect([inserted.rows, counted.rows, doubled.rows]).toEqual([[{ n: 1 }], [{ n: 1 }], [{ n: 42 }]]);
+    expect(roundTrips() - tripsBefore).toBe(1);
+    expect(exchanges() - exchangesBefore).toBe(3);
+    await query(c, 'commit');
+    expect(roundTrips() - tripsBefore).toBe(2);
+  });
+
+  it('the first of them fails › its error; those behind it fail as in an aborted transaction (25P02); ROLLBACK, and the client goes on', async () => {
+    const { client: c } = await connected();
+    await query(c, 'begin');
+    const results = await Promise.allSettled([
+      query(c, 'select $1::int / 0', [1]),
+      query(c, 'select $1::int', [2]),
+    ]);
+    expect(results.map((r) => r.status === 'rejected' && (r.reason as { code?: string }).code)).toEqual(['22012', '25P02']);
+    await query(c, 'rollback');
+    expect((await query(c, 'select $1::int as n', [5])).rows).toEqual([{ n: 5 }]);
+  });
+
+  it('given with one sent only after BEGIN\'s answer (no parameters) › the later one waits behind it: PostgreSQL sees them in the order given', async () => {
+    const { client: c } = await connected();
+    await query(c, 'create temporary table behind_begin (n int)');
+    await query(c, 'begin');
+    const [, after] = await Promise.all([
+      query(c, 'insert into behind_begin values (1); insert into behind_begin values (2)'),
+      query<{ n: number }>(c, 'select count(*)::int as n from behind_begin where n > $1', [0]),
+    ]);
+    expect(after.rows).toEqual([{ n: 2 }]);
+    await query(c, 'rollback');
+  });
+
+  it('a Submittable of its own (not a pg Query: a cursor would be one) › refused, since it cannot share a pipelined connection', async () => {
+    const { client: c } = await connected();
+    const cursorLike = { submit: () => undefined, handleError: () => undefined };
+    expect(() => (c.query as unknown as (q: unknown) => unknown)(cursorLike)).toThrow(/a client of its own/);
+    expect((await query(c, 'select $1::int as n', [3])).rows).toEqual([{ n: 3 }]);
   });
 });
