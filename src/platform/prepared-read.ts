@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, type Transaction } from 'kysely';
+import { CompiledQuery, type QueryResult, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
 import { refusalOf } from './errors.ts';
@@ -90,7 +90,7 @@ async function send<T extends object>(connection: Connection, transaction: Trans
   let rows: T[];
   try {
     rows = transaction
-      ? (await transaction.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows
+      ? (await inTurn<T>(transaction, CompiledQuery.raw(text, [...params]))).rows
       : (await (await connection.getNativeClient()).query<T>(text, [...params])).rows;
   } catch (err) {
     // A refusal the database makes (an overdraft once checks are settled: src/platform/transaction.ts) is a catalogue error.
@@ -99,6 +99,42 @@ async function send<T extends object>(connection: Connection, transaction: Trans
   // Through the logger MikroORM's own statements take (debug logging, the tests' statement count).
   (connection as unknown as { logQuery(query: string, context: object): void }).logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
   return rows;
+}
+
+// ---- Statements issued together go together ---------------------------------------------------
+//
+// A use case's reads that do not depend on each other are issued together (Promise.all: a class
+// booking's instance, client and already-booked check). Kysely gives a transaction's connection to
+// one statement at a time, each after the previous one's answer: a round trip each. The statements
+// a transaction issues in one turn of the event loop are collected here and handed to its
+// connection together, in the order they were issued; its client pipelines them (PostgreSQL runs
+// them in that order: src/platform/edges-along.ts), so they take one round trip. A lone statement
+// waits only for the end of the turn.
+
+interface InTurn { query: CompiledQuery; resolve: (result: QueryResult<never>) => void; reject: (err: unknown) => void }
+const turns = new WeakMap<object, InTurn[]>();
+
+function inTurn<T>(transaction: Transaction<unknown>, query: CompiledQuery): Promise<QueryResult<T>> {
+  let turn = turns.get(transaction);
+  if (!turn) {
+    const collected: InTurn[] = turn = [];
+    turns.set(transaction, collected);
+    queueMicrotask(() => {
+      turns.delete(transaction);
+      sendTurn(transaction, collected);
+    });
+  }
+  return new Promise((resolve, reject) => turn.push({ query, resolve: resolve as InTurn['resolve'], reject }));
+}
+
+function sendTurn(transaction: Transaction<unknown>, turn: InTurn[]): void {
+  if (turn.length === 1) {
+    transaction.executeQuery<never>(turn[0].query).then(turn[0].resolve, turn[0].reject);
+    return;
+  }
+  transaction.getExecutor().provideConnection((connection) =>
+    Promise.all(turn.map((s) => connection.executeQuery<never>(s.query).then(s.resolve, s.reject))),
+  ).catch((err: unknown) => { for (const s of turn) s.reject(err); });
 }
 
 /**

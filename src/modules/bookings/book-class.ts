@@ -12,7 +12,7 @@ import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../pas
 import { copayOptionsOf } from '../providers/providers.service.ts';
 import { LIVE_STATUS_LIST, insertBooking, insertSession, type Booking, type NewBooking } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
-import { costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
+import { checkPassLasts, costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
 
 export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
 export type BookClassInput = z.input<typeof bookClassInput>;
@@ -26,18 +26,46 @@ export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'clas
 }
 
 /**
- * Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409
- * class_full). The statuses are written out as the partial unique index
+ * Whether the client holds a live booking of the instance; read under the instance's lock (after
+ * lockClassInstance in the transaction). The statuses are written out as the partial unique index
  * `booking_one_per_instance_client` states them, so the check is one probe of that index: with the
  * list as a parameter the planner cannot tell the index applies, and read every booking the client
  * ever made instead.
  */
-export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: string): Promise<void> {
+async function holdsBooking(ctx: TxCtx, instanceId: string, clientId: string): Promise<boolean> {
   const [{ booked }] = await preparedRead<{ booked: boolean }>(ctx.em,
     `select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (${LIVE_STATUS_LIST})) as booked`,
-    [slot.instance.id, clientId]);
-  if (booked) throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
+    [instanceId, clientId]);
+  return booked;
+}
+
+/** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
+export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: string, booked?: boolean): Promise<void> {
+  if (booked ?? await holdsBooking(ctx, slot.instance.id, clientId)) {
+    throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
+  }
   if (slot.instance.spotsTaken >= slot.instance.capacity) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
+}
+
+/**
+ * The instance locked, the holder and (for a client named by client_id) whether it already booked
+ * the instance: three reads that need nothing of each other, issued together so they take one round
+ * trip (src/platform/prepared-read.ts). PostgreSQL runs them in this order, so the already-booked
+ * check runs under the instance's lock. Their refusals come in the same order as one after another:
+ * the instance's, then the holder's, then the pass lasting until the class starts.
+ */
+async function readForBooking(ctx: TxCtx, input: z.output<typeof bookClassInput>) {
+  const namedClient = input.user_pass_id === undefined ? input.client_id : undefined;
+  const [slot, holder, booked] = await Promise.allSettled([
+    lockBookableInstance(ctx, input.class_instance_id),
+    holderOf(ctx, input),
+    namedClient === undefined ? undefined : holdsBooking(ctx, input.class_instance_id, namedClient),
+  ]);
+  if (slot.status === 'rejected') throw slot.reason;
+  if (holder.status === 'rejected') throw holder.reason;
+  checkPassLasts(holder.value, slot.value.instance.startsAt);
+  if (booked.status === 'rejected') throw booked.reason;
+  return { slot: slot.value, holder: holder.value, booked: booked.value };
 }
 
 /**
@@ -49,9 +77,8 @@ export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: st
  */
 export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initiation> {
   const input = parseInput(bookClassInput, raw);
-  const slot = await lockBookableInstance(ctx, input.class_instance_id);
-  const holder = await holderOf(ctx, input, slot.instance.startsAt);
-  await checkSpot(ctx, slot, holder.client.id);
+  const { slot, holder, booked } = await readForBooking(ctx, input);
+  await checkSpot(ctx, slot, holder.client.id, booked);
   const now = ctx.clock.now();
   const id = newId('booking', now.getTime());
   const { covered, category } = coverageOf(holder.pass, slot.provider);

@@ -68,10 +68,13 @@ export async function checkSlot(ctx: TxCtx, a: Appointment): Promise<void> {
  */
 export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation> {
   const input = parseInput(bookSpaInput, raw);
-  // The client first, then the spa, locked as it is read: the slot check under the lock follows
-  // at once (no read of the client under it).
-  const holder = await holderOf(ctx, input);
-  const appointment = await appointmentOf(ctx, input);
+  // The client, then the spa, locked as it is read: issued together, one round trip
+  // (src/platform/prepared-read.ts); the slot check under the lock follows at once. Their refusals
+  // come in that order, as one after the other.
+  const [held, asked] = await Promise.allSettled([holderOf(ctx, input), appointmentOf(ctx, input)]);
+  if (held.status === 'rejected') throw held.reason;
+  if (asked.status === 'rejected') throw asked.reason;
+  const [holder, appointment] = [held.value, asked.value];
   checkPassLasts(holder, appointment.startsAt);
   if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment) };
 
