@@ -236,15 +236,16 @@ function pacedTable(loads: Load[], paced: Map<string, Paced & { rate: number }>)
 }
 
 function statementTable(ours: KindCount[], bare: KindCount[]): string[] {
+  const trips = (c: { roundTrips: number; exchanges: number }) => `${c.roundTrips} (${c.exchanges})`;
   const show = (c: { statements: number; spread: number[] } | undefined) => (c ? `${c.statements}${c.spread.length ? ` (${c.spread.join(', ')})` : ''}` : '—');
   const lines = [
-    '### SQL statements per request (counted at the wire, BEGIN/SAVEPOINT/COMMIT included; median of 3), and the exchanges they take', '',
-    `| request | Idempotency-Key | ours, 1st booking of its instance / day | ours, ${ordinal(FILL)}–${ordinal(FILL + 5)} | bare handler, 1st | constant | exchanges (round trips), ours / bare, 1st |`,
+    '### SQL statements per request (counted at the wire, BEGIN/SAVEPOINT/COMMIT included; median of 3), and the round trips and exchanges they take', '',
+    `| request | Idempotency-Key | ours, 1st booking of its instance / day | ours, ${ordinal(FILL)}–${ordinal(FILL + 5)} | bare handler, 1st | constant | round trips (exchanges), ours / bare, 1st |`,
     '|---|---|---:|---:|---:|---|---:|',
     ...ours.map((c) => {
       const b = bare.find((o) => o.kind === c.kind && o.key === c.key);
       const constant = c.full ? c.full.statements === c.first.statements : undefined;
-      return `| ${REQUESTS[c.kind]} | ${c.key ? 'yes' : 'no'} | ${show(c.first)} | ${show(c.full)} | ${show(b?.first)} | ${constant === undefined ? '' : constant ? 'yes' : '**no**'} | ${c.first.exchanges} / ${b?.first.exchanges ?? '—'} |`;
+      return `| ${REQUESTS[c.kind]} | ${c.key ? 'yes' : 'no'} | ${show(c.first)} | ${show(c.full)} | ${show(b?.first)} | ${constant === undefined ? '' : constant ? 'yes' : '**no**'} | ${trips(c.first)} / ${b ? trips(b.first) : '—'} |`;
     }),
   ];
   if (VERBOSE) {

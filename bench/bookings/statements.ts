@@ -4,15 +4,15 @@ import { sleep } from '../request-path/processes.ts';
 import { inParallel, type BookingsSeed } from './seed.ts';
 import { confirmation, countClass, countSession, countSpa, expectSuccess, type Kind, type Sent } from './requests.ts';
 
-// SQL statements per booking request, and the exchanges they take (round trips: each answered by one
-// ReadyForQuery), counted at the wire (request-path/statement-proxy.ts) for a
+// SQL statements per booking request, the exchanges they take (each answered by one ReadyForQuery)
+// and the round trips (exchanges pipelined behind unanswered ones share one), counted at the wire (request-path/statement-proxy.ts) for a
 // server process of its own, one request at a time (bench/README.md "Bookings"). Each figure is
 // the median of three requests, with the three counts when they differ (a key-cache refresh falls
 // into one now and then). "1st": the first booking of three fresh class instances / spa days;
 // "full": the FILL-th to FILL+2-th booking of one instance / spa day after FILL-1 others, with a
 // key, then the next three without: the count must not grow with what is already booked.
 
-export interface Count { statements: number; exchanges: number; spread: number[]; sql: string[] }
+export interface Count { statements: number; exchanges: number; roundTrips: number; spread: number[]; sql: string[] }
 export interface KindCount { kind: Kind; key: boolean; first: Count; full?: Count }
 
 /** Count units (class instances and spa days, seed.COUNT_UNITS of them) of one side. */
@@ -53,21 +53,22 @@ async function book(base: string, seed: BookingsSeed, open: SessionOpener, kind:
   await inWindow(() => expectSuccess(kind, base, seed, sent, idempotencyKey));
 }
 
-interface Run { sql: string[]; exchanges: number }
+interface Run { sql: string[]; exchanges: number; roundTrips: number }
 
 async function counted(proxy: StatementProxy, send: () => Promise<unknown>): Promise<Run> {
   await sleep(50); // let anything the previous request left running finish outside the window
   const from = proxy.statements.length;
-  const exchangesBefore = proxy.exchanges;
+  const [exchangesBefore, roundTripsBefore] = [proxy.exchanges, proxy.roundTrips];
   await send();
   await sleep(50);
-  return { sql: proxy.statements.slice(from), exchanges: proxy.exchanges - exchangesBefore };
+  return { sql: proxy.statements.slice(from), exchanges: proxy.exchanges - exchangesBefore, roundTrips: proxy.roundTrips - roundTripsBefore };
 }
 
 function medianOf(runs: Run[]): Count {
-  const sorted = [...runs].sort((a, b) => a.sql.length - b.sql.length || a.exchanges - b.exchanges);
+  const sorted = [...runs].sort((a, b) => a.sql.length - b.sql.length || a.roundTrips - b.roundTrips || a.exchanges - b.exchanges);
   const lengths = runs.map((r) => r.sql.length);
-  return { statements: sorted[1].sql.length, exchanges: sorted[1].exchanges, sql: sorted[1].sql, spread: new Set(lengths).size > 1 ? lengths : [] };
+  const { sql, exchanges, roundTrips } = sorted[1];
+  return { statements: sql.length, exchanges, roundTrips, sql, spread: new Set(lengths).size > 1 ? lengths : [] };
 }
 
 /**

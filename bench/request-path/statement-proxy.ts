@@ -5,6 +5,9 @@ import net from 'node:net';
 // A simple Query ('Q') is one statement; in the extended protocol each Execute ('E') is one,
 // named by the Parse ('P') behind its Bind ('B'). Whatever sends the SQL (the ORM, raw `pg`, a
 // cache's own connection) is counted the same way, BEGIN/COMMIT/SAVEPOINT included.
+// An exchange ends at each Sync or simple Query (PostgreSQL answers each with a ReadyForQuery); a
+// round trip starts when a connection sends one while none of its earlier ones is unanswered, so
+// statements pipelined behind unanswered ones (src/platform/edges-along.ts) share its round trip.
 
 export interface StatementProxy {
   /** The port to put in the server's DATABASE_URL instead of the database's. */
@@ -13,22 +16,32 @@ export interface StatementProxy {
   readonly statements: readonly string[];
   /** Exchanges so far, across all connections: each Sync or simple Query, which PostgreSQL answers with one ReadyForQuery. */
   readonly exchanges: number;
+  /** Round trips so far, across all connections: exchanges sent while the connection waited for no ReadyForQuery. */
+  readonly roundTrips: number;
   close(): Promise<void>;
 }
 
 export async function startStatementProxy(upstream: { host: string; port: number }): Promise<StatementProxy> {
   const statements: string[] = [];
   let exchanges = 0;
+  let roundTrips = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const db = net.connect(upstream.port, upstream.host);
     sockets.add(client).add(db);
     for (const s of [client, db]) s.on('close', () => sockets.delete(s));
-    const reader = frontendReader((sql) => statements.push(sql), () => { exchanges++; });
+    let unanswered = 0;
+    const reader = frontendReader((sql) => statements.push(sql), () => {
+      exchanges++;
+      if (unanswered++ === 0) roundTrips++;
+    });
     client.on('data', (chunk: Buffer) => {
       reader(chunk);
       db.write(chunk);
     });
+    // The ReadyForQuery that ends the start-up answers nothing the reader counted.
+    const answers = readyForQueryReader(() => { unanswered = Math.max(0, unanswered - 1); });
+    db.on('data', (chunk: Buffer) => answers(chunk));
     db.pipe(client);
     client.on('error', () => db.destroy());
     db.on('error', () => client.destroy());
@@ -40,6 +53,7 @@ export async function startStatementProxy(upstream: { host: string; port: number
     port: (server.address() as net.AddressInfo).port,
     statements,
     get exchanges() { return exchanges; },
+    get roundTrips() { return roundTrips; },
     close: () => new Promise((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
@@ -93,6 +107,20 @@ function frontendReader(onStatement: (sql: string) => void, onExchange: () => vo
         const [portal, name] = cstrings(body, 2);
         portals.set(portal, prepared.get(name) ?? '(unknown prepared statement)');
       } else if (type === 'E') onStatement(portals.get(cstrings(body, 1)[0]) ?? '(unknown portal)');
+    }
+  };
+}
+
+/** Splits the database's byte stream into protocol messages and reports each ReadyForQuery ('Z'). The bench's connections ask for no SSL, so every message has a type byte. */
+function readyForQueryReader(onReady: () => void): (chunk: Buffer) => void {
+  let buffered: Buffer = Buffer.alloc(0);
+  return (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 5) {
+      const length = buffered.readInt32BE(1);
+      if (buffered.length < 1 + length) return;
+      if (buffered[0] === 0x5a) onReady();
+      buffered = buffered.subarray(1 + length);
     }
   };
 }
