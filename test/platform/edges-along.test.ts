@@ -237,6 +237,20 @@ describe('EdgesAlongClient, statements given together', () => {
     expect(roundTrips() - tripsBefore).toBe(2);
   });
 
+  it('three statements given at once › one write to the socket (one system call), not one per statement', async () => {
+    const { client: c } = await connected();
+    const socket = (c as unknown as { connection: { stream: { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void } } }).connection.stream;
+    let writes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method]!.bind(socket);
+      socket[method] = (...a: unknown[]) => { writes++; original(...a); };
+    }
+    await query(c, 'begin');
+    await Promise.all([1, 2, 3].map((n) => query(c, 'select $1::int as n', [n])));
+    expect(writes).toBe(1);
+    await query(c, 'rollback');
+  });
+
   it('the first of them fails › its error; those behind it fail as in an aborted transaction (25P02); ROLLBACK, and the client goes on', async () => {
     const { client: c } = await connected();
     await query(c, 'begin');
