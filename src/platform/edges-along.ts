@@ -128,8 +128,10 @@ export class EdgesAlongClient extends pg.Client {
   #beginHeld = false;
   /** A WITH_COMMIT statement's query config, waiting for COMMIT. */
   #held: object | undefined;
-  /** Settles once the last statement sent only after an earlier one's answer (#after) has been sent; later ones wait for it. */
+  /** Settles once the statements sent only after an earlier one's answer (#after), and those waiting behind them, have settled; later ones wait for it. */
   #behind: Promise<unknown> | undefined;
+  /** Whether the socket is corked for this turn of the event loop (#corkTurn). */
+  #corked = false;
 
   constructor(config?: string | pg.ClientConfig) {
     // Set after pg's constructor, not through a copy of `config`: pg-pool hides its password from enumeration.
@@ -148,8 +150,6 @@ export class EdgesAlongClient extends pg.Client {
     if (this.#behind !== undefined) return this.#waitBehind(this.#behind, args);
     return this.#dispatch(super.query.bind(this) as Send, args);
   }
-
-  #corked = false;
 
   /**
    * What this client writes in one turn of the event loop reaches the socket in one write: pg writes
@@ -170,7 +170,6 @@ export class EdgesAlongClient extends pg.Client {
   }
 
   /** What this client does with a statement once nothing it waits behind is pending. */
-
   #dispatch(send: Send, args: unknown[]): never {
     const [config, values, callback] = args;
     const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
