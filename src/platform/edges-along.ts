@@ -123,6 +123,11 @@ const answered = (command: string) => ({ command, rowCount: null, oid: null, row
 
 type Send = (...a: unknown[]) => never;
 
+const isSubmittable = (config: unknown) => typeof (config as { submit?: unknown } | null)?.submit === 'function';
+
+/** A call pg answers its own way, not with a promise: with a callback, or through the Submittable given. */
+const answeredByPg = ([config, values, callback]: unknown[]) => callback !== undefined || typeof values === 'function' || isSubmittable(config);
+
 /** A pg client that holds `begin` back until the transaction's next statement, a WITH_COMMIT statement until `commit`, and pipelines what it is given (above). */
 export class EdgesAlongClient extends pg.Client {
   #beginHeld = false;
@@ -143,7 +148,7 @@ export class EdgesAlongClient extends pg.Client {
   // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
     const [config] = args;
-    if (typeof (config as { submit?: unknown } | null)?.submit === 'function' && !(config instanceof pg.Query)) {
+    if (isSubmittable(config) && !(config instanceof pg.Query)) {
       throw new Error('EdgesAlongClient pipelines its statements: a Submittable of its own (a cursor) needs a client of its own');
     }
     this.#corkTurn();
@@ -171,10 +176,9 @@ export class EdgesAlongClient extends pg.Client {
 
   /** What this client does with a statement once nothing it waits behind is pending. */
   #dispatch(send: Send, args: unknown[]): never {
-    const [config, values, callback] = args;
-    const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
     // A callback, or a pg Query given as a Submittable: pg's way, after what is held.
-    if (callback !== undefined || typeof values === 'function' || submittable) return this.#afterHeld(send, args);
+    if (answeredByPg(args)) return this.#afterHeld(send, args);
+    const [config, values] = args;
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
     const params = typeof config === 'string' ? values : (config as { values?: unknown } | null)?.values;
     const noParams = params === undefined || (Array.isArray(params) && params.length === 0);
@@ -255,8 +259,7 @@ export class EdgesAlongClient extends pg.Client {
 
   /** `args` sent once `first` (already sent) has succeeded; its failure fails them too. Later statements wait behind it (#behind). */
   #after(first: Promise<unknown>, send: Send, args: unknown[]): never {
-    const [config, values, callback] = args;
-    if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+    if (answeredByPg(args)) {
       // pg answers these its own way (a callback, the Submittable itself): sent right behind it, in
       // order; in a transaction its failure fails them too (25P02).
       first.catch(() => undefined);
@@ -269,12 +272,12 @@ export class EdgesAlongClient extends pg.Client {
 
   /** `args` handled once `behind` has settled (both ways: its failure is its caller's). */
   #waitBehind(behind: Promise<unknown>, args: unknown[]): never {
-    const [config, values, callback] = args;
     const again = () => this.#dispatch(super.query.bind(this) as Send, args) as unknown;
-    if (callback !== undefined || typeof values === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+    if (answeredByPg(args)) {
       // Answered through the callback or the Submittable, as pg does; pg returns the Submittable, or nothing.
       this.#keepBehind(behind.then(again, again));
-      return (typeof values === 'function' || callback !== undefined ? undefined : config) as never;
+      const [config] = args;
+      return (isSubmittable(config) ? config : undefined) as never;
     }
     const sent = behind.then(again, again);
     this.#keepBehind(sent);
