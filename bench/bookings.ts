@@ -40,6 +40,7 @@ const SECONDS = flag('--seconds', 4);
 const CONNECTIONS = flag('--connections', 20);
 const WARMUP_SECONDS = flag('--warmup', 2);
 const FILL = flag('--fill', 1000);
+const POOL = flag('--pool', 10); // database connections of each server (our DB_POOL_MAX, 10 by default)
 const PACED_SHARE = flag('--paced-share', 0.5);
 const IDEMPOTENCY_KEY = !process.argv.includes('--no-idempotency-key');
 const STATEMENTS_ONLY = process.argv.includes('--statements-only');
@@ -62,10 +63,11 @@ const REQUESTS: Record<Kind, string> = {
 // ---- servers ----------------------------------------------------------------------------------
 
 /** Our server as deployed (with --cpu-prof DIR: profiled). */
-const startOurs = (name: string, databaseUrl: string, profile = false) => startOurServer(name, databaseUrl,
-  profile && CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}` } : {});
+const startOurs = (name: string, databaseUrl: string, profile = false) => startOurServer(name, databaseUrl, {
+  DB_POOL_MAX: String(POOL), ...(profile && CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}` } : {}),
+});
 const startBare = (name: string, databaseUrl: string, seed: BookingsSeed) => startServer(name, path.join(here, 'bookings/bare-node-pg.ts'), [], {
-  DATABASE_URL: databaseUrl, BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey), BENCH_CURRENCY: seed.currency,
+  DATABASE_URL: databaseUrl, BENCH_POOL_MAX: String(POOL), BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey), BENCH_CURRENCY: seed.currency,
 });
 
 // ---- statistics and tables --------------------------------------------------------------------

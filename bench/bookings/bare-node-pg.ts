@@ -24,7 +24,7 @@ const resellerId = process.env.BENCH_RESELLER_ID!;
 const keyHash = process.env.BENCH_KEY_SHA256!;
 // Its client sends BEGIN with the transaction's first statement and its last with COMMIT, and pipelines statements issued
 // together, as ours does (src/platform/edges-along.ts).
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, Client: EdgesAlongClient });
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BENCH_POOL_MAX ?? 10), Client: EdgesAlongClient });
 const V3 = '/v3/api/business/reseller';
 const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
 const LOCK_TIMEOUT_MS = '10000'; // and IDEMPOTENCY_WAIT_MS
