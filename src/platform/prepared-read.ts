@@ -38,9 +38,12 @@ export class PreparingClient extends EdgesAlongClient {
  * the ORM's logger like any statement: on the ORM's pool, or inside a transaction on its
  * connection. The SQL must be one of a few fixed texts (values only as parameters): each distinct
  * text is prepared on every connection once. Values bind as `pg` binds them (no array expansion).
- * Writes queued in the transaction (queueWrite) are sent first, in a statement of their own, so the
- * read sees them; with `carriesQueued` they go in this statement instead (one round trip fewer), for
- * a statement that does not read what they write.
+ * Writes queued in the transaction (queueWrite) go first, in a statement of their own issued just
+ * before it, so the read sees them; with `carriesQueued` they go in this statement instead, for a
+ * statement that does not read what they write. Either way the statement is issued during the call
+ * (no await comes first), so statements a use case issues together run in the order of its calls: a
+ * read issued right after a locking read runs under that lock ("Statements issued together go
+ * together" below).
  */
 export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], { carriesQueued = false } = {}): Promise<T[]> {
   const connection = em.getConnection();
@@ -50,8 +53,11 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
   if (carriesQueued && !queued.some((w) => names(sql, w.table))) {
     return send<T>(connection, transaction, withWrites(queued, sql), [...queued.flatMap((w) => w.params), ...params]);
   }
-  await sendWrites(connection, transaction!, queued);
-  return send<T>(connection, transaction, sql, params);
+  // The writes, then the read, both issued now: one round trip, run in that order. The writes' failure is the one told.
+  const [written, read] = await Promise.allSettled([sendWrites(connection, transaction!, queued), send<T>(connection, transaction, sql, params)]);
+  if (written.status === 'rejected') throw written.reason;
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
 }
 
 /**

@@ -96,6 +96,25 @@ describe('queueWrite', () => {
     expect(await nameOf(reseller.id)).toBe('Queued last');
   });
 
+  it('a read behind queued writes › both issued at the call, so a statement issued right after runs after them; the writes\' failure is the one told', async () => {
+    const reseller = await createReseller(app);
+    const order = await withTransaction(app.orm.em.fork(), async (em) => {
+      await em.execute('create temporary sequence issue_order');
+      await rename(em, reseller.id, 'Queued before the read');
+      // Not awaited in between: the second is issued while the first's writes and read are on their way.
+      const first = preparedRead<{ n: string; name: string }>(em, "select nextval('issue_order') as n, (select name from reseller where id = ?) as name", [reseller.id]);
+      const second = preparedRead<{ n: string }>(em, "select nextval('issue_order') as n", []);
+      return { first: (await first)[0], second: (await second)[0] };
+    });
+    expect(order).toEqual({ first: { n: '1', name: 'Queued before the read' }, second: { n: '2' } });
+
+    await expect(withTransaction(app.orm.em.fork(), async (em) => {
+      await queueWrite(em, 'update reseller set name = null where id = ?', [reseller.id]);
+      await preparedRead(em, 'select name from reseller where id = ?', [reseller.id]);
+    })).rejects.toMatchObject({ code: '23502' });
+    expect(await nameOf(reseller.id)).toBe('Queued before the read');
+  });
+
   it('at most 8 in one statement › a sweep recording an event per row sends them 8 at a time', async () => {
     const reseller = await createReseller(app);
     app.queries!.reset();
