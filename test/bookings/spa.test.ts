@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { expectError, expectUnchanged, expectValidationError, unix } from '../support/assertions.ts';
-import { book, createBookingWorld, type BookingWorld } from '../support/bookings.ts';
+import { anotherClient, book, createBookingWorld, type BookingWorld } from '../support/bookings.ts';
 import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, walletLedger } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
@@ -118,6 +118,24 @@ describe('POST /bookings/spa › co-pay session, then confirm', () => {
     expectError(await v3(app, `/bookings/spa/${res.body.session_id}/confirm`, { key: w.reseller.key, method: 'POST' }), 422, 'insufficient_balance');
     await expectUnchanged(app, before);
     await app.sql('update business_account set balance = ? where reseller_id = ?', [balance, w.reseller.id]);
+  });
+
+  it('the spa moved to another time zone since the session › the confirm checks the room at the instants the spa now gives: 409 when taken there', async () => {
+    const v = await createBookingWorld(app);
+    const other = await anotherClient(app, v, 'ada.lovelace@example.com');
+    const massage = (clientId: string) => ({ date: '2026-03-11', time: '10:00', spa_id: v.copaySpa.id, service_ids: [v.copaySpa.massage], client_id: clientId });
+    // 10:00 in Berlin: the session holds 09:00Z–10:00Z.
+    const held = await book.spa(app, v, massage(v.client.id));
+    expect(held.body).toMatchObject({ status: 'AWAITING_COPAY', scheduled_for: unix('2026-03-11T09:00:00Z') });
+    await app.sql('update provider set timezone = ? where id = ?', ['Europe/London', v.copaySpa.id]);
+    // 10:00 in London is 10:00Z: another client's appointment takes the one room 10:00Z–11:00Z.
+    const taken = await book.spa(app, v, massage(other.id));
+    expect(taken.body).toMatchObject({ status: 'AWAITING_COPAY', scheduled_for: unix('2026-03-11T10:00:00Z') });
+    expect((await v3(app, `/bookings/spa/${taken.body.session_id}/confirm`, { key: v.reseller.key, method: 'POST' })).status).toBe(201);
+    // The room is free at the session's own instants, but its 10:00 is now 10:00Z, which is taken.
+    const before = await dbState(app);
+    expectError(await v3(app, `/bookings/spa/${held.body.session_id}/confirm`, { key: v.reseller.key, method: 'POST' }), 409, 'slot_unavailable');
+    await expectUnchanged(app, before);
   });
 
   it('unknown or malformed session › 404', async () => {

@@ -68,6 +68,13 @@ describe('round trips per booking', () => {
     const body = { spa_id: w.spa.id, service_ids: [w.spa.sauna], date: '2026-03-05', time: '15:00', client_id: client.id };
     expect(await roundTripsOf(() => book.spa(app, w, body))).toBe(3);
   });
+
+  it('a spa co-pay confirm › 3: the session locked; the spa locked and the appointments at the session\'s instants behind it; the writes with COMMIT', async () => {
+    const client = await anotherClient(app, w, 'niklaus.wirth@example.com');
+    const session = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time: '15:00', client_id: client.id });
+    expect(session.body).toMatchObject({ status: 'AWAITING_COPAY' });
+    expect(await roundTripsOf(() => v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { key: w.reseller.key, body: {} }))).toBe(3);
+  });
 });
 
 describe('statements per booking', () => {
@@ -154,6 +161,11 @@ describe('statements per booking', () => {
     // statement, then COMMIT, which applies the ledger row to the business account.
     expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox .*insert into business_transaction /s);
     expect(first.statements.filter((q) => /\bbusiness_account\b/.test(q))).toEqual([]);
+    // The room's appointments are read right behind the spa's locking read, so under its lock (the
+    // log is in the order PostgreSQL answered, which is the order it ran them).
+    const locked = first.statements.findIndex((q) => /for no key update of p$/.test(q));
+    expect(locked, first.statements.join('\n')).toBeGreaterThan(0);
+    expect(first.statements[locked + 1]).toMatch(/^select starts_at, ends_at from booking\s+where provider_id = /);
     const keyed = await counted(confirm(await session('11:00'), 'confirm-statements-1'));
     expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
     expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*insert into business_transaction .*insert into idempotency_record /s);

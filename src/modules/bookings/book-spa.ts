@@ -8,7 +8,7 @@ import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
-import { slotAt, spaWithServices, type SpaService } from '../spa/spa.service.ts';
+import { slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
@@ -52,11 +52,12 @@ export async function appointmentParts(ctx: TxCtx, held: { providerId: string; s
  * it (FOR NO KEY UPDATE on its provider row, which bookings referencing it do not conflict with):
  * appointments of one spa are placed one at a time, so this sees every one committed before. A
  * quarter-hour start inside opening hours (else 400) with a room free for the whole appointment
- * (else 409 slot_unavailable); a session only reserves at its confirm, which checks again.
+ * (else 409 slot_unavailable); a session only reserves at its confirm, which checks again. `ahead`:
+ * appointments read under that lock beforehand (spa.service.ts slotAt).
  */
-export async function checkSlot(ctx: TxCtx, a: Appointment): Promise<void> {
+export async function checkSlot(ctx: TxCtx, a: Appointment, ahead?: BookedAhead): Promise<void> {
   const minutes = (a.endsAt.getTime() - a.startsAt.getTime()) / 60_000;
-  const slot = await slotAt(ctx.em, a.spa, a.date, a.time, minutes, ctx.clock.now());
+  const slot = await slotAt(ctx.em, a.spa, a.date, a.time, minutes, ctx.clock.now(), ahead);
   if (!slot) throw validationError('time', `${a.time} is not a bookable start at this spa on ${a.date}: outside opening hours, or not on a quarter hour`);
   if (!slot.available) throw new DomainError('slot_unavailable', `The spa has no room free at ${a.date} ${a.time} for ${minutes} minutes`);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { recordEvent } from '../events/events.service.ts';
+import { readBookedAhead } from '../spa/spa.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { checkSlot, appointmentParts, spaBookingFields } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
@@ -22,8 +23,16 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   const now = ctx.clock.now();
   checkOpen(session, now);
   const holder = holderOfPass(ctx, heldPass(), session.startsAt);
-  const appointment = await appointmentParts(ctx, session);
-  await checkSlot(ctx, appointment);
+  // The spa, locked as it is read, and right behind it the appointments overlapping the session's
+  // own instants, read under that lock: issued together, one round trip (src/platform/prepared-read.ts).
+  // The slot check takes them when the spa still puts the session's date and time at those instants.
+  const [parts, ahead] = await Promise.allSettled([
+    appointmentParts(ctx, session), readBookedAhead(ctx.em, session.providerId, session.startsAt, session.endsAt),
+  ]);
+  if (parts.status === 'rejected') throw parts.reason;
+  if (ahead.status === 'rejected') throw ahead.reason;
+  const appointment = parts.value;
+  await checkSlot(ctx, appointment, ahead.value);
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
   const booking = await insertBooking(ctx.em, {

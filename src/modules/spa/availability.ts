@@ -13,6 +13,13 @@ export interface BookedInterval { start: Date; end: Date }
 /** Appointments already holding a room at a provider that overlap [from, to). */
 export type BookedIntervals = (em: EntityManager, providerId: string, from: Date, to: Date) => Promise<BookedInterval[]>;
 
+/**
+ * Appointments overlapping [from, to), read ahead of the check that uses them: by a booking that
+ * knows the instants it holds before it reads the spa, with the read issued right behind the spa's
+ * locking read (src/modules/bookings/confirm-session.ts).
+ */
+export interface BookedAhead { from: Date; to: Date; intervals: BookedInterval[] }
+
 /** Until the bookings module exists nothing is booked; it registers its own source at import time. */
 const noBookingsYet: BookedIntervals = async () => [];
 let bookedIntervals: BookedIntervals = noBookingsYet;
@@ -25,6 +32,11 @@ export function registerBookedIntervals(source: BookedIntervals): () => void {
   const previous = bookedIntervals;
   bookedIntervals = source;
   return () => { bookedIntervals = previous; };
+}
+
+/** The registered source's appointments overlapping [from, to), for spaSlotAt's `ahead`. */
+export async function readBookedAhead(em: EntityManager, providerId: string, from: Date, to: Date): Promise<BookedAhead> {
+  return { from, to, intervals: await bookedIntervals(em, providerId, from, to) };
 }
 
 export interface Slot {
@@ -100,12 +112,15 @@ function peakConcurrency(booked: BookedInterval[], start: number, end: number): 
 /**
  * The one slot starting at the local `time` of `date`, exactly as spaDaySlots would list it, or
  * undefined when the day has no such slot. A booking checks only its own time: this computes one
- * candidate and reads only the appointments overlapping it, instead of the whole day.
+ * candidate and reads only the appointments overlapping it, instead of the whole day; or takes them
+ * from `ahead` when its range holds the candidate's (a range read for other instants, the spa's time
+ * zone having changed since, say, is not used: the candidate's own are read).
  */
-export async function spaSlotAt(em: EntityManager, provider: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
+export async function spaSlotAt(em: EntityManager, provider: Provider, date: string, time: string, durationMinutes: number, now: Date, ahead?: BookedAhead): Promise<Slot | undefined> {
   const candidate = candidateAt(provider, date, time, durationMinutes);
   if (!candidate) return undefined;
-  const booked = await bookedIntervals(em, provider.id, candidate.start, candidate.end);
+  const covered = ahead !== undefined && ahead.from.getTime() <= candidate.start.getTime() && candidate.end.getTime() <= ahead.to.getTime();
+  const booked = covered ? ahead.intervals : await bookedIntervals(em, provider.id, candidate.start, candidate.end);
   return {
     time,
     startsAt: candidate.start,

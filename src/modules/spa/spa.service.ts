@@ -8,7 +8,7 @@ import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { getProvider, providersFromRows } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
-import { spaDaySlots, spaSlotAt, type Slot } from './availability.ts';
+import { spaDaySlots, spaSlotAt, type BookedAhead, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 
 /** At most this many services in one appointment (one availability question, one booking). */
@@ -108,11 +108,11 @@ export async function getSpaAvailability(
   return { spa, date, services, durationMinutes, slots };
 }
 
-export { SLOT_MINUTES, registerBookedIntervals, type BookedInterval } from './availability.ts';
+export { SLOT_MINUTES, registerBookedIntervals, readBookedAhead, type BookedInterval, type BookedAhead } from './availability.ts';
 
 /** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
-export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date): Promise<Slot | undefined> {
-  return spaSlotAt(em, spa, date, time, durationMinutes, now);
+export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date, ahead?: BookedAhead): Promise<Slot | undefined> {
+  return spaSlotAt(em, spa, date, time, durationMinutes, now, ahead);
 }
 
 /** A spa service named for a person choosing one (the hosted page, README "Hosted sessions"). */
