@@ -246,25 +246,30 @@ async function holderOf(db: Db, input: HolderInput, startsAt: Date | undefined, 
 
 const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p.category && c.tiers.map((t) => t.toUpperCase()).includes(p.tier));
 
-/** Under the spa's lock (taken by spaWithServices): a quarter-hour start inside opening hours, and a room free for the whole appointment. */
-async function checkSlot(db: Db, spa: Provider, date: string, time: string, startsAt: Date, endsAt: Date, now: Date): Promise<void> {
+type Booked = { starts_at: Date; ends_at: Date }[];
+
+/** The spa's live appointments overlapping [from, to), bounded below too, as ours: an appointment lasts at most a day (25 hours). */
+async function bookedBetween(db: Db, spaId: string, from: Date, to: Date): Promise<Booked> {
+  const { rows } = await db.query<Booked[number]>(prepared(
+    `select starts_at, ends_at from booking
+      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and starts_at > $3 and ends_at > $4`,
+    [spaId, to, new Date(from.getTime() - 25 * 3600_000), from]));
+  return rows;
+}
+
+/**
+ * Under the spa's lock (taken by spaWithServices): a quarter-hour start inside opening hours, and a
+ * room free for the whole appointment, counted over `booked` (the appointments overlapping it, read
+ * after the lock: as ours, src/modules/spa/availability.ts spaSlotAt).
+ */
+function checkSlot(spa: Provider, date: string, time: string, startsAt: Date, endsAt: Date, now: Date, booked: Booked): void {
   const intervals = spa.opening_hours[weekdayOf(date)] ?? [];
   const start = minutesOf(time);
   const inside = start % 15 === 0 && intervals.some((i) => minutesOf(i.open) <= start && start < minutesOf(i.close)
     && endsAt.getTime() <= (zonedInstant(date, i.close, spa.timezone)?.getTime() ?? 0));
   if (!inside || intervals.length === 0) throw new Refusal(400, 'validation_error', `${time} is not a bookable start on ${date}`);
-  // The day's window, as our availability reads it: from the first opening to the last closing.
-  const opens = Math.ceil(Math.min(...intervals.map((i) => minutesOf(i.open))) / 15) * 15;
-  const closes = intervals.map((i) => i.close).sort().at(-1)!;
-  const from = zonedInstant(date, `${String(Math.floor(opens / 60)).padStart(2, '0')}:${String(opens % 60).padStart(2, '0')}`, spa.timezone)!;
-  const to = zonedInstant(date, closes, spa.timezone)!;
-  // Bounded below too, as ours: an appointment lasts at most a day (25 hours).
-  const { rows } = await db.query<{ starts_at: Date; ends_at: Date }>(prepared(
-    `select starts_at, ends_at from booking
-      where provider_id = $1 and type = 'spa' and status in ${LIVE} and starts_at < $2 and starts_at > $3 and ends_at > $4`,
-    [spa.id, to, new Date(from.getTime() - 25 * 3600_000), from]));
   const events: [number, number][] = [];
-  for (const b of rows) {
+  for (const b of booked) {
     const a = Math.max(b.starts_at.getTime(), startsAt.getTime());
     const z = Math.min(b.ends_at.getTime(), endsAt.getTime());
     if (a < z) events.push([a, 1], [z, -1]);
@@ -427,7 +432,7 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     const endsAt = new Date(startsAt.getTime() + services.reduce((m, s) => m + s.duration_minutes, 0) * 60_000);
     if (holder.expiresAt.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
     if (!covers(holder, spa)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered spas only');
-    await checkSlot(db, spa, date, time, startsAt, endsAt, now);
+    checkSlot(spa, date, time, startsAt, endsAt, now, await bookedBetween(db, spa.id, startsAt, endsAt));
     const id = newId('booking', now.getTime());
     const credits = services.reduce((c, s) => c + Number(s.credits), 0);
     const serviceName = services.map((s) => s.name).join(', ');
@@ -481,8 +486,14 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
       client: { id: session.c_id, first_name: session.c_first_name, last_name: session.c_last_name },
       issuedPassId: session.ip_id, expiresAt: session.ip_expires_at, categories: session.pp_categories,
     };
-    const { spa, services } = await spaWithServices(db, session.provider_id, session.service_ids);
-    await checkSlot(db, spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now);
+    // The spa locked, and the appointments at the session's instants read right behind it, one round trip (as ours: confirmSpaBooking).
+    const [read, ahead] = await Promise.allSettled([
+      spaWithServices(db, session.provider_id, session.service_ids), bookedBetween(db, session.provider_id, session.starts_at, session.ends_at),
+    ]);
+    if (read.status === 'rejected') throw read.reason;
+    if (ahead.status === 'rejected') throw ahead.reason;
+    const { spa, services } = read.value;
+    checkSlot(spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now, ahead.value);
     const id = newId('booking', now.getTime());
     const copay = Number(session.copay_amount ?? 0);
     const booking = insertBooking(db, {
