@@ -51,6 +51,27 @@ describe('POST /bookings/spa › covered by the pass', () => {
     expectError(again, 409, 'slot_unavailable');
   });
 
+  it('the spa\'s time zone or a service\'s duration changed since this process last booked there › the room checked at the instants the spa now gives: 409 when taken there', async () => {
+    const v = await createBookingWorld(app);
+    const clients = await Promise.all(['ada', 'alan', 'grace', 'edsger', 'barbara'].map((name) => anotherClient(app, v, `${name}.moved@example.com`)));
+    const sauna = (clientId: string, time: string) => ({ date: '2026-03-12', time, spa_id: v.spa.id, service_ids: [v.spa.sauna], client_id: clientId });
+    // 11:00 in Berlin: 10:00Z–10:15Z. This process now knows the spa as Berlin's, its sauna 15 minutes.
+    expect((await book.spa(app, v, sauna(clients[0].id, '11:00'))).body).toMatchObject({ status: 'PENDING', scheduled_for: unix('2026-03-12T10:00:00Z') });
+    await app.sql('update provider set timezone = ? where id = ?', ['Europe/London', v.spa.id]);
+    // 10:00 would be 09:00Z in Berlin, free; in London it is 10:00Z, taken.
+    let before = await dbState(app);
+    expectError(await book.spa(app, v, sauna(clients[1].id, '10:00')), 409, 'slot_unavailable');
+    await expectUnchanged(app, before);
+    // 13:00 in London: 13:00Z–13:15Z. Then the sauna takes two hours: 11:15 runs into it.
+    expect((await book.spa(app, v, sauna(clients[2].id, '13:00'))).body).toMatchObject({ status: 'PENDING', scheduled_for: unix('2026-03-12T13:00:00Z') });
+    await app.sql('update spa_service set duration_minutes = 120 where id = ?', [v.spa.sauna]);
+    before = await dbState(app);
+    expectError(await book.spa(app, v, sauna(clients[3].id, '11:15')), 409, 'slot_unavailable');
+    await expectUnchanged(app, before);
+    // Where the room is free at the instants it now has, the booking goes through.
+    expect((await book.spa(app, v, sauna(clients[4].id, '15:00'))).body).toMatchObject({ status: 'PENDING', scheduled_for: unix('2026-03-12T15:00:00Z') });
+  });
+
   it('not enough credits › 400 insufficient_credits, nothing written', async () => {
     await app.sql('update client set credit_balance = 0 where id = ?', [w.client.id]);
     await app.sql('delete from credit_transaction where client_id = ?', [w.client.id]);

@@ -6,6 +6,7 @@ import { v3 } from '../support/http.ts';
 import { createCode } from '../support/access-codes.ts';
 import { createPassPackage, issuePass } from '../support/factories.ts';
 import { countRoundTrips } from '../support/round-trips.ts';
+import { createProvider, createSpaService, everyDay } from '../support/catalog.ts';
 
 // SQL statements per booking (bench/README.md "Bookings" has the figures at load): a booking's reads
 // share round trips where no lock orders them (a class instance is locked and read with its class
@@ -63,10 +64,13 @@ describe('round trips per booking', () => {
     expect(await roundTripsOf(() => book.cls(app, w, { class_instance_id: instance.id, client_id: holders[1].client_id }, 'class-round-trips-1'))).toBe(2);
   });
 
-  it('a covered spa booking › 3: the client and the spa locked together, the slot check under the lock, then the writes with COMMIT', async () => {
-    const client = await anotherClient(app, w, 'john.backus@example.com');
-    const body = { spa_id: w.spa.id, service_ids: [w.spa.sauna], date: '2026-03-05', time: '15:00', client_id: client.id };
-    expect(await roundTripsOf(() => book.spa(app, w, body))).toBe(3);
+  it('a covered spa booking › at a spa this process has not booked yet 3: the client and the spa locked together, the slot check under the lock, the writes with COMMIT; afterwards 2, the slot\'s appointments read right behind the spa', async () => {
+    const spa = await createProvider(app, { category: 'SPA', tier: 'SILVER', openingHours: everyDay('09:00', '18:00'), roomCapacity: 5 });
+    const sauna = (await createSpaService(app, spa.id, { name: 'Sauna', durationMinutes: 15, credits: 10 })).id;
+    const clients = [await anotherClient(app, w, 'john.backus@example.com'), await anotherClient(app, w, 'peter.naur@example.com')];
+    const body = (clientId: string) => ({ spa_id: spa.id, service_ids: [sauna], date: '2026-03-05', time: '15:00', client_id: clientId });
+    expect(await roundTripsOf(() => book.spa(app, w, body(clients[0].id)))).toBe(3);
+    expect(await roundTripsOf(() => book.spa(app, w, body(clients[1].id)))).toBe(2);
   });
 
   it('a spa co-pay confirm › 3: the session locked; the spa locked and the appointments at the session\'s instants behind it; the writes with COMMIT', async () => {
@@ -142,7 +146,12 @@ describe('statements per booking', () => {
     // The wallet's ledger row (its trigger moves the balance) rides with the booking and the event.
     expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into credit_transaction .*insert into booking .*insert into outbox /s);
     expect(first.statements.filter((q) => /\bupdate client\b/.test(q))).toEqual([]);
-    expect((await counted(() => book.spa(app, w, body(clients[1].id, '10:00')))).statements).toHaveLength(6);
+    const second = await counted(() => book.spa(app, w, body(clients[1].id, '10:00')));
+    expect(second.statements).toHaveLength(6);
+    // This process knows the spa now: the room's appointments are read right behind its locking read,
+    // so under its lock (the log is in the order PostgreSQL answered, which is the order it ran them).
+    const locked = second.statements.findIndex((q) => /for no key update of p$/.test(q));
+    expect(second.statements[locked + 1], second.statements.join('\n')).toMatch(/^select starts_at, ends_at from booking\s+where provider_id = /);
     expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(6);
   });
 

@@ -8,7 +8,7 @@ import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
-import { slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/spa.service.ts';
+import { MAX_SERVICES_PER_APPOINTMENT, readBookedAhead, slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
@@ -72,19 +72,23 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   // The client, then the spa, locked as it is read: issued together, one round trip
   // (src/platform/prepared-read.ts); the slot check under the lock follows at once. Their refusals
   // come in that order, as one after the other.
-  const [held, asked] = await Promise.allSettled([holderOf(ctx, input), appointmentOf(ctx, input)]);
+  // With the spa known to this process, its appointments at the instants asked for go right behind
+  // it, under its lock (readAhead below).
+  const [held, asked, read] = await Promise.allSettled([holderOf(ctx, input), appointmentOf(ctx, input), readAhead(ctx, input)]);
   if (held.status === 'rejected') throw held.reason;
   if (asked.status === 'rejected') throw asked.reason;
-  const [holder, appointment] = [held.value, asked.value];
+  if (read.status === 'rejected') throw read.reason;
+  const [holder, appointment, ahead] = [held.value, asked.value, read.value];
+  remember(appointment);
   checkPassLasts(holder, appointment.startsAt);
-  if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment) };
+  if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment, ahead) };
 
   const { currency } = resellerOf(ctx);
   const priced = appointment.services.every((s) => s.copayAmount !== null && s.currency === currency);
   if (!priced) {
     throw new DomainError('provider_not_covered', `The client's pass does not cover spa '${appointment.spa.id}' (tier ${appointment.spa.tier}) and its services carry no co-pay in ${currency}`);
   }
-  await checkSlot(ctx, appointment);
+  await checkSlot(ctx, appointment, ahead);
   const now = ctx.clock.now();
   const session = await insertSession(ctx.em, {
     resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
@@ -97,8 +101,8 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   return { session, copayOptions: [] };
 }
 
-async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment) {
-  await checkSlot(ctx, a);
+async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead: BookedAhead | undefined) {
+  await checkSlot(ctx, a, ahead);
   const now = ctx.clock.now();
   const id = newId('booking', now.getTime());
   const credits = sum(a.services, (s) => s.credits);
@@ -113,6 +117,39 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment) {
   }, now, id);
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
+}
+
+// ---- The spa's appointments read ahead ---------------------------------------------------------
+//
+// The slot check reads the spa's appointments at the instants asked for, which the spa's time zone
+// and its services' durations give: known only once the spa is read, a round trip of its own after
+// it. They rarely change, so the ones this process last read for the spa give them beforehand, and
+// the read goes right behind the spa's locking read (issued together: src/platform/prepared-read.ts),
+// one round trip fewer. It is a guess, never trusted: checkSlot takes it only when its range holds
+// the instants the spa as read now gives, and reads those itself otherwise (spa.service.ts slotAt).
+
+interface SpaShape { timezone: string; minutes: Map<string, number> }
+const shapes = new Map<string, SpaShape>();
+/** Spas remembered at most; past it the memory starts over (a miss costs a round trip, nothing else). */
+const MAX_SHAPES = 10_000;
+
+function remember(a: Appointment): void {
+  let shape = shapes.get(a.spa.id);
+  if (!shape || shape.timezone !== a.spa.timezone) {
+    if (!shape && shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(a.spa.id, shape = { timezone: a.spa.timezone, minutes: new Map() });
+  }
+  for (const s of a.services) shape.minutes.set(s.id, s.durationMinutes);
+}
+
+/** The appointments at the instants the spa's remembered shape gives the input; undefined when it is not known. */
+function readAhead(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<BookedAhead> | undefined {
+  const shape = shapes.get(input.spa_id);
+  if (!shape || input.service_ids.length > MAX_SERVICES_PER_APPOINTMENT) return undefined;
+  const minutes = sum(input.service_ids, (id) => shape.minutes.get(id) ?? Number.NaN);
+  const startsAt = zonedInstant(input.date, input.time, shape.timezone);
+  if (!startsAt || Number.isNaN(minutes)) return undefined;
+  return readBookedAhead(ctx.em, input.spa_id, startsAt, new Date(startsAt.getTime() + minutes * 60_000));
 }
 
 export function spaNames(a: Appointment) {
