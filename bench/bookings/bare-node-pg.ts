@@ -248,6 +248,9 @@ const covers = (h: Holder, p: Provider) => h.categories.some((c) => c.type === p
 
 type Booked = { starts_at: Date; ends_at: Date }[];
 
+/** Each spa's time zone and services' durations as last read, for the next booking's read ahead (as ours). */
+const shapes = new Map<string, { timezone: string; minutes: Map<string, number> }>();
+
 /** The spa's live appointments overlapping [from, to), bounded below too, as ours: an appointment lasts at most a day (25 hours). */
 async function bookedBetween(db: Db, spaId: string, from: Date, to: Date): Promise<Booked> {
   const { rows } = await db.query<Booked[number]>(prepared(
@@ -422,17 +425,29 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
     || !serviceIds.every((s) => typeof s === 'string' && ID('svc').test(s))) throw new Refusal(400, 'validation_error', 'Bad service_ids');
   const input = holderInput(body);
   return async (db: Db, now: Date): Promise<Answer> => {
-    // The client, then the spa locked as it is read, issued together: one round trip (as ours).
-    const [held, asked] = await Promise.allSettled([holderOf(db, input, undefined, now), spaWithServices(db, spaId, serviceIds as string[])]);
+    // The client, then the spa locked as it is read, then (the spa seen before) the appointments at the
+    // instants its remembered time zone and durations give, issued together: one round trip (as ours:
+    // src/modules/bookings/book-spa.ts readAhead).
+    const shape = shapes.get(spaId);
+    const guess = shape && zonedInstant(date, time, shape.timezone);
+    const minutes = shape && (serviceIds as string[]).reduce((m, id) => m + (shape.minutes.get(id) ?? Number.NaN), 0);
+    const [held, asked, read] = await Promise.allSettled([
+      holderOf(db, input, undefined, now), spaWithServices(db, spaId, serviceIds as string[]),
+      guess && minutes !== undefined && !Number.isNaN(minutes) ? bookedBetween(db, spaId, guess, new Date(guess.getTime() + minutes * 60_000)) : undefined,
+    ]);
     if (held.status === 'rejected') throw held.reason;
     if (asked.status === 'rejected') throw asked.reason;
+    if (read.status === 'rejected') throw read.reason;
     const [holder, { spa, services }] = [held.value, asked.value];
+    shapes.set(spa.id, { timezone: spa.timezone, minutes: new Map(services.map((s) => [s.id, s.duration_minutes])) });
     const startsAt = zonedInstant(date, time, spa.timezone);
     if (!startsAt || startsAt.getTime() <= now.getTime()) throw new Refusal(400, 'validation_error', 'Bad time');
     const endsAt = new Date(startsAt.getTime() + services.reduce((m, s) => m + s.duration_minutes, 0) * 60_000);
+    // The guess is used only when it holds the instants the spa gives now, as ours.
+    const ahead = guess && minutes !== undefined && guess.getTime() <= startsAt.getTime() && endsAt.getTime() <= guess.getTime() + minutes * 60_000 ? read.value : undefined;
     if (holder.expiresAt.getTime() <= startsAt.getTime()) throw new Refusal(409, 'pass_not_active', 'The pass expires before the appointment');
     if (!covers(holder, spa)) throw new Refusal(409, 'not_in_baseline', 'The baseline books covered spas only');
-    checkSlot(spa, date, time, startsAt, endsAt, now, await bookedBetween(db, spa.id, startsAt, endsAt));
+    checkSlot(spa, date, time, startsAt, endsAt, now, ahead ?? await bookedBetween(db, spa.id, startsAt, endsAt));
     const id = newId('booking', now.getTime());
     const credits = services.reduce((c, s) => c + Number(s.credits), 0);
     const serviceName = services.map((s) => s.name).join(', ');
