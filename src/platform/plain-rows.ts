@@ -39,7 +39,7 @@ export function plainRow<T extends object>(em: EntityManager, entity: EntityName
  * instead of two on the booking path), and plainJoined reads them back.
  */
 export function joinedColumns<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): string {
-  return columnsOf(em, entity).map(({ column }) => `${alias}.${column} as "${alias}.${column}"`).join(', ');
+  return joinedOf(em, entity, alias).selectList;
 }
 
 /** The `joinedColumns` of each row as plainRows reads them; rows where the join found none (a null `id`) are left out. */
@@ -49,11 +49,28 @@ export function plainJoined<T extends object>(em: EntityManager, entity: EntityN
 
 /** The `joinedColumns` of one row under their own column names, as `pg` gave them; undefined when the join found none (a null `id`). */
 function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, row: Record<string, unknown>): Record<string, unknown> | undefined {
-  const id = row[`${alias}.id`];
+  const { idKey, keys } = joinedOf(em, entity, alias);
+  const id = row[idKey];
   if (id === null || id === undefined) return undefined;
   const own: Record<string, unknown> = {};
-  for (const { column } of columnsOf(em, entity)) own[column] = row[`${alias}.${column}`];
+  for (const [column, key] of keys) own[column] = row[key];
   return own;
+}
+
+/** An entity's joined columns under one alias: the select list and each column's `"<alias>.<column>"` key, built once (a booking reads three such joins). */
+interface Joined { selectList: string; idKey: string; keys: [column: string, key: string][] }
+const joinedByAlias = new Map<string, Joined>();
+
+function joinedOf<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): Joined {
+  const columns = columnsOf(em, entity);
+  const cacheKey = `${em.getMetadata().get(entity).className} ${alias}`;
+  let joined = joinedByAlias.get(cacheKey);
+  if (!joined) {
+    const keys = columns.map(({ column }): [string, string] => [column, `${alias}.${column}`]);
+    joined = { selectList: keys.map(([column, key]) => `${alias}.${column} as "${key}"`).join(', '), idKey: `${alias}.id`, keys };
+    joinedByAlias.set(cacheKey, joined);
+  }
+  return joined;
 }
 
 /**
