@@ -62,11 +62,10 @@ interface Joined { selectList: string; idKey: string; keys: [column: string, key
 const joinedByAlias = new Map<string, Joined>();
 
 function joinedOf<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): Joined {
-  const columns = columnsOf(em, entity);
   const cacheKey = `${em.getMetadata().get(entity).className} ${alias}`;
   let joined = joinedByAlias.get(cacheKey);
   if (!joined) {
-    const keys = columns.map(({ column }): [string, string] => [column, `${alias}.${column}`]);
+    const keys = columnsOf(em, entity).map(({ column }): [string, string] => [column, `${alias}.${column}`]);
     joined = { selectList: keys.map(([column, key]) => `${alias}.${column} as "${key}"`).join(', '), idKey: `${alias}.id`, keys };
     joinedByAlias.set(cacheKey, joined);
   }

@@ -69,11 +69,10 @@ export async function checkSlot(ctx: TxCtx, a: Appointment, ahead?: BookedAhead)
  */
 export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation> {
   const input = parseInput(bookSpaInput, raw);
-  // The client, then the spa, locked as it is read: issued together, one round trip
-  // (src/platform/prepared-read.ts); the slot check under the lock follows at once. Their refusals
-  // come in that order, as one after the other.
-  // With the spa known to this process, its appointments at the instants asked for go right behind
-  // it, under its lock (readAhead below).
+  // The client, then the spa, locked as it is read, then (a spa this process has read before) the
+  // appointments at the instants asked for, under the spa's lock (readAhead below): issued
+  // together, one round trip (src/platform/prepared-read.ts). Without that read the slot check
+  // under the lock reads them at once. Refusals come in that order, as one after the other.
   const [held, asked, read] = await Promise.allSettled([holderOf(ctx, input), appointmentOf(ctx, input), readAhead(ctx, input)]);
   if (held.status === 'rejected') throw held.reason;
   if (asked.status === 'rejected') throw asked.reason;
