@@ -34,11 +34,16 @@ export interface Appointment { spa: Provider; services: SpaService[]; date: stri
  */
 export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<Appointment> {
   const { spa, services } = await spaWithServices(ctx, input.spa_id, input.service_ids, { spaId: 'spa_id' }, { lock: true });
-  const startsAt = zonedInstant(input.date, input.time, spa.timezone);
-  if (!startsAt) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
-  if (startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
-  const minutes = services.reduce((sum, s) => sum + s.durationMinutes, 0);
-  return { spa, services, date: input.date, time: input.time, startsAt, endsAt: new Date(startsAt.getTime() + minutes * 60_000) };
+  const instants = instantsOf(input, spa.timezone, sum(services, (s) => s.durationMinutes));
+  if (!instants) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
+  if (instants.startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
+  return { spa, services, date: input.date, time: input.time, ...instants };
+}
+
+/** The instants an appointment of `minutes` at the local `date` `time` of `timeZone` runs between; undefined when the clocks skip that time. */
+function instantsOf(at: { date: string; time: string }, timeZone: string, minutes: number): { startsAt: Date; endsAt: Date } | undefined {
+  const startsAt = zonedInstant(at.date, at.time, timeZone);
+  return startsAt && { startsAt, endsAt: new Date(startsAt.getTime() + minutes * 60_000) };
 }
 
 /** The appointment a session or booking holds, re-read (its spa and services as they are now), the spa locked as it is read. */
@@ -146,9 +151,8 @@ function readAhead(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; d
   const shape = shapes.get(input.spa_id);
   if (!shape || input.service_ids.length > MAX_SERVICES_PER_APPOINTMENT) return undefined;
   const minutes = sum(input.service_ids, (id) => shape.minutes.get(id) ?? Number.NaN);
-  const startsAt = zonedInstant(input.date, input.time, shape.timezone);
-  if (!startsAt || Number.isNaN(minutes)) return undefined;
-  return readBookedAhead(ctx.em, input.spa_id, startsAt, new Date(startsAt.getTime() + minutes * 60_000));
+  const instants = Number.isNaN(minutes) ? undefined : instantsOf(input, shape.timezone, minutes);
+  return instants && readBookedAhead(ctx.em, input.spa_id, instants.startsAt, instants.endsAt);
 }
 
 export function spaNames(a: Appointment) {

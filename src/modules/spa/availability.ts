@@ -15,8 +15,8 @@ export type BookedIntervals = (em: EntityManager, providerId: string, from: Date
 
 /**
  * Appointments overlapping [from, to), read ahead of the check that uses them: by a booking that
- * knows the instants it holds before it reads the spa, with the read issued right behind the spa's
- * locking read (src/modules/bookings/confirm-session.ts).
+ * expects its instants before it reads the spa (a co-pay confirm, a covered spa booking), with the
+ * read issued right behind the spa's locking read (src/modules/bookings/book-spa.ts).
  */
 export interface BookedAhead { from: Date; to: Date; intervals: BookedInterval[] }
 
