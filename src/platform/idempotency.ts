@@ -74,7 +74,7 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   const box = await responseBox(ctx);
   try {
-    return await inTransaction({ ...ctx, em: ctx.em.fork() }, async (tx) => {
+    return await inTransaction(ctx, async (tx) => {
       let response: StoredResponse;
       try {
         response = await execute(tx);

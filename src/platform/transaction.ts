@@ -26,8 +26,29 @@ export interface TxCtx extends Ctx {
 export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   // A nested transaction's savepoint comes after what the outer one queued.
   const nested = ctx.em.isInTransaction();
-  if (nested) await flushQueuedWrites(ctx.em);
-  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, !nested))));
+  if (!nested) return refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
+  await flushQueuedWrites(ctx.em);
+  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, false))));
+}
+
+/**
+ * A transaction of its own on a fork of `em`, by MikroORM's explicit begin/commit/rollback: what
+ * `em.transactional` does for a top-level transaction (a fork, BEGIN, the callback, a flush of the
+ * unit of work, COMMIT; ROLLBACK on an error), without the AsyncLocalStorage context, the
+ * propagation rules and the merge back into `em` that it adds and nothing here uses: a request's
+ * entity manager is its own, and nothing reads it after its transaction.
+ */
+async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
+  const fork = em.fork();
+  await fork.begin();
+  try {
+    const result = await run(fork);
+    await fork.commit();
+    return result;
+  } catch (err) {
+    if (fork.isInTransaction()) await fork.rollback();
+    throw err;
+  }
 }
 
 /** `run`, then the writes it queued: with COMMIT when this ends the transaction, else on their own (a savepoint). */
