@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { pooledRandomByte } from './crypto.ts';
 import { monotonicFactory } from 'ulid';
 
 // Ids are `<prefix>_<ULID>`: time-ordered, so "newest first" is ORDER BY id DESC and a cursor is an id.
@@ -36,21 +36,12 @@ export const idPrefixes = {
 export type IdKind = keyof typeof idPrefixes;
 export type IdPrefix = (typeof idPrefixes)[IdKind];
 
-const nextUlid = monotonicFactory(pooledRandom());
-
 /**
  * ulid's own source of randomness asks the OS for one byte per character (16 calls per id); this
- * takes the bytes from a 4 KiB pool of the same CSPRNG (crypto.randomFillSync), refilled when used up.
+ * takes the bytes from the pool of the same CSPRNG (src/platform/crypto.ts pooledRandomByte).
  * A byte / 256 is the fraction ulid expects; its 32-letter alphabet divides 256, so every letter is equally likely.
  */
-function pooledRandom(): () => number {
-  const pool = Buffer.alloc(4096);
-  let next = pool.length;
-  return () => {
-    if (next === pool.length) { randomFillSync(pool); next = 0; }
-    return pool[next++] / 256;
-  };
-}
+const nextUlid = monotonicFactory(() => pooledRandomByte() / 256);
 
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${idPrefixes[kind]}_${nextUlid(now)}`;
