@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { configWith, type Config } from '../../src/config.ts';
 import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
-import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+import { DefaultLogger, type LogContext, type LoggerNamespace, type LoggerOptions } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormOptions, type Orm } from '../../src/db/orm.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -69,6 +69,10 @@ class StatementCounter extends DefaultLogger {
   /** Statements besides the API-key lookup, which runs only when the 500 ms key cache lapses (src/platform/auth.ts). */
   get ownStatements(): string[] { return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q)); }
   get ownCount(): number { return this.ownStatements.length; }
+  /** It takes every statement (our prepared statements are reported only to a logger that takes them: src/platform/prepared-read.ts). */
+  override isEnabled(namespace: LoggerNamespace, context?: LogContext): boolean {
+    return namespace === 'query' || super.isEnabled(namespace, context);
+  }
   override logQuery(context: LogContext): void {
     if ((context.namespace ?? 'query') === 'query') this.statements.push(context.query ?? '');
   }

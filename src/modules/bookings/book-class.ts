@@ -4,7 +4,7 @@ import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { preparedRead, sqlText } from '../../platform/prepared-read.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/classes.service.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -34,7 +34,7 @@ export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'clas
  */
 async function holdsBooking(ctx: TxCtx, instanceId: string, clientId: string): Promise<boolean> {
   const [{ booked }] = await preparedRead<{ booked: boolean }>(ctx.em,
-    `select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (${LIVE_STATUS_LIST})) as booked`,
+    sqlText`select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (${LIVE_STATUS_LIST})) as booked`,
     [instanceId, clientId]);
   return booked;
 }

@@ -6,7 +6,7 @@ import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platf
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
-import { preparedRead, preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
 import { insertPlain, plainRow } from '../../platform/plain-rows.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.service.ts';
@@ -49,7 +49,7 @@ const LONGEST_APPOINTMENT_MS = 25 * 3600_000;
 // day: the index (provider_id, starts_at) then reads that range only, not every earlier appointment.
 registerBookedIntervals(async (em, providerId, from, to) => {
   const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
-    `select starts_at, ends_at from booking
+    sqlText`select starts_at, ends_at from booking
       where provider_id = ? and type = 'spa' and status in (${LIVE_STATUS_LIST}) and starts_at < ? and starts_at > ? and ends_at > ?`,
     [providerId, to, new Date(from.getTime() - LONGEST_APPOINTMENT_MS), from]);
   return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
@@ -141,7 +141,7 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
   const { resellerId } = resellerOf(ctx);
   const [row] = isId('session', id)
     ? await preparedWrite<Record<string, unknown>>(ctx.em,
-      `select bs.*, ${issuedPassAlong.columns(ctx.em)}
+      sqlText`select bs.*, ${issuedPassAlong.columns(ctx.em)}
          from booking_session bs ${issuedPassAlong.joins('bs.issued_pass_id')}
         where bs.id = ? and bs.reseller_id = ? and bs.type = ? for update of bs`,
       [issuedPassAlong.reseller(ctx), id, resellerId, type])

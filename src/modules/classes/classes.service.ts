@@ -1,7 +1,7 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { plainRow, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead, preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../platform/transaction.ts';
@@ -100,7 +100,7 @@ export interface BookableInstance { instance: ClassInstance; cls: Class; provide
 export async function lockClassInstance(em: TxEm, id: string, param?: string): Promise<BookableInstance> {
   const rows = isId('classInstance', id)
     ? await preparedRead<Record<string, string>>(em,
-      `select ci.*, c.provider_id as class_provider_id, c.category_id as class_category_id, c.name as class_name,
+      sqlText`select ci.*, c.provider_id as class_provider_id, c.category_id as class_category_id, c.name as class_name,
               c.description as class_description, c.duration_minutes as class_duration_minutes, c.created_at as class_created_at,
               ${joinedProviderColumns(em, 'p')}
          from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id

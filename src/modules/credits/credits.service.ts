@@ -1,5 +1,5 @@
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
+import { preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
@@ -54,7 +54,7 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Prom
 export async function creditWalletShowingBalance(em: TxEm, c: WalletChange): Promise<WalletEntry & { balanceAfter: number }> {
   const { entry, params } = entryOf('CREDIT', c);
   // The writes the transaction queued ride along: this statement reads nothing they write.
-  const [row] = await preparedWrite<{ balance_after: string }>(em, `${INSERT_ROW} returning balance_after`, params, { carriesQueued: true });
+  const [row] = await preparedWrite<{ balance_after: string }>(em, sqlText`${INSERT_ROW} returning balance_after`, params, { carriesQueued: true });
   return { ...entry, balanceAfter: Number(row!.balance_after) };
 }
 

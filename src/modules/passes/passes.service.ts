@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { joinedColumns, plainJoined, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { preparedRead, sqlText } from '../../platform/prepared-read.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -112,7 +112,7 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
  */
 async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   const [row] = await preparedRead<Record<string, unknown>>(em,
-    `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
+    sqlText`select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id
       where ${where} order by ip.id desc limit 1`,
     params,
@@ -138,7 +138,7 @@ export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, pa
   // A malformed id (body fields are free text) names nothing: no query.
   const [row] = isId('client', clientId)
     ? await preparedRead<Record<string, unknown>>(em,
-      `select ${joinedClientColumns(em, 'c')}, ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
+      sqlText`select ${joinedClientColumns(em, 'c')}, ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
          from client c
          left join lateral (select * from issued_pass where reseller_id = c.reseller_id and client_id = c.id order by id desc limit 1) ip on true
          left join pass_package pp on pp.id = ip.pass_id
@@ -205,7 +205,7 @@ export interface HeldPassWithClient { issuedPass: IssuedPass; pass: PassPackage;
 /** The issued pass matching `where` (over `ip`) with its package and its client, in one statement. */
 async function passWithPackageAndClient(em: EntityManager, where: string, params: unknown[]): Promise<HeldPassWithClient | undefined> {
   const [row] = await preparedRead<Record<string, unknown>>(em,
-    `select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
+    sqlText`select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
       where ${where}`, params);
   const held = row && heldPass(em, row);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
-import { preparedRead, preparedWrite } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, sqlText } from '../../platform/prepared-read.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
@@ -56,12 +56,12 @@ export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly str
   resellerOf(ctx);
   const serviceParam = params.serviceIds ?? 'service_ids';
   checkServiceIds(ids, serviceParam);
-  const sql = `select p.*, ${joinedColumns(ctx.em, SpaServiceSchema, 's')}
+  const sql = sqlText`select p.*, ${joinedColumns(ctx.em, SpaServiceSchema, 's')}
          from provider p left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(?::jsonb))
         where p.id = ?`;
   // A malformed id (path parameters are free text) names nothing: no query.
   const rows = !isId('provider', spaId) ? []
-    : lock ? await preparedWrite<Record<string, unknown>>(ctx.em, `${sql} for no key update of p`, [JSON.stringify(ids), spaId])
+    : lock ? await preparedWrite<Record<string, unknown>>(ctx.em, sqlText`${sql} for no key update of p`, [JSON.stringify(ids), spaId])
       : await preparedRead<Record<string, unknown>>(ctx.em, sql, [JSON.stringify(ids), spaId]);
   const [spa] = providersFromRows(ctx.em, rows.slice(0, 1));
   if (!spa || spa.category !== 'SPA') throw notFound('spa', spaId, params.spaId);
