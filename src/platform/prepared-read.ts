@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type QueryResult, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
 import { refusalOf } from './errors.ts';
@@ -126,7 +126,7 @@ async function send<T extends object>(connection: Connection, transaction: Trans
   let rows: T[];
   try {
     rows = transaction
-      ? (await inTurn<T>(transaction, CompiledQuery.raw(text, values))).rows
+      ? (await onItsConnection<T>(transaction, CompiledQuery.raw(text, values))).rows
       : (await (await connection.getNativeClient()).query<T>(text, values)).rows;
   } catch (err) {
     // A refusal the database makes (an overdraft once checks are settled: src/platform/transaction.ts) is a catalogue error.
@@ -139,37 +139,28 @@ async function send<T extends object>(connection: Connection, transaction: Trans
 // ---- Statements issued together go together ---------------------------------------------------
 //
 // A use case's reads that do not depend on each other are issued together (Promise.all: a class
-// booking's instance, client and already-booked check). Kysely gives a transaction's connection to
-// one statement at a time, each after the previous one's answer: a round trip each. The statements
-// a transaction issues in one turn of the event loop are collected here and handed to its
-// connection together, in the order they were issued; its client pipelines them (PostgreSQL runs
-// them in that order: src/platform/edges-along.ts), so they take one round trip. A lone statement
-// waits only for the end of the turn.
+// booking's instance, client and already-booked check). Kysely hands a transaction's connection to
+// one statement at a time, each after the previous one's answer: a round trip each. Ours go to the
+// connection itself, taken from Kysely once per transaction, as they are issued; its client
+// pipelines them (PostgreSQL runs them in the order they came: src/platform/edges-along.ts), so
+// statements issued together take one round trip, and corks its socket for the turn of the event
+// loop, so they leave in one write. Statements issued before the connection is known wait for it
+// in the order they were issued. MikroORM's own statements still go through Kysely, to the same
+// client, whose queue keeps them in the order issued.
 
-interface InTurn { query: CompiledQuery; resolve: (result: QueryResult<never>) => void; reject: (err: unknown) => void }
-const turns = new WeakMap<object, InTurn[]>();
+interface Provided { ready: Promise<DatabaseConnection>; connection?: DatabaseConnection }
+const provided = new WeakMap<object, Provided>();
 
-function inTurn<T>(transaction: Transaction<unknown>, query: CompiledQuery): Promise<QueryResult<T>> {
-  let turn = turns.get(transaction);
-  if (!turn) {
-    const collected: InTurn[] = turn = [];
-    turns.set(transaction, collected);
-    queueMicrotask(() => {
-      turns.delete(transaction);
-      sendTurn(transaction, collected);
-    });
+function onItsConnection<T>(transaction: Transaction<unknown>, query: CompiledQuery): Promise<QueryResult<T>> {
+  let held = provided.get(transaction);
+  if (!held) {
+    const ready = transaction.getExecutor().provideConnection(async (connection) => connection);
+    const made: Provided = held = { ready };
+    provided.set(transaction, made);
+    // Registered first, so it runs before the statements waiting on `ready`, and any issued after it go straight.
+    ready.then((connection) => { made.connection = connection; }, () => {});
   }
-  return new Promise((resolve, reject) => turn.push({ query, resolve: resolve as InTurn['resolve'], reject }));
-}
-
-function sendTurn(transaction: Transaction<unknown>, turn: InTurn[]): void {
-  if (turn.length === 1) {
-    transaction.executeQuery<never>(turn[0].query).then(turn[0].resolve, turn[0].reject);
-    return;
-  }
-  transaction.getExecutor().provideConnection((connection) =>
-    Promise.all(turn.map((s) => connection.executeQuery<never>(s.query).then(s.resolve, s.reject))),
-  ).catch((err: unknown) => { for (const s of turn) s.reject(err); });
+  return held.connection ? held.connection.executeQuery<T>(query) : held.ready.then((connection) => connection.executeQuery<T>(query));
 }
 
 /**
