@@ -115,12 +115,26 @@ interface Logging {
   config: { get(key: 'slowQueryThreshold'): number | undefined };
 }
 
+/**
+ * Whether MikroORM's logger takes statements (debug logging, the tests' statement count): building
+ * the entry for a logger that drops it was 1% of a booking's CPU.
+ */
+function logs(connection: Connection): boolean {
+  const logging = connection as unknown as Logging;
+  return logging.logger.isEnabled('query') || logging.config.get('slowQueryThreshold') !== undefined;
+}
+
+/** Logs a statement sent without its own log entry (a transaction's edges: src/platform/transaction.ts) as MikroORM logs its own. */
+export function logStatement(em: EntityManager, text: string): void {
+  const connection = em.getConnection();
+  if (logs(connection)) (connection as unknown as Logging).logQuery(text, {});
+}
+
 async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
   const { text } = prepare(sql, params.length);
-  // Through the logger MikroORM's own statements take (debug logging, the tests' statement count),
-  // when it logs anything: building the entry for a logger that drops it was 1% of a booking's CPU.
+  // Through the logger MikroORM's own statements take, when it takes them.
+  const logged = logs(connection);
   const logging = connection as unknown as Logging;
-  const logged = logging.logger.isEnabled('query') || logging.config.get('slowQueryThreshold') !== undefined;
   const started = logged ? performance.now() : 0;
   const values = [...params];
   let rows: T[];

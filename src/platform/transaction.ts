@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dropQueuedWrites, flushQueuedWrites, openWriteQueue, queuedWritesWithCommit } from './prepared-read.ts';
+import { dropQueuedWrites, flushQueuedWrites, logStatement, openWriteQueue, queuedWritesWithCommit } from './prepared-read.ts';
 import { refusalOf } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 
@@ -32,23 +32,40 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
 }
 
 /**
- * A transaction of its own on a fork of `em`, by MikroORM's explicit begin/commit/rollback: what
- * `em.transactional` does for a top-level transaction (a fork, BEGIN, the callback, a flush of the
- * unit of work, COMMIT; ROLLBACK on an error), without the AsyncLocalStorage context, the
- * propagation rules and the merge back into `em` that it adds and nothing here uses: a request's
- * entity manager is its own, and nothing reads it after its transaction.
+ * A transaction of its own on a fork of `em`: what `em.transactional` does for a top-level
+ * transaction (a fork, BEGIN, the callback, a flush of the unit of work, COMMIT; ROLLBACK on an
+ * error), by Kysely's own transaction, which the fork is given as its transaction context as
+ * MikroORM does. Left out: the AsyncLocalStorage context, the propagation rules, the merge back
+ * into `em` and the transaction events, which nothing here uses (a request's entity manager is its
+ * own; no subscriber is registered), and the flush when the unit of work holds nothing (a booking
+ * writes by SQL: src/platform/prepared-read.ts). Together they were a tenth of a booking's
+ * allocations (bench/README.md "Bookings").
  */
 async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
   const fork = em.fork();
-  await fork.begin();
+  const transaction = await fork.getConnection().getClient().startTransaction().execute();
+  logStatement(fork, 'begin');
+  fork.setTransactionContext(transaction);
   try {
     const result = await run(fork);
-    await fork.commit();
+    if (holdsWork(fork)) await fork.flush();
+    await transaction.commit().execute();
+    logStatement(fork, 'commit');
     return result;
   } catch (err) {
-    if (fork.isInTransaction()) await fork.rollback();
+    // A failing rollback (a connection gone) must not hide why the transaction failed.
+    await transaction.rollback().execute().then(() => logStatement(fork, 'rollback'), () => {});
     throw err;
+  } finally {
+    fork.resetTransactionContext();
   }
+}
+
+/** Whether a flush of `em` could write anything: an entity it manages, or one persisted or removed. */
+function holdsWork(em: EntityManager): boolean {
+  const work = em.getUnitOfWork();
+  return work.getIdentityMap().values().length > 0 || work.getPersistStack().size > 0 || work.getRemoveStack().size > 0
+    || work.getOrphanRemoveStack().size > 0;
 }
 
 /** `run`, then the writes it queued: with COMMIT when this ends the transaction, else on their own (a savepoint). */
