@@ -13,7 +13,8 @@ import type { TxEm } from './transaction.ts';
 
 type Convert = (value: unknown) => unknown;
 interface Column { property: string; column: string; convert: Convert | undefined; json: boolean }
-const columnsByEntity = new Map<string, Column[]>();
+/** By the entity as named (its schema object, for the process's life): no metadata lookup per row. */
+const columnsByEntity = new Map<unknown, Column[]>();
 
 /** `select *` rows of `entity`'s table as plain objects of its properties (not managed); other columns are left out. */
 export function plainRows<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly Record<string, unknown>[]): T[] {
@@ -59,15 +60,17 @@ function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, a
 
 /** An entity's joined columns under one alias: the select list and each column's `"<alias>.<column>"` key, built once (a booking reads three such joins). */
 interface Joined { selectList: string; idKey: string; keys: [column: string, key: string][] }
-const joinedByAlias = new Map<string, Joined>();
+/** By the entity (its schema object, which names one entity for the process's life), then the alias: no key text to build per row. */
+const joinedByEntity = new Map<unknown, Map<string, Joined>>();
 
 function joinedOf<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): Joined {
-  const cacheKey = `${em.getMetadata().get(entity).className} ${alias}`;
-  let joined = joinedByAlias.get(cacheKey);
+  let byAlias = joinedByEntity.get(entity);
+  if (!byAlias) joinedByEntity.set(entity, byAlias = new Map());
+  let joined = byAlias.get(alias);
   if (!joined) {
     const keys = columnsOf(em, entity).map(({ column }): [string, string] => [column, `${alias}.${column}`]);
     joined = { selectList: keys.map(([column, key]) => `${alias}.${column} as "${key}"`).join(', '), idKey: `${alias}.id`, keys };
-    joinedByAlias.set(cacheKey, joined);
+    byAlias.set(alias, joined);
   }
   return joined;
 }
@@ -99,13 +102,13 @@ export async function insertPlain<T extends object>(em: TxEm, entity: EntityName
 const insertsByEntity = new Map<string, string>();
 
 function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): Column[] {
-  const meta = em.getMetadata().get(entity);
-  let columns = columnsByEntity.get(meta.className);
+  let columns = columnsByEntity.get(entity);
   if (!columns) {
+    const meta = em.getMetadata().get(entity);
     columns = meta.props.map((prop) => ({
       property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop), json: prop.type === 'JsonType',
     }));
-    columnsByEntity.set(meta.className, columns);
+    columnsByEntity.set(entity, columns);
   }
   return columns;
 }
