@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { flushQueuedWrites, preparedRead, preparedWrite, queueWrite } from '../../src/platform/prepared-read.ts';
+import { flushQueuedWrites, preparedRead, preparedWrite, queueWrite, sqlText } from '../../src/platform/prepared-read.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { inSavepoint, withTransaction } from '../../src/platform/transaction.ts';
 import { ResellerSchema } from '../../src/modules/resellers/resellers.entity.ts';
@@ -166,5 +166,22 @@ describe('queueWrite', () => {
       await expect(queueWrite(em, 'with r as (select 1) update reseller set name = ? where id = ?', ['x', reseller.id])).rejects.toThrow(/without WITH or RETURNING/);
     });
     expect(await nameOf(reseller.id)).toBe('Sent at once');
+  });
+});
+
+// A statement text from a template is kept per place in the code and per value of its parts
+// (src/platform/prepared-read.ts sqlText): whichever variant is asked for, the text is its own.
+describe('sqlText', () => {
+  const textOf = (columns: string, where: string) => sqlText`select ${columns} from reseller where ${where}`;
+
+  it('the same text for the same parts, another for other parts, kept or not (past 16 variants), and it runs', async () => {
+    expect(textOf('id, name', 'id = ?')).toBe('select id, name from reseller where id = ?');
+    expect(textOf('id, name', 'id = ?')).toBe('select id, name from reseller where id = ?');
+    expect(textOf('id', 'id = ?')).toBe('select id from reseller where id = ?');
+    expect(textOf('id, name', 'name = ?')).toBe('select id, name from reseller where name = ?');
+    // Past the 16 kept per place, texts are built each time, still right.
+    for (let i = 0; i < 20; i++) expect(textOf(`id as c${i}`, 'id = ?')).toBe(`select id as c${i} from reseller where id = ?`);
+    const reseller = await createReseller(app, { name: 'By its text' });
+    expect(await preparedRead(app.orm.em.fork(), textOf('id, name', 'id = ?'), [reseller.id])).toEqual([{ id: reseller.id, name: 'By its text' }]);
   });
 });
