@@ -24,7 +24,7 @@ import { openDatabase, withPort } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
 import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
 import { BARE_UNITS, OURS_UNITS, countStatements, openCountSession, openSessionsAhead, type KindCount } from './bookings/statements.ts';
-import { Counters, SessionPool, fire, firePaced, openSessions, type Load, type Paced } from './bookings/load.ts';
+import { Counters, SessionPool, failuresOf, fire, firePaced, openSessions, type Load, type Paced } from './bookings/load.ts';
 import { CpuMeter } from './bookings/cpu.ts';
 import { checkLedgers } from './bookings/ledgers.ts';
 import { confirmation, expectSuccess, loadClass, loadSpa, type Kind } from './bookings/requests.ts';
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     if (load.kind === 'confirm') await topUp(SECONDS * 2);
     const result = await firePaced(load, seed, counters, sessions, { rate, seconds: SECONDS * 2, connections: CONNECTIONS, idempotencyKey: IDEMPOTENCY_KEY });
     paced.set(load.name, { ...result, rate });
-    progress(`paced ${rate} req/s  ${load.name.padEnd(30)} p99 ${ms(percentile(result.latencies, 0.99))}, generator stall ${ms(result.generatorStallMs)}${result.failed ? `  FAILED ${result.failed}` : ''}`);
+    progress(`paced ${rate} req/s  ${load.name.padEnd(30)} p99 ${ms(percentile(result.latencies, 0.99))}, generator stall ${ms(result.generatorStallMs)}${result.failed ? `  FAILED ${failuresOf(result)}` : ''}`);
   }
 
   out.push('', ...loadTables(loads, measured), '', ...pacedTable(loads, paced));
@@ -232,7 +232,7 @@ function pacedTable(loads: Load[], paced: Map<string, Paced & { rate: number }>)
     '| target | req/s offered | p50 | p99 | max | requests | not 201 | the load generator\'s longest stall |', '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...loads.map((l) => {
       const r = paced.get(l.name)!;
-      return `| ${l.name} | ${int(r.rate)} | ${ms(percentile(r.latencies, 0.5))} | ${ms(percentile(r.latencies, 0.99))} | ${ms(Math.max(...r.latencies))} | ${int(r.latencies.length)} | ${r.failed} | ${ms(r.generatorStallMs)} |`;
+      return `| ${l.name} | ${int(r.rate)} | ${ms(percentile(r.latencies, 0.5))} | ${ms(percentile(r.latencies, 0.99))} | ${ms(Math.max(...r.latencies))} | ${int(r.latencies.length)} | ${failuresOf(r)} | ${ms(r.generatorStallMs)} |`;
     }),
   ];
 }

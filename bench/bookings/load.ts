@@ -88,6 +88,8 @@ export function fire(load: Load, seed: BookingsSeed, counters: Counters, session
 export interface Paced {
   latencies: number[];
   failed: number;
+  /** What the failed ones were: `<status> <error code>` from the answer, or the request's error code; and how many of each. */
+  failures: Map<string, number>;
   /** The longest this process's event loop was held up meanwhile (ms): a request due then went out late, and counts it. */
   generatorStallMs: number;
 }
@@ -104,17 +106,21 @@ export async function firePaced(load: Load, seed: BookingsSeed, counters: Counte
   const { port } = load.target();
   const latencies: number[] = [];
   let failed = 0;
+  const failures = new Map<string, number>();
+  const fail = (what: string) => { failed++; failures.set(what, (failures.get(what) ?? 0) + 1); };
   const send = (due: number) => new Promise<void>((resolve) => {
     const { path, headers, body } = outgoing(load, seed, counters, sessions, opts.idempotencyKey);
     const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent }, (res) => {
-      res.resume();
+      const chunks: Buffer[] = [];
+      // Only a failure's answer is kept: its status and error code say what went wrong.
+      if (res.statusCode === 201) res.resume(); else res.on('data', (c: Buffer) => chunks.push(c));
       res.once('end', () => {
         latencies.push(performance.now() - due);
-        if (res.statusCode !== 201) failed++;
+        if (res.statusCode !== 201) fail(`${res.statusCode} ${errorCodeOf(Buffer.concat(chunks).toString())}`);
         resolve();
       });
     });
-    req.once('error', () => { failed++; resolve(); });
+    req.once('error', (err: NodeJS.ErrnoException) => { fail(err.code ?? err.message); resolve(); });
     req.end(body);
   });
   const stalls = monitorEventLoopDelay({ resolution: 5 });
@@ -131,7 +137,7 @@ export async function firePaced(load: Load, seed: BookingsSeed, counters: Counte
   await Promise.all(sent);
   stalls.disable();
   agent.destroy();
-  return { latencies, failed, generatorStallMs: stalls.max / 1e6 };
+  return { latencies, failed, failures, generatorStallMs: stalls.max / 1e6 };
 }
 
 /** Opens `count` co-pay sessions through our API (POST /bookings/spa at uncovered spas), `connections` at a time. */
@@ -162,3 +168,18 @@ export async function openSessions(ours: Target, seed: BookingsSeed, counters: C
 }
 
 export const loadPath = (kind: Kind) => (kind === 'class' ? `${V3}/bookings/class` : kind === 'spa' ? `${V3}/bookings/spa` : `${V3}/bookings/spa/{session_id}/confirm`);
+
+/** The catalogue code of an error answer (`{ "error": { "code" } }`), or what the body starts with. */
+function errorCodeOf(body: string): string {
+  try {
+    const code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
+    if (typeof code === 'string') return code;
+  } catch { /* not JSON */ }
+  return JSON.stringify(body.slice(0, 60));
+}
+
+/** `n (k × what, …)` for a paced load's failures; empty when there were none. */
+export function failuresOf(paced: Pick<Paced, 'failed' | 'failures'>): string {
+  if (paced.failed === 0) return '0';
+  return `${paced.failed} (${[...paced.failures].map(([what, n]) => `${n} × ${what}`).join(', ')})`;
+}
