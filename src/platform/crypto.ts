@@ -9,20 +9,23 @@ import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
 const pool = Buffer.alloc(4096);
 let poolNext = pool.length;
 
-/** `n` (at most 4,096) fresh random bytes, copied out of the pool. */
-export function pooledRandomBytes(n: number): Buffer {
+/** Where the next `n` unused bytes of the pool start, refilling it first when fewer are left. */
+function take(n: number): number {
   if (n > pool.length) throw new Error('pooledRandomBytes: at most 4096 bytes');
   if (poolNext + n > pool.length) { randomFillSync(pool); poolNext = 0; }
-  const out = Buffer.allocUnsafe(n);
-  pool.copy(out, 0, poolNext, poolNext + n);
   poolNext += n;
-  return out;
+  return poolNext - n;
+}
+
+/** `n` (at most 4,096) fresh random bytes, copied out of the pool. */
+export function pooledRandomBytes(n: number): Buffer {
+  const at = take(n);
+  return Buffer.from(pool.subarray(at, at + n));
 }
 
 /** One random byte out of the same pool. */
 export function pooledRandomByte(): number {
-  if (poolNext === pool.length) { randomFillSync(pool); poolNext = 0; }
-  return pool[poolNext++]!;
+  return pool[take(1)]!;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -144,7 +144,7 @@ function isKeyHeld(err: unknown): boolean {
 /** A use case's 4xx, stored under the key in a transaction of its own (its effects are gone). */
 async function storeDomainError(ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<IdempotentResult> {
   try {
-    await inTransaction({ ...ctx, em: ctx.em.fork() }, (tx) => storeUnderKey(tx.em, ctx, scope, box, response));
+    await inTransaction(ctx, (tx) => storeUnderKey(tx.em, ctx, scope, box, response));
     return { ...response, replayed: false };
   } catch (err) {
     if (isKeyHeld(err)) return answerStored(ctx.em.fork(), scope, box);

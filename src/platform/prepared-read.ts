@@ -116,26 +116,25 @@ interface Logging {
 }
 
 /**
- * Whether MikroORM's logger takes statements (debug logging, the tests' statement count): building
- * the entry for a logger that drops it was 1% of a booking's CPU.
+ * MikroORM's connection, to log through, when its logger takes statements (debug logging, the
+ * tests' statement count); else undefined: building the entry for a logger that drops it was 1% of
+ * a booking's CPU.
  */
-function logs(connection: Connection): boolean {
+function logs(connection: Connection): Logging | undefined {
   const logging = connection as unknown as Logging;
-  return logging.logger.isEnabled('query') || logging.config.get('slowQueryThreshold') !== undefined;
+  return logging.logger.isEnabled('query') || logging.config.get('slowQueryThreshold') !== undefined ? logging : undefined;
 }
 
 /** Logs a statement sent without its own log entry (a transaction's edges: src/platform/transaction.ts) as MikroORM logs its own. */
 export function logStatement(em: EntityManager, text: string): void {
-  const connection = em.getConnection();
-  if (logs(connection)) (connection as unknown as Logging).logQuery(text, {});
+  logs(em.getConnection())?.logQuery(text, {});
 }
 
 async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
   const { text } = prepare(sql, params.length);
   // Through the logger MikroORM's own statements take, when it takes them.
-  const logged = logs(connection);
-  const logging = connection as unknown as Logging;
-  const started = logged ? performance.now() : 0;
+  const logging = logs(connection);
+  const started = logging ? performance.now() : 0;
   const values = [...params];
   let rows: T[];
   try {
@@ -146,7 +145,7 @@ async function send<T extends object>(connection: Connection, transaction: Trans
     // A refusal the database makes (an overdraft once checks are settled: src/platform/transaction.ts) is a catalogue error.
     throw refusalOf(err) ?? err;
   }
-  if (logged) logging.logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
+  logging?.logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
   return rows;
 }
 
