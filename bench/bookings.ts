@@ -8,7 +8,7 @@
 // Prints markdown tables; writes nothing into the repository.
 //
 //   node bench/bookings.ts [--rounds 6 --seconds 4 --connections 20 --warmup 2 --fill 1000 --paced-share 0.5
-//                           --no-idempotency-key --statements-only --verbose --cpu-prof DIR]
+//                           --no-idempotency-key --statements-only --verbose --cpu-prof DIR --kinds class,spa,confirm]
 //
 // With DATABASE_URL it creates (and drops) a database `bench_bookings_<random>` on that server;
 // without, it starts an embedded PostgreSQL under the system temp folder and removes it afterwards.
@@ -47,6 +47,9 @@ const STATEMENTS_ONLY = process.argv.includes('--statements-only');
 const CPU_PROFILE_DIR = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 if (process.argv.includes('--cpu-prof') && !CPU_PROFILE_DIR) throw new Error('--cpu-prof takes a folder');
 const VERBOSE = process.argv.includes('--verbose');
+/** The loads to run (all three by default); the statement count always covers all three. */
+const KINDS = (process.argv.includes('--kinds') ? process.argv[process.argv.indexOf('--kinds') + 1] ?? '' : 'class,spa,confirm').split(',');
+if (KINDS.some((k) => !['class', 'spa', 'confirm'].includes(k))) throw new Error('--kinds takes class, spa and confirm, separated by commas');
 // A class instance gets one booking per client: the fill and the six counted bookings need as many clients.
 if (FILL + 5 > CLIENTS || FILL < 3) throw new Error(`--fill takes 3 … ${CLIENTS - 5}`);
 
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   const oursTarget = await startOurs('our server', db.url, true);
   const bareTarget = await startBare('bare node:http + pg', db.url, seed);
   const target = { ours: () => oursTarget, bare: () => bareTarget };
-  const loads: Load[] = (['class', 'spa', 'confirm'] as const).flatMap((kind) => (['ours', 'bare'] as const).map((side) => ({
+  const loads: Load[] = (['class', 'spa', 'confirm'] as const).filter((k) => KINDS.includes(k)).flatMap((kind) => (['ours', 'bare'] as const).map((side) => ({
     name: `${side === 'ours' ? 'ours' : 'bare node:http + pg'} ${kind === 'confirm' ? 'confirm' : kind}`, kind, side, target: target[side],
   })));
 
@@ -285,7 +288,8 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
     '', '### Ratios (req/s, ours / bare; the median of the ratio taken within each round, and its range)', '',
     '| request | ours / bare | per-round range | goal | |', '|---|---:|---|---:|---|',
   ];
-  for (const kind of ['class', 'spa', 'confirm'] as const) {
+  const kinds = (['class', 'spa', 'confirm'] as const).filter((k) => KINDS.includes(k));
+  for (const kind of kinds) {
     const a = m(loads.find((l) => l.kind === kind && l.side === 'ours')!.name).reqPerSec;
     const b = m(loads.find((l) => l.kind === kind && l.side === 'bare')!.name).reqPerSec;
     // Paired by round: both sides ran within the same minute, under much the same background load.
@@ -293,9 +297,9 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
     const value = median(perRound);
     lines.push(`| ${REQUESTS[kind]} | ${x(value)} | ${x(Math.min(...perRound))}–${x(Math.max(...perRound))} | ≥ 0.5 | ${met(value >= 0.5)} |`);
   }
-  lines.push('', `### p99 latency of our three requests at ${CONNECTIONS} connections (median over rounds)`, '',
+  lines.push('', `### p99 latency of our requests at ${CONNECTIONS} connections (median over rounds)`, '',
     '| request | p99 (median) | p99 per round | goal | |', '|---|---:|---|---:|---|',
-    ...(['class', 'spa', 'confirm'] as const).map((kind) => {
+    ...kinds.map((kind) => {
       const r = m(loads.find((l) => l.kind === kind && l.side === 'ours')!.name);
       const p99 = median(r.p99);
       return `| ${REQUESTS[kind]} | ${ms(p99)} | ${r.p99.map((v) => String(Math.round(v))).join(' · ')} | < 50 ms | ${CONNECTIONS === 20 ? met(p99 < 50) : '(goal is at 20 connections)'} |`;
