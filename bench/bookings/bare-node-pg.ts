@@ -476,20 +476,39 @@ function bookSpa(body: Record<string, unknown>, requestId: string, key: string |
 
 function confirmSpa(sessionId: string, requestId: string, key: string | undefined) {
   return async (db: Db, now: Date): Promise<Answer> => {
-    // The session locked, with its issued pass, package and client, in one statement (as ours: lockOwnSession).
-    const { rows: [session] } = ID('sess').test(sessionId) ? await db.query<{
-      id: string; client_id: string; issued_pass_id: string; provider_id: string; service_ids: string[]; local_date: string; local_time: string;
-      starts_at: Date; ends_at: Date; currency: string; copay_amount: string | null; status: string; booking_id: string | null; expires_at: Date;
-      ip_id: string | null; ip_status: string; ip_expires_at: Date; pp_categories: Category[]; c_id: string; c_first_name: string; c_last_name: string;
-    }>(prepared(
-      `select bs.id, bs.client_id, bs.issued_pass_id, bs.provider_id, bs.service_ids, bs.local_date::text as local_date, bs.local_time,
-              bs.starts_at, bs.ends_at, bs.currency, bs.copay_amount, bs.status, bs.booking_id, bs.expires_at,
-              ip.id as ip_id, ip.status as ip_status, ip.expires_at as ip_expires_at, pp.categories as pp_categories,
-              c.id as c_id, c.first_name as c_first_name, c.last_name as c_last_name
-         from booking_session bs
-         left join issued_pass ip on ip.id = bs.issued_pass_id and ip.reseller_id = $2
-         left join pass_package pp on pp.id = ip.pass_id left join client c on c.id = ip.client_id
-        where bs.id = $1 and bs.reseller_id = $2 and bs.type = 'spa' for update of bs`, [sessionId, resellerId])) : { rows: [] };
+    // The session locked, with its issued pass, package and client and its spa (locked) with the
+    // services it asks for, one row per service; right behind it, the appointments at the session's
+    // instants, under the spa's lock: one round trip (as ours: lockOwnSpaSession, readBookedAheadOfSession).
+    const wellFormed = ID('sess').test(sessionId);
+    const [read, ahead] = await Promise.allSettled([
+      wellFormed ? db.query<{
+        id: string; client_id: string; issued_pass_id: string; provider_id: string; service_ids: string[]; local_date: string; local_time: string;
+        starts_at: Date; ends_at: Date; currency: string; copay_amount: string | null; status: string; booking_id: string | null; expires_at: Date;
+        ip_id: string | null; ip_status: string; ip_expires_at: Date; pp_categories: Category[]; c_id: string; c_first_name: string; c_last_name: string;
+      } & Omit<Provider, 'id'> & { spa_id: string } & { [K in keyof Service as `s_${K}`]: Service[K] | null }>(prepared(
+        `select bs.id, bs.client_id, bs.issued_pass_id, bs.provider_id, bs.service_ids, bs.local_date::text as local_date, bs.local_time,
+                bs.starts_at, bs.ends_at, bs.currency, bs.copay_amount, bs.status, bs.booking_id, bs.expires_at,
+                ip.id as ip_id, ip.status as ip_status, ip.expires_at as ip_expires_at, pp.categories as pp_categories,
+                c.id as c_id, c.first_name as c_first_name, c.last_name as c_last_name,
+                ${PROVIDER_COLUMNS.replace('p.id,', 'p.id as spa_id,')}, s.id as s_id, s.name as s_name, s.duration_minutes as s_duration_minutes,
+                s.credits as s_credits, s.copay_amount as s_copay_amount, s.currency as s_currency
+           from booking_session bs
+           left join issued_pass ip on ip.id = bs.issued_pass_id and ip.reseller_id = $2
+           left join pass_package pp on pp.id = ip.pass_id left join client c on c.id = ip.client_id
+           join provider p on p.id = bs.provider_id
+           left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(bs.service_ids))
+          where bs.id = $1 and bs.reseller_id = $2 and bs.type = 'spa' for update of bs for no key update of p`, [sessionId, resellerId])) : { rows: [] },
+      wellFormed ? db.query<Booked[number]>(prepared(
+        `with s as (select provider_id, starts_at, ends_at from booking_session where id = $1 and reseller_id = $2 and type = 'spa')
+         select starts_at, ends_at from booking
+          where provider_id = (select provider_id from s) and type = 'spa' and status in ${LIVE}
+            and starts_at < (select ends_at from s) and starts_at > (select starts_at from s) - $3::interval and ends_at > (select starts_at from s)`,
+        [sessionId, resellerId, `${25 * 3600} seconds`])) : { rows: [] },
+    ]);
+    if (read.status === 'rejected') throw read.reason;
+    if (ahead.status === 'rejected') throw ahead.reason;
+    const rows = read.value.rows;
+    const session = rows[0];
     if (!session) throw new Refusal(404, 'resource_not_found', `No spa booking session '${sessionId}'`);
     if (session.status === 'CONFIRMED') throw new Refusal(409, 'session_already_confirmed', 'Already confirmed');
     if (session.status === 'EXPIRED' || session.expires_at.getTime() <= now.getTime()) throw new Refusal(422, 'session_expired', 'Expired');
@@ -501,14 +520,17 @@ function confirmSpa(sessionId: string, requestId: string, key: string | undefine
       client: { id: session.c_id, first_name: session.c_first_name, last_name: session.c_last_name },
       issuedPassId: session.ip_id, expiresAt: session.ip_expires_at, categories: session.pp_categories,
     };
-    // The spa locked, and the appointments at the session's instants read right behind it, one round trip (as ours: confirmSpaBooking).
-    const [read, ahead] = await Promise.allSettled([
-      spaWithServices(db, session.provider_id, session.service_ids), bookedBetween(db, session.provider_id, session.starts_at, session.ends_at),
-    ]);
-    if (read.status === 'rejected') throw read.reason;
-    if (ahead.status === 'rejected') throw ahead.reason;
-    const { spa, services } = read.value;
-    checkSlot(spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now, ahead.value);
+    const spa: Provider = {
+      id: session.spa_id, name: session.name, category: session.category, tier: session.tier, timezone: session.timezone,
+      opening_hours: session.opening_hours, room_capacity: session.room_capacity,
+    };
+    if (spa.category !== 'SPA') throw new Refusal(404, 'resource_not_found', `No spa '${session.provider_id}'`);
+    const services = session.service_ids.map((sid) => {
+      const r = rows.find((row) => row.s_id === sid);
+      if (!r) throw new Refusal(400, 'validation_error', `No service '${sid}' at spa '${spa.id}'`);
+      return { id: r.s_id!, name: r.s_name!, duration_minutes: r.s_duration_minutes!, credits: r.s_credits!, copay_amount: r.s_copay_amount, currency: r.s_currency! };
+    });
+    checkSlot(spa, session.local_date, session.local_time, session.starts_at, session.ends_at, now, ahead.value.rows);
     const id = newId('booking', now.getTime());
     const copay = Number(session.copay_amount ?? 0);
     const booking = insertBooking(db, {

@@ -77,11 +77,11 @@ describe('round trips per booking', () => {
     expect(await roundTripsOf(() => book.spa(app, w, body(clients[1].id)))).toBe(2);
   });
 
-  it('a spa co-pay confirm › 3: the session locked; the spa locked and the appointments at the session\'s instants behind it; the writes with COMMIT', async () => {
+  it('a spa co-pay confirm › 2: the session and its spa locked, the appointments at the session\'s instants right behind; the writes with COMMIT', async () => {
     const client = await anotherClient(app, w, 'niklaus.wirth@example.com');
     const session = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time: '15:00', client_id: client.id });
     expect(session.body).toMatchObject({ status: 'AWAITING_COPAY' });
-    expect(await roundTripsOf(() => v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { key: w.reseller.key, body: {} }))).toBe(3);
+    expect(await roundTripsOf(() => v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { key: w.reseller.key, body: {} }))).toBe(2);
   });
 });
 
@@ -159,7 +159,7 @@ describe('statements per booking', () => {
     expect((await counted(() => book.spa(app, w, body(clients[2].id, '12:00'), 'spa-statements-1'))).statements).toHaveLength(6);
   });
 
-  it('a spa co-pay confirm › 6, with or without an Idempotency-Key; the business account moved at COMMIT', async () => {
+  it('a spa co-pay confirm › 5, with or without an Idempotency-Key; the business account moved at COMMIT', async () => {
     const session = async (time: string) => {
       const res = await book.spa(app, w, { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-06', time, client_id: w.client.id });
       expect(res.status, res.text).toBe(201);
@@ -167,9 +167,12 @@ describe('statements per booking', () => {
     };
     const confirm = (id: string, key?: string) => () => v3(app, `/bookings/spa/${id}/confirm`, { key: w.reseller.key, body: {}, idempotencyKey: key });
     const first = await counted(confirm(await session('10:00')));
-    expect(first.statements, first.statements.join('\n')).toHaveLength(6);
-    // The session, locked, with its issued pass, the pass's package and its client: one statement.
-    expect(first.statements.filter((q) => /\bjoin client\b|\bfrom client\b/.test(q))).toEqual([expect.stringMatching(/^select bs\.\*, .* for update of bs$/s)]);
+    expect(first.statements, first.statements.join('\n')).toHaveLength(5);
+    // The session, locked, with its issued pass, the pass's package, its client and its spa, locked
+    // too, with the services it asks for: one statement.
+    expect(first.statements.filter((q) => /\b(join|from) (client|provider|spa_service)\b/.test(q))).toEqual([
+      expect.stringMatching(/^select bs\.\*, .*join client .*join provider p .*join spa_service s .* for update of bs for no key update of p$/s),
+    ]);
     // The booking, the session marked used, the event, its outbox row and the ledger row: one
     // statement, then COMMIT, which applies the ledger row to the business account.
     expect(first.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*update booking_session .*insert into event .*insert into outbox .*insert into business_transaction /s);
@@ -178,9 +181,9 @@ describe('statements per booking', () => {
     // log is in the order PostgreSQL answered, which is the order it ran them).
     const locked = first.statements.findIndex((q) => /for no key update of p$/.test(q));
     expect(locked, first.statements.join('\n')).toBeGreaterThan(0);
-    expect(first.statements[locked + 1]).toMatch(/^select starts_at, ends_at from booking\s+where provider_id = /);
+    expect(first.statements[locked + 1]).toMatch(/^with s as \(select provider_id, starts_at, ends_at from booking_session where id = .*\)\s+select starts_at, ends_at from booking\s+where provider_id = \(select provider_id from s\)/s);
     const keyed = await counted(confirm(await session('11:00'), 'confirm-statements-1'));
-    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(6);
+    expect(keyed.statements, keyed.statements.join('\n')).toHaveLength(5);
     expect(keyed.statements.at(-2)).toMatch(/^\/\* sent with COMMIT \*\/ with queued_write_1 as \(insert into booking .*insert into business_transaction .*insert into idempotency_record /s);
   });
 

@@ -46,15 +46,9 @@ function instantsOf(at: { date: string; time: string }, timeZone: string, minute
   return startsAt && { startsAt, endsAt: new Date(startsAt.getTime() + minutes * 60_000) };
 }
 
-/** The appointment a session or booking holds, re-read (its spa and services as they are now), the spa locked as it is read. */
-export async function appointmentParts(ctx: TxCtx, held: { providerId: string; serviceIds: string[]; localDate: string; localTime: string; startsAt: Date; endsAt: Date }): Promise<Appointment> {
-  const { spa, services } = await spaWithServices(ctx, held.providerId, held.serviceIds, {}, { lock: true });
-  return { spa, services, date: held.localDate, time: held.localTime, startsAt: held.startsAt, endsAt: held.endsAt };
-}
-
 /**
- * Checks the slot under the spa's lock, which appointmentOf and appointmentParts take as they read
- * it (FOR NO KEY UPDATE on its provider row, which bookings referencing it do not conflict with):
+ * Checks the slot under the spa's lock, which appointmentOf and a confirm's lockOwnSpaSession take
+ * as they read it (FOR NO KEY UPDATE on its provider row, which bookings referencing it do not conflict with):
  * appointments of one spa are placed one at a time, so this sees every one committed before. A
  * quarter-hour start inside opening hours (else 400) with a room free for the whole appointment
  * (else 409 slot_unavailable); a session only reserves at its confirm, which checks again. `ahead`:

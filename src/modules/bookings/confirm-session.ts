@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { readBookedAhead } from '../spa/spa.service.ts';
+import { resellerOf } from '../../platform/request-context.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
-import { checkSlot, appointmentParts, spaBookingFields } from './book-spa.ts';
+import { checkSlot, spaBookingFields, type Appointment } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
-import { insertBooking, lockOwnSession, markSessionUsed, type Booking } from './bookings.service.ts';
+import { insertBooking, lockOwnSession, lockOwnSpaSession, markSessionUsed, readBookedAheadOfSession, type Booking } from './bookings.service.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from './eligibility.ts';
 
@@ -19,20 +19,22 @@ export const confirmSpaInput = z.strictObject({});
 
 /** POST /bookings/spa/{sessionId}/confirm: debits the co-pay from the business account and books the slot. */
 export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<Booking> {
-  const { session, heldPass } = await lockOwnSession(ctx, sessionId, 'spa');
+  // The session and the spa it names, locked as they are read, and right behind them the
+  // appointments overlapping the session's own instants, read under the spa's lock: issued
+  // together, one round trip (src/platform/prepared-read.ts). The slot check takes them when the
+  // spa still puts the session's date and time at those instants. Refusals come in the order the
+  // session, its holder, its spa and services, the slot.
+  const [locked, booked] = await Promise.allSettled([
+    lockOwnSpaSession(ctx, sessionId), readBookedAheadOfSession(ctx.em, sessionId, resellerOf(ctx).resellerId),
+  ]);
+  if (locked.status === 'rejected') throw locked.reason;
+  if (booked.status === 'rejected') throw booked.reason;
+  const { session, heldPass, spa } = locked.value;
   const now = ctx.clock.now();
   checkOpen(session, now);
   const holder = holderOfPass(ctx, heldPass(), session.startsAt);
-  // The spa, locked as it is read, and right behind it the appointments overlapping the session's
-  // own instants, read under that lock: issued together, one round trip (src/platform/prepared-read.ts).
-  // The slot check takes them when the spa still puts the session's date and time at those instants.
-  const [parts, ahead] = await Promise.allSettled([
-    appointmentParts(ctx, session), readBookedAhead(ctx.em, session.providerId, session.startsAt, session.endsAt),
-  ]);
-  if (parts.status === 'rejected') throw parts.reason;
-  if (ahead.status === 'rejected') throw ahead.reason;
-  const appointment = parts.value;
-  await checkSlot(ctx, appointment, ahead.value);
+  const appointment: Appointment = { ...spa(), date: session.localDate, time: session.localTime, startsAt: session.startsAt, endsAt: session.endsAt };
+  await checkSlot(ctx, appointment, { from: session.startsAt, to: session.endsAt, intervals: booked.value });
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
   const booking = await insertBooking(ctx.em, {

@@ -6,7 +6,7 @@ import { preparedRead, preparedWrite, sqlText } from '../../platform/prepared-re
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
-import { getProvider, providersFromRows } from '../providers/providers.service.ts';
+import { getProvider, joinedProvider, joinedProviderColumns, providersFromRows } from '../providers/providers.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { spaDaySlots, spaSlotAt, type BookedAhead, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
@@ -63,13 +63,37 @@ export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly str
   const rows = !isId('provider', spaId) ? []
     : lock ? await preparedWrite<Record<string, unknown>>(ctx.em, sqlText`${sql} for no key update of p`, [JSON.stringify(ids), spaId])
       : await preparedRead<Record<string, unknown>>(ctx.em, sql, [JSON.stringify(ids), spaId]);
-  const [spa] = providersFromRows(ctx.em, rows.slice(0, 1));
+  return spaAndServices(providersFromRows(ctx.em, rows.slice(0, 1))[0], plainJoined(ctx.em, SpaServiceSchema, 's', rows), ids, spaId, params);
+}
+
+/** spaWithServices' answer from what its statement read: the spa (if any) and the services joined to it. */
+function spaAndServices(spa: Provider | undefined, joined: SpaService[], ids: readonly string[], spaId: string, params: { spaId?: string; serviceIds?: string }): { spa: Provider; services: SpaService[] } {
   if (!spa || spa.category !== 'SPA') throw notFound('spa', spaId, params.spaId);
-  const byId = new Map(plainJoined(ctx.em, SpaServiceSchema, 's', rows).map((s) => [s.id, s]));
+  const byId = new Map(joined.map((s) => [s.id, s]));
   const missing = ids.find((id) => !byId.has(id));
-  if (missing !== undefined) throw validationError(serviceParam, `No service '${missing}' at spa '${spa.id}'`);
+  if (missing !== undefined) throw validationError(params.serviceIds ?? 'service_ids', `No service '${missing}' at spa '${spa.id}'`);
   return { spa, services: ids.map((id) => byId.get(id)!) };
 }
+
+let lockedSpaColumns: string | undefined;
+/**
+ * spaWithServices with `lock`, for a statement of another module whose row names a spa and an
+ * appointment's services (a booking session's provider_id and service_ids): the columns, joins and
+ * locking clause that read and lock them in that same statement (a confirm's first round trip,
+ * not a second), and spaWithServices' answer from its rows. The row comes once per service.
+ */
+export const lockedSpaAlong = {
+  /** The same text object each time (sqlText finds its statement by it). */
+  columns: (em: EntityManager): string => lockedSpaColumns ??= `${joinedProviderColumns(em, 'p')}, ${joinedColumns(em, SpaServiceSchema, 's')}`,
+  /** `spaIdColumn` and `serviceIdsColumn` (a jsonb array of service ids) are the row's own; the provider row must exist. */
+  joins: (spaIdColumn: string, serviceIdsColumn: string): string =>
+    `join provider p on p.id = ${spaIdColumn}
+     left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(${serviceIdsColumn}))`,
+  /** A locking clause to follow the statement's own (FOR NO KEY UPDATE on the provider row, as spaWithServices'). */
+  lock: 'for no key update of p',
+  fromRows: (em: EntityManager, spaId: string, ids: readonly string[], rows: readonly Record<string, unknown>[]): { spa: Provider; services: SpaService[] } =>
+    spaAndServices(rows[0] && joinedProvider(em, 'p', rows[0]), plainJoined(em, SpaServiceSchema, 's', rows), ids, spaId, {}),
+};
 
 /** Dates availability answers for: wide, but inside what Date and Intl resolve in every zone. */
 export const AVAILABILITY_DATES = { from: '1970-01-01', to: '2999-12-31' } as const;
