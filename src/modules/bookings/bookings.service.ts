@@ -134,8 +134,8 @@ export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<B
 
 /**
  * A session of the caller's reseller, locked for its confirm; unknown, foreign or of another kind:
- * 404. A prepared statement read into a plain object (every confirm starts here; markSessionUsed
- * writes it by SQL of its own), which also reads the session's issued pass with its package and
+ * 404. A prepared statement read into a plain object (a class confirm starts here, a spa confirm at
+ * lockOwnSpaSession; markSessionUsed writes it by SQL of its own), which also reads the session's issued pass with its package and
  * client, as getOwnIssuedPass would (its 404 and a lookup token's 403 on `user_pass_id`): the
  * confirm's holder, without a round trip of its own.
  */
