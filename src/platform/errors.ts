@@ -45,6 +45,8 @@ export const catalogue = {
   lookup_not_pending: { status: 409, type: 'resource_conflict_error', meaning: 'The lookup is not waiting for verification.' },
   not_prepaid: { status: 409, type: 'resource_conflict_error', meaning: 'Only PREPAID passes can be renewed.' },
   pass_cancelled: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass is cancelled.' },
+  pass_unchanged: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass already has this pass package; nothing changed.' },
+  renewal_required: { status: 409, type: 'resource_conflict_error', meaning: 'A PREPAID pass cannot expire after `paid_through`; renew it to pay for more.' },
   session_expired: { status: 422, type: 'unprocessable_error', meaning: 'The session is older than 24 hours; start again.' },
   access_code_expired: { status: 422, type: 'unprocessable_error', meaning: 'The access code expired unredeemed; create a new one.' },
   insufficient_balance: { status: 422, type: 'unprocessable_error', meaning: 'The business account cannot pay for this.' },

@@ -4,8 +4,8 @@ import { expectError, expectGraphQLRefusal, expectUnchanged } from '../support/a
 import { anotherClient, instanceIn } from '../support/bookings.ts';
 import { dbState } from '../support/db-state.ts';
 import { clientBody, createPassPackage, createReseller, issuePass } from '../support/factories.ts';
-import { call, v3 } from '../support/http.ts';
-import { createLookupWorld, gqlWithToken, lookUp, startSmtp, withToken, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
+import { call, gql, v3 } from '../support/http.ts';
+import { createLookupWorld, deliverMail, gqlWithToken, lookUp, startSmtp, withToken, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
 
 // README "Lookup", the token's rules: it acts for its one client, only on the operations that take
 // it, while its pass is active; anything else is refused before it writes a thing.
@@ -182,9 +182,12 @@ describe('the token lives with its pass and its issuer’s setting', () => {
     expect((await v3(app, `/lookups/${lookupId}`, { key: w.requester.key })).body.status).toBe('EXPIRED');
   });
 
-  it('the issuer turns lookup off › its clients’ tokens stop within a second; on again › they work again', async () => {
+  it('the issuer turns lookup off › its clients’ lookups are REVOKED and tokens stop within a second; on again › they stay revoked', async () => {
     const client = await anotherClient(app, w, 'setting@example.com');
-    const { token: t } = await lookUp(app, smtp, w.requester, w.issuer.id, client.id);
+    const { token: t, lookupId } = await lookUp(app, smtp, w.requester, w.issuer.id, client.id);
+    const pending = await v3(app, '/lookups', { key: w.requester.key, body: { issuer_id: w.issuer.id, client_id: client.id } });
+    expect(pending.status).toBe(201);
+    await deliverMail(app, { SMTP_URL: smtp.url });
     await v3(app, '/settings/lookup', { key: w.issuer.key, body: { enabled: false } });
     try {
       await new Promise((r) => setTimeout(r, 1000));
@@ -193,6 +196,17 @@ describe('the token lives with its pass and its issuer’s setting', () => {
       await v3(app, '/settings/lookup', { key: w.issuer.key, body: { enabled: true } });
     }
     await new Promise((r) => setTimeout(r, 1000));
-    expect((await v3(app, `/clients/${client.id}`, { headers: withToken(t) })).status).toBe(200);
+    expectError(await v3(app, `/clients/${client.id}`, { headers: withToken(t) }), 401, 'invalid_lookup_token');
+    // The verifying reseller's key alone reads the client no more, either.
+    expectError(await v3(app, `/clients/${client.id}`, { key: w.requester.key }), 404, 'resource_not_found');
+    expect((await v3(app, `/lookups/${lookupId}`, { key: w.requester.key })).body.status).toBe('REVOKED');
+    const revokedPending = await v3(app, `/lookups/${pending.body.id}`, { key: w.requester.key });
+    expect(revokedPending.body.status).toBe('REVOKED');
+    expectError(await v3(app, `/lookups/${pending.body.id}/verify`, { key: w.requester.key, body: { access_code: '123456' } }), 409, 'lookup_not_pending');
+    const gqlRead = await gql(app, w.requester.key, 'query($id: ID!) { lookup(id: $id) { status } }', { id: lookupId });
+    expect(gqlRead.body.data.lookup.status).toBe('REVOKED');
+    // A new lookup, verified by the client again, works.
+    const again = await lookUp(app, smtp, w.requester, w.issuer.id, client.id);
+    expect((await v3(app, `/clients/${client.id}`, { headers: withToken(again.token) })).status).toBe(200);
   });
 });

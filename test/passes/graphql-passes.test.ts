@@ -158,16 +158,27 @@ describe('mutation issuePass', () => {
 });
 
 describe('mutation updateIssuedPass', () => {
-  it('to another package › changes the pass and keeps the expiry', async () => {
+  it('PAYG to PREPAID › changes the pass and starts a paid period now', async () => {
     const { reseller, payg, prepaid } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     const since = await lastOutboxId(app);
     const res = await gql(app, reseller.key, UPDATE, { input: { clientId: issued.client_id, passId: prepaid.id } });
     expect(res.body.data.updateIssuedPass).toMatchObject({
       __typename: 'IssuedPassPayload',
-      issuedPass: { id: issued.id, paymentModel: 'PREPAID', pass: { id: prepaid.id, name: 'Prepaid' }, expiresAt: '2027-04-10T00:00:00Z' },
+      issuedPass: { id: issued.id, paymentModel: 'PREPAID', pass: { id: prepaid.id, name: 'Prepaid' }, expiresAt: '2027-04-10T12:00:00Z' },
     });
     expect((await outboxSince(app, since)).map((e) => e.payload.type)).toEqual(['issued_pass.updated']);
+    expect((await businessLedger(app, reseller.id)).balance).toBe(97_000);
+  });
+
+  it('to the package it has › a ConflictError pass_unchanged on passId', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    const res = await gql(app, reseller.key, `mutation($input: UpdateIssuedPassInput!) { updateIssuedPass(input: $input) {
+      __typename ... on ConflictError { code param } } }`, { input: { clientId: issued.client_id, passId: payg.id } });
+    expect(res.body.data.updateIssuedPass).toEqual({ __typename: 'ConflictError', code: 'pass_unchanged', param: 'passId' });
+    await expectUnchanged(app, before);
   });
 
   it('an unknown clientId › answers InputError on clientId', async () => {

@@ -150,6 +150,7 @@ describe('POST /issued_passes', () => {
       ],
       start_date: '2027-03-15',
       expires_at: unix('2027-04-15T00:00:00Z'),
+      paid_through: null,
       created: unix('2027-03-15T09:30:00Z'),
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
-import { v3 } from '../support/http.ts';
+import { gql, v3 } from '../support/http.ts';
 import { expectError, expectUnchanged, unix } from '../support/assertions.ts';
 import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 
@@ -19,38 +19,117 @@ async function setup(now = '2027-03-10T12:00:00Z', balance = 1_000_000) {
   return { reseller, payg, prepaid };
 }
 
+const update = (r: TestReseller, clientId: string, passId: string) =>
+  v3(app, '/issued_passes/update', { key: r.key, body: { client_id: clientId, pass_id: passId } });
+/** A wallet debit the client made elsewhere (a spa booking), as its ledger row moves the balance. */
+const spendCredits = (clientId: string, resellerId: string, amount: number) => app.sql(
+  `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, created_at) values (?, ?, ?, 'DEBIT', ?, 'spent', now())`,
+  [`ctxn_${clientId.slice(-26)}`, resellerId, clientId, amount]);
+
 describe('POST /issued_passes/update', () => {
-  it('to another package › changes pass_id, pass_name and payment_model and keeps expires_at', async () => {
-    const { reseller, payg } = await setup();
-    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly Prepaid', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+  it('PAYG to PREPAID › debits the new price, starts a paid period now and grants its credits', async () => {
+    const { reseller, payg, prepaid } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: quarterly.id } });
+    expect(issued.paid_through).toBeNull();
+    const res = await update(reseller, issued.client_id, prepaid.id);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
-      object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: quarterly.id, pass_name: 'Quarterly Prepaid',
-      payment_model: 'PREPAID', status: 'ACTIVE', expires_at: issued.expires_at, passcode: issued.passcode,
+      object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: prepaid.id, pass_name: 'Prepaid Monthly',
+      payment_model: 'PREPAID', status: 'ACTIVE', passcode: issued.passcode,
+      expires_at: unix('2027-04-10T12:00:00Z'), paid_through: unix('2027-04-10T12:00:00Z'),
     });
     expect((await getIssued(reseller, issued.client_id)).body).toEqual(res.body);
-    const [row] = await app.sql<{ pass_id: string; payment_model: string }>('select pass_id, payment_model from issued_pass where id = ?', [issued.id]);
-    expect(row).toEqual({ pass_id: quarterly.id, payment_model: 'PREPAID' });
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 997_000, ledgerSum: 997_000, rows: 2 });
+    const [debit] = await app.sql<{ amount: string; reference_id: string }>(
+      "select amount::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT'", [reseller.id]);
+    expect(debit).toEqual({ amount: '3000', reference_id: issued.id });
+    expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 100, ledgerSum: 100 });
   });
 
-  it('PAYG to PREPAID › moves no money (the next renewal charges the new price)', async () => {
+  it('PAYG to PAYG › moves nothing and keeps expires_at', async () => {
+    const { reseller, payg } = await setup();
+    const other = await createPassPackage(app, reseller, { name: 'Flex Plus', paymentModel: 'PAYG', price: 0 });
+    const issued = await issuePass(app, reseller, payg.id);
+    const ledger = await businessLedger(app, reseller.id);
+    const wallet = await walletLedger(app, issued.client_id);
+    const res = await update(reseller, issued.client_id, other.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ pass_id: other.id, payment_model: 'PAYG', expires_at: issued.expires_at, paid_through: null });
+    expect(await businessLedger(app, reseller.id)).toEqual(ledger);
+    expect(await walletLedger(app, issued.client_id)).toEqual(wallet);
+  });
+
+  it('PREPAID to PAYG mid-period › refunds the unused whole days and takes back their share of the credits; expiry kept', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    expect(issued).toMatchObject({ expires_at: unix('2027-04-10T00:00:00Z'), paid_through: unix('2027-04-10T00:00:00Z') });
+    app.clock.set(new Date('2027-03-20T12:00:00Z'));
+    const res = await update(reseller, issued.client_id, payg.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ payment_model: 'PAYG', expires_at: unix('2027-04-10T00:00:00Z'), paid_through: null });
+    // 20 whole days left of the 31 of the period: 3000 × 20 ÷ 31 = 1935, 50 × 20 ÷ 31 = 32 credits.
+    const rows = await app.sql<{ type: string; amount: string; reference_id: string }>(
+      'select type, amount::text, reference_id from business_transaction where reseller_id = ? order by id', [reseller.id]);
+    expect(rows.slice(1)).toEqual([{ type: 'DEBIT', amount: '3000', reference_id: issued.id }, { type: 'CREDIT', amount: '1935', reference_id: issued.id }]);
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 998_935, ledgerSum: 998_935, rows: 3 });
+    expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 18, ledgerSum: 18 });
+  });
+
+  it('PREPAID to PAYG after some credits were spent › the refund shrinks in proportion to the credits that cannot come back', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    await spendCredits(issued.client_id, reseller.id, 34);
+    app.clock.set(new Date('2027-03-20T12:00:00Z'));
+    const res = await update(reseller, issued.client_id, payg.id);
+    expect(res.status, res.text).toBe(200);
+    // 32 credits are due back and 16 are left: half the refund, 3000 × 20 × 16 ÷ (31 × 32) = 967.
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 997_967, ledgerSum: 997_967, rows: 3 });
+    expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 0, ledgerSum: 0 });
+  });
+
+  it('in and out of PREPAID on one day › hands out nothing: the price comes back only with the credits', async () => {
     const { reseller, payg, prepaid } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     const ledger = await businessLedger(app, reseller.id);
     const wallet = await walletLedger(app, issued.client_id);
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
-    expect(res.status).toBe(200);
-    expect(await businessLedger(app, reseller.id)).toEqual(ledger);
-    expect(await walletLedger(app, issued.client_id)).toEqual(wallet);
+    expect((await update(reseller, issued.client_id, prepaid.id)).status).toBe(200);
+    expect((await update(reseller, issued.client_id, payg.id)).status).toBe(200);
+    const after = await walletLedger(app, issued.client_id);
+    const business = await businessLedger(app, reseller.id);
+    // The whole period was unused but for the part of today: at most a day's price is kept, no credit is gained.
+    expect(after.balance).toBeLessThanOrEqual(wallet.balance + 2);
+    expect(business.balance).toBeLessThanOrEqual(ledger.balance);
+    expect(business.balance).toBeGreaterThanOrEqual(ledger.balance - 100);
+    expect(business.ledgerSum).toBe(business.balance);
+  });
+
+  it('PREPAID to another PREPAID › refunds the old period, debits the new price, expiry one new duration from now', async () => {
+    const { reseller, prepaid } = await setup();
+    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly Prepaid', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+    const issued = await issuePass(app, reseller, prepaid.id);
+    app.clock.set(new Date('2027-03-20T12:00:00Z'));
+    const res = await update(reseller, issued.client_id, quarterly.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ pass_id: quarterly.id, expires_at: unix('2027-06-20T12:00:00Z'), paid_through: unix('2027-06-20T12:00:00Z') });
+    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 1_000_000 - 3000 + 1935 - 8000, ledgerSum: 1_000_000 - 3000 + 1935 - 8000, rows: 4 });
+    expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 50 - 32 + 50, ledgerSum: 50 - 32 + 50 });
+  });
+
+  it('into PREPAID with too little balance › answers 422 insufficient_balance and changes nothing', async () => {
+    const { reseller, payg, prepaid } = await setup('2027-03-10T12:00:00Z', 2999);
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    const res = await update(reseller, issued.client_id, prepaid.id);
+    expectError(res, 422, 'insufficient_balance');
+    await expectUnchanged(app, before);
+    expect((await getIssued(reseller, issued.client_id)).body).toMatchObject({ pass_id: payg.id, payment_model: 'PAYG' });
   });
 
   it('success › records issued_pass.updated with the new package', async () => {
     const { reseller, payg, prepaid } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     const since = await lastOutboxId(app);
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    const res = await update(reseller, issued.client_id, prepaid.id);
     const events = await outboxSince(app, since);
     expect(events).toHaveLength(1);
     expect(events[0].topic).toBe('event');
@@ -58,23 +137,34 @@ describe('POST /issued_passes/update', () => {
     expect(events[0].payload.data.object.pass_id).toBe(prepaid.id);
   });
 
-  it('to the package it already has › answers 200 and records no event', async () => {
-    const { reseller, payg } = await setup();
-    const issued = await issuePass(app, reseller, payg.id);
+  it('to the package it already has › answers 409 pass_unchanged on pass_id, moves nothing and records no event', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
     const before = await dbState(app);
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: payg.id } });
-    expect(res.status).toBe(200);
-    expect(res.body.pass_id).toBe(payg.id);
+    const res = await update(reseller, issued.client_id, prepaid.id);
+    expectError(res, 409, 'pass_unchanged', 'pass_id');
+    expect(res.body.error.type).toBe('resource_conflict_error');
     await expectUnchanged(app, before);
   });
 
-  it('an expired pass › can change package and stays EXPIRED with its expiry', async () => {
+  it('an expired pass into PREPAID › starts a paid period now and is ACTIVE again', async () => {
     const { reseller, payg, prepaid } = await setup('2027-01-31T10:00:00Z');
     const issued = await issuePass(app, reseller, payg.id);
     app.clock.set(new Date('2027-03-01T00:00:00Z'));
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    const res = await update(reseller, issued.client_id, prepaid.id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'EXPIRED', expires_at: unix('2027-02-28T00:00:00Z'), pass_id: prepaid.id });
+    expect(res.body).toMatchObject({ status: 'ACTIVE', expires_at: unix('2027-04-01T00:00:00Z'), paid_through: unix('2027-04-01T00:00:00Z'), pass_id: prepaid.id });
+  });
+
+  it('an expired PREPAID pass to PAYG › refunds nothing: its paid period is over', async () => {
+    const { reseller, payg, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    app.clock.set(new Date('2027-05-01T00:00:00Z'));
+    const ledger = await businessLedger(app, reseller.id);
+    const res = await update(reseller, issued.client_id, payg.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'EXPIRED', paid_through: null });
+    expect(await businessLedger(app, reseller.id)).toEqual(ledger);
   });
 
   it('a CANCELLED pass › answers 409 pass_cancelled and changes nothing', async () => {
@@ -82,7 +172,7 @@ describe('POST /issued_passes/update', () => {
     const issued = await issuePass(app, reseller, payg.id);
     await cancel(issued.id);
     const before = await dbState(app);
-    const res = await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: prepaid.id } });
+    const res = await update(reseller, issued.client_id, prepaid.id);
     expectError(res, 409, 'pass_cancelled');
     expect(res.body.error.type).toBe('resource_conflict_error');
     await expectUnchanged(app, before);
@@ -190,6 +280,58 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     expectError(res, 409, 'pass_cancelled');
     await expectUnchanged(app, before);
     expect((await getIssued(reseller, issued.client_id)).body.status).toBe('CANCELLED');
+  });
+});
+
+describe('POST /issued_passes/{client_id}/expiry: what was paid for', () => {
+  const setExpiry = (r: TestReseller, clientId: string, at: string) =>
+    v3(app, `/issued_passes/${clientId}/expiry`, { key: r.key, body: { expires_at: unix(at) } });
+
+  it('PAYG › up to 5 years ahead is accepted; a second later is 400 on expires_at', async () => {
+    const { reseller, payg } = await setup();
+    const issued = await issuePass(app, reseller, payg.id);
+    const before = await dbState(app);
+    expectError(await setExpiry(reseller, issued.client_id, '2032-03-10T12:00:01Z'), 400, 'validation_error', 'expires_at');
+    expectError(await setExpiry(reseller, issued.client_id, '2100-01-01T00:00:00Z'), 400, 'validation_error', 'expires_at');
+    await expectUnchanged(app, before);
+    const res = await setExpiry(reseller, issued.client_id, '2032-03-10T12:00:00Z');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ expires_at: unix('2032-03-10T12:00:00Z'), paid_through: null });
+  });
+
+  it('PREPAID past paid_through (the year 2100) › answers 409 renewal_required and moves no money and no expiry', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    const before = await dbState(app);
+    for (const at of ['2100-01-01T00:00:00Z', '2027-04-10T00:00:01Z']) {
+      const res = await setExpiry(reseller, issued.client_id, at);
+      expectError(res, 409, 'renewal_required', 'expires_at');
+      expect(res.body.error.type).toBe('resource_conflict_error');
+    }
+    await expectUnchanged(app, before);
+    expect((await getIssued(reseller, issued.client_id)).body.expires_at).toBe(unix('2027-04-10T00:00:00Z'));
+  });
+
+  it('PREPAID › may be shortened and set back up to paid_through; a renewal pays for more', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    expect((await setExpiry(reseller, issued.client_id, '2027-04-01T00:00:00Z')).body)
+      .toMatchObject({ expires_at: unix('2027-04-01T00:00:00Z'), paid_through: unix('2027-04-10T00:00:00Z') });
+    expect((await setExpiry(reseller, issued.client_id, '2027-04-10T00:00:00Z')).status).toBe(200);
+    const renewal = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
+    expect(renewal.body.issued_pass.paid_through).toBe(unix('2027-05-10T00:00:00Z'));
+    expect((await setExpiry(reseller, issued.client_id, '2027-05-10T00:00:00Z')).status).toBe(200);
+    expectError(await setExpiry(reseller, issued.client_id, '2027-05-10T00:00:01Z'), 409, 'renewal_required', 'expires_at');
+  });
+
+  it('GraphQL setIssuedPassExpiry › a ConflictError renewal_required; paidThrough on the IssuedPass', async () => {
+    const { reseller, prepaid } = await setup();
+    const issued = await issuePass(app, reseller, prepaid.id);
+    const res = await gql(app, reseller.key, `mutation($i: SetIssuedPassExpiryInput!) { setIssuedPassExpiry(input: $i) {
+      __typename ... on Error { code } ... on ConflictError { param } } }`, { i: { clientId: issued.client_id, expiresAt: '2100-01-01T00:00:00Z' } });
+    expect(res.body.data.setIssuedPassExpiry).toEqual({ __typename: 'ConflictError', code: 'renewal_required', param: 'expiresAt' });
+    const read = await gql(app, reseller.key, 'query($id: ID!) { issuedPass(clientId: $id) { paidThrough expiresAt } }', { id: issued.client_id });
+    expect(read.body.data.issuedPass).toEqual({ paidThrough: '2027-04-10T00:00:00Z', expiresAt: '2027-04-10T00:00:00Z' });
   });
 });
 
@@ -308,11 +450,12 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     const { reseller, payg } = await setup('2027-03-10T12:00:00Z', 100_000);
     const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
     const issued = await issuePass(app, reseller, payg.id);
-    await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: issued.client_id, pass_id: quarterly.id } });
+    expect((await update(reseller, issued.client_id, quarterly.id)).status).toBe(200);
     const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ amount: 8000, previous_expires_at: unix('2027-04-10T00:00:00Z'), new_expires_at: unix('2027-07-10T00:00:00Z') });
-    expect(await businessLedger(app, reseller.id)).toMatchObject({ balance: 92_000, ledgerSum: 92_000 });
+    expect(res.body).toMatchObject({ amount: 8000, previous_expires_at: unix('2027-06-10T12:00:00Z'), new_expires_at: unix('2027-09-10T12:00:00Z') });
+    expect(res.body.issued_pass.paid_through).toBe(unix('2027-09-10T12:00:00Z'));
+    expect(await businessLedger(app, reseller.id)).toMatchObject({ balance: 84_000, ledgerSum: 84_000 });
   });
 
   it('with an empty JSON object body › renews like a body-less request', async () => {

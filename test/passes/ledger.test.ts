@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
-import type { PassCategory } from '../../src/modules/passes/passes.entity.ts';
+import type { Duration, PassCategory } from '../../src/modules/passes/passes.entity.ts';
+import { addDuration, daysInPeriodEnding } from '../../src/modules/passes/passes.service.ts';
 import { useApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, walletLedger, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
@@ -25,8 +26,23 @@ function prng(seed: number) {
   };
 }
 
-interface ModelPackage { id: string; price: number; paymentModel: 'PAYG' | 'PREPAID'; credits: number }
-interface ModelClient { id: string; pkg: ModelPackage; wallet: number }
+interface ModelPackage { id: string; price: number; paymentModel: 'PAYG' | 'PREPAID'; credits: number; duration: Duration }
+interface ModelClient { id: string; pkg: ModelPackage; wallet: number; expires: Date; paidThrough: Date | null }
+
+/**
+ * The money of a package change as README "Issued passes" states it: the unused whole days of a
+ * PREPAID period come back with the same share of its credits; credits already spent shrink the
+ * refund in proportion.
+ */
+function leavingPrepaid(c: ModelClient, now: Date): { refund: number; creditsBack: number } {
+  if (c.pkg.paymentModel !== 'PREPAID' || !c.paidThrough || c.paidThrough <= now) return { refund: 0, creditsBack: 0 };
+  const daysLeft = BigInt(Math.floor((c.paidThrough.getTime() - now.getTime()) / 86_400_000));
+  const inPeriod = BigInt(daysInPeriodEnding(c.paidThrough, c.pkg.duration));
+  const due = (BigInt(c.pkg.credits) * daysLeft) / inPeriod;
+  if (due === 0n) return { refund: Number((BigInt(c.pkg.price) * daysLeft) / inPeriod), creditsBack: 0 };
+  const taken = BigInt(c.wallet) < due ? BigInt(c.wallet) : due;
+  return { refund: Number((BigInt(c.pkg.price) * daysLeft * taken) / (inPeriod * due)), creditsBack: Number(taken) };
+}
 interface ModelReseller { r: TestReseller; balance: number; packages: ModelPackage[]; clients: ModelClient[] }
 
 const categories = (credits: number): PassCategory[] => [
@@ -62,8 +78,9 @@ describe('business account and wallet ledgers', () => {
       const r = await createReseller(app, { name: `Ledger ${i}`, balance });
       const packages: ModelPackage[] = [];
       for (const [paymentModel, price, credits] of [['PAYG', 4000, 30], ['PREPAID', rand.int(10, 60) * 100, 50], ['PREPAID', rand.int(10, 60) * 100, 0]] as const) {
-        const pkg = await createPassPackage(app, r, { paymentModel, price, categories: categories(credits), duration: rand.pick(['MONTHLY', 'QUARTERLY', 'ANNUALLY'] as const) });
-        packages.push({ id: pkg.id, price, paymentModel, credits });
+        const duration = rand.pick(['MONTHLY', 'QUARTERLY', 'ANNUALLY'] as const);
+        const pkg = await createPassPackage(app, r, { paymentModel, price, categories: categories(credits), duration });
+        packages.push({ id: pkg.id, price, paymentModel, credits, duration });
       }
       resellers.push({ r, balance, packages, clients: [] });
     }
@@ -71,9 +88,9 @@ describe('business account and wallet ledgers', () => {
     const outcomes: Record<string, number> = {};
     const count = (what: string) => { outcomes[what] = (outcomes[what] ?? 0) + 1; };
 
-    for (let step = 0; step < 36; step++) {
+    for (let step = 0; step < 60; step++) {
       const m = rand.pick(resellers);
-      const op = rand.pick(['issue', 'issue', 'issue', 'renew', 'renew', 'update', 'fund', 'time'] as const);
+      const op = rand.pick(['issue', 'issue', 'issue', 'renew', 'renew', 'update', 'update', 'update', 'fund', 'time'] as const);
       const label = `step ${step} ${op} on ${m.r.id}`;
       if (op === 'issue') {
         const pkg = rand.pick(m.packages);
@@ -104,7 +121,8 @@ describe('business account and wallet ledgers', () => {
         }
         if (clientId) {
           if (pkg.paymentModel === 'PREPAID') m.balance -= pkg.price;
-          m.clients.push({ id: clientId, pkg, wallet: pkg.credits });
+          const expires = addDuration(new Date(`${app.clock.now().toISOString().slice(0, 10)}T00:00:00Z`), pkg.duration);
+          m.clients.push({ id: clientId, pkg, wallet: pkg.credits, expires, paidThrough: pkg.paymentModel === 'PREPAID' ? expires : null });
           count(`issue ${pkg.paymentModel}`);
         } else {
           await expectUnchanged(app, before!);
@@ -125,6 +143,9 @@ describe('business account and wallet ledgers', () => {
           expect(res.body.amount).toBe(c.pkg.price);
           m.balance -= c.pkg.price;
           c.wallet += c.pkg.credits;
+          const now = app.clock.now();
+          c.expires = addDuration(c.expires > now ? c.expires : now, c.pkg.duration);
+          if (!c.paidThrough || c.paidThrough < c.expires) c.paidThrough = c.expires;
           count('renew');
         } else {
           expect(res.status, label).toBe(422);
@@ -134,10 +155,37 @@ describe('business account and wallet ledgers', () => {
       } else if (op === 'update' && m.clients.length > 0) {
         const c = rand.pick(m.clients);
         const pkg = rand.pick(m.packages);
+        const now = app.clock.now();
+        const back = leavingPrepaid(c, now);
+        const affordable = pkg.paymentModel === 'PAYG' || m.balance + back.refund >= pkg.price;
+        const before = pkg.id === c.pkg.id || !affordable ? await dbState(app) : undefined;
         const res = await v3(app, '/issued_passes/update', { key: m.r.key, body: { client_id: c.id, pass_id: pkg.id } });
-        expect(res.status, label).toBe(200);
-        c.pkg = pkg;
-        count('update');
+        if (pkg.id === c.pkg.id) {
+          expect(res.status, label).toBe(409);
+          expect(res.body.error.code).toBe('pass_unchanged');
+          count('update refused (same package)');
+        } else if (!affordable) {
+          expect(res.status, label).toBe(422);
+          expect(res.body.error.code).toBe('insufficient_balance');
+          count('update refused (balance)');
+        } else {
+          expect(res.status, `${label}: ${res.text}`).toBe(200);
+          m.balance += back.refund;
+          c.wallet -= back.creditsBack;
+          if (pkg.paymentModel === 'PREPAID') {
+            m.balance -= pkg.price;
+            c.wallet += pkg.credits;
+            c.expires = addDuration(now, pkg.duration);
+            c.paidThrough = c.expires;
+          } else {
+            c.paidThrough = null;
+          }
+          expect(res.body.expires_at, label).toBe(Math.floor(c.expires.getTime() / 1000));
+          expect(res.body.paid_through, label).toBe(c.paidThrough && Math.floor(c.paidThrough.getTime() / 1000));
+          c.pkg = pkg;
+          count(`update ${back.refund > 0 ? 'with refund ' : ''}to ${pkg.paymentModel}`);
+        }
+        if (before) await expectUnchanged(app, before);
       } else if (op === 'fund') {
         const amount = rand.int(1, 8) * 1000;
         await app.orm.em.fork().transactional((tx) => fundReseller(tx, m.r.id, amount, app.clock.now()));
@@ -154,6 +202,9 @@ describe('business account and wallet ledgers', () => {
     expect(outcomes['issue refused']).toBeGreaterThan(0);
     expect(outcomes.renew).toBeGreaterThan(0);
     expect(outcomes.fund).toBeGreaterThan(0);
+    const times = (...what: string[]) => what.reduce((n, w) => n + (outcomes[w] ?? 0), 0);
+    expect(times('update with refund to PREPAID', 'update with refund to PAYG'), JSON.stringify(outcomes)).toBeGreaterThan(0);
+    expect(times('update to PREPAID', 'update with refund to PREPAID'), JSON.stringify(outcomes)).toBeGreaterThan(0);
 
     for (const m of resellers) {
       const ledger = await businessLedger(app, m.r.id);

@@ -53,7 +53,7 @@ export function clientBody(passId: string, extra: Record<string, unknown> = {}) 
 export async function issuePass(app: TestApp, reseller: TestReseller, passId: string, extra: Record<string, unknown> = {}) {
   const res = await v3(app, '/issued_passes', { key: reseller.key, body: clientBody(passId, extra) });
   if (res.status !== 201) throw new Error(`issuing a pass failed: ${res.status} ${res.text}`);
-  return res.body as { id: string; client_id: string; passcode: string; expires_at: number; status: string };
+  return res.body as { id: string; client_id: string; passcode: string; expires_at: number; paid_through: number | null; status: string };
 }
 
 export async function businessLedger(app: TestApp, resellerId: string) {

@@ -1,5 +1,5 @@
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
 import type { TxEm } from '../../platform/transaction.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
@@ -59,6 +59,13 @@ export async function creditWalletShowingBalance(em: TxEm, c: WalletChange): Pro
 }
 
 export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', c);
+
+/** The client's wallet balance, its row locked to the end of the transaction (nothing else moves it meanwhile). */
+export async function lockedWalletBalance(em: TxEm, resellerId: string, clientId: string): Promise<number> {
+  const [row] = await preparedRead<{ credit_balance: string }>(em,
+    'select credit_balance from client where id = ? and reseller_id = ? for update', [clientId, resellerId]);
+  return Number(row!.credit_balance);
+}
 export const debitWallet = (em: TxEm, c: WalletChange) => change(em, 'DEBIT', c);
 
 export interface NewCreditPackage { resellerId: string; name: string; credits: number; price: number; currency: string; createdAt: Date }

@@ -1,8 +1,11 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** Stored statuses; EXPIRED is read from `expiresAt` (a PENDING lookup) or the pass (an ACTIVE one). */
-export const lookupStatuses = ['PENDING', 'ACTIVE', 'FAILED'] as const;
-export const presentedLookupStatuses = ['PENDING', 'ACTIVE', 'FAILED', 'EXPIRED'] as const;
+/**
+ * Stored statuses; EXPIRED is read from `expiresAt` (a PENDING lookup) or the pass (an ACTIVE one).
+ * REVOKED: its issuer turned lookup off, which ends it for good.
+ */
+export const lookupStatuses = ['PENDING', 'ACTIVE', 'FAILED', 'REVOKED'] as const;
+export const presentedLookupStatuses = ['PENDING', 'ACTIVE', 'FAILED', 'EXPIRED', 'REVOKED'] as const;
 export type LookupStatus = (typeof presentedLookupStatuses)[number];
 
 export const LookupSchema = defineEntity({

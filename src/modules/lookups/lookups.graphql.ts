@@ -8,8 +8,8 @@ import { verifyLookup } from './verify-lookup.ts';
 // Lookups on GraphQL (README "Lookup"): the same use cases as lookups.rest.ts.
 
 const LookupStatusEnum = builder.enumType('LookupStatus', {
-  description: 'PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left) or EXPIRED (unverified after '
-    + '15 minutes, or its token no longer works).',
+  description: 'PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left), EXPIRED (unverified after '
+    + '15 minutes, or its token no longer works) or REVOKED (its issuer turned lookup off: for good).',
   values: presentedLookupStatuses,
 });
 

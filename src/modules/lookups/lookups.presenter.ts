@@ -11,7 +11,7 @@ export const lookupSchema = z.object({
   object: z.literal('lookup').describe('Always `lookup`'),
   id: z.string().describe('Lookup id'),
   status: z.enum(presentedLookupStatuses).describe('PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left) '
-    + 'or EXPIRED (unverified after 15 minutes, or its token no longer works)'),
+    + 'EXPIRED (unverified after 15 minutes, or its token no longer works) or REVOKED (its issuer turned lookup off: for good)'),
   issuer_id: z.string().describe("The client's reseller"),
   client_id: z.string().describe('The client looked up'),
   expires_at: unixTime('When the mailed code stops working'),

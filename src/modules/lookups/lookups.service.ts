@@ -13,6 +13,7 @@ import type { presentLookup } from './lookups.presenter.ts';
 
 export type { Lookup, LookupStatus } from './lookups.entity.ts';
 export { presentedLookupStatuses } from './lookups.entity.ts';
+export { setLookupEnabled } from './lookup-settings.ts';
 /** Payload (`data.object`) of lookup.verified: the V3 `lookup`, which never carries the token. */
 export type LookupObject = ReturnType<typeof presentLookup>;
 

@@ -52,6 +52,7 @@ export async function issuePass(ctx: TxCtx, raw: IssuePassInput): Promise<Issued
     createdAt: now,
   });
   await ctx.em.flush(); // the client row first: the issued pass references it
+  const expiresAt = addDuration(start, pass.duration);
   const issuedPass = ctx.em.create(IssuedPassSchema, {
     id: newId('issuedPass', now.getTime()),
     resellerId,
@@ -61,7 +62,8 @@ export async function issuePass(ctx: TxCtx, raw: IssuePassInput): Promise<Issued
     status: 'ACTIVE',
     paymentModel: pass.paymentModel,
     startDate,
-    expiresAt: addDuration(start, pass.duration),
+    expiresAt,
+    paidThrough: pass.paymentModel === 'PREPAID' ? expiresAt : null,
     visitsPeriod: visitsPeriodOf(now),
     visitsUsed: {},
     createdAt: now,

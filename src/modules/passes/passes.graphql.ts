@@ -99,6 +99,11 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
     }),
     startDate: t.field({ type: 'Date', resolve: (p) => p.startDate }),
     expiresAt: t.field({ type: 'DateTime', resolve: (p) => p.expiresAt }),
+    paidThrough: t.field({
+      type: 'DateTime', nullable: true,
+      description: 'PREPAID: the end of the last paid period; expiresAt may not pass it without a renewal. PAYG: null.',
+      resolve: (p) => p.paidThrough,
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (p) => p.createdAt }),
   }),
 });
@@ -183,7 +188,7 @@ builder.mutationFields((t) => ({
   }),
   updateIssuedPass: t.field({
     type: IssuedPassPayload,
-    description: "Changes the pass type of the client's issued pass, keeping its expiry.",
+    description: "Changes the pass type of the client's issued pass; money follows the coverage (a PREPAID package starts a paid period, leaving one refunds its unused days). Idempotency-Key accepted.",
     authScopes: { reseller: true },
     args: { input: t.arg({ type: UpdateIssuedPassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'UpdateIssuedPassResult' } },

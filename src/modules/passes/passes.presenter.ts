@@ -48,6 +48,8 @@ export const issuedPassSchema = z.object({
   categories: z.array(issuedPassCategorySchema).describe('What the pass covers, one entry a provider category'),
   start_date: z.string().describe('First day of the pass, YYYY-MM-DD'),
   expires_at: unixTime('Expiry time'),
+  paid_through: unixTime('PREPAID: end of the last paid period; `expires_at` may not pass it without a renewal').nullable()
+    .describe('PREPAID: end of the last paid period, Unix seconds; `expires_at` may not pass it without a renewal. PAYG: null'),
   created: unixTime('Issue time'),
 }).meta({ id: 'IssuedPass', description: "A pass issued to a client" });
 export type IssuedPassResource = z.infer<typeof issuedPassSchema>;
@@ -103,6 +105,7 @@ export function presentIssuedPass(r: { issuedPass: IssuedPass; pass: PassPackage
     })),
     start_date: ip.startDate,
     expires_at: unixSeconds(ip.expiresAt),
+    paid_through: ip.paidThrough ? unixSeconds(ip.paidThrough) : null,
     created: unixSeconds(ip.createdAt),
   };
 }

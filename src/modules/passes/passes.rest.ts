@@ -51,10 +51,10 @@ export const passesRoutes = defineRoutes([
   },
   {
     method: 'POST', path: '/issued_passes/update', operationId: 'updateIssuedPass', tag: 'Issued passes',
-    summary: "Change the pass type of the client's issued pass, keeping its expiry",
+    summary: "Change the pass type of the client's issued pass (a PREPAID package starts a paid period; leaving one refunds its unused days)",
     body: updateIssuedPassInput, idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
-    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'pass_unchanged', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
       const result = await updateIssuedPass(ctx, body as UpdateIssuedPassInput);
       return { status: 200, body: presentIssuedPass(result, ctx.clock.now()) };
@@ -65,7 +65,7 @@ export const passesRoutes = defineRoutes([
     summary: "Set the expiry of the client's issued pass (an expired pass becomes ACTIVE again)",
     body: setExpiryInput, idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
-    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'renewal_required', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { params, body }) {
       const result = await setIssuedPassExpiry(ctx, params.client_id, body as SetExpiryInput);
       return { status: 200, body: presentIssuedPass(result, ctx.clock.now()) };

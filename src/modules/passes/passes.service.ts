@@ -258,7 +258,15 @@ const MONTHS: Record<Duration, number> = { MONTHLY: 1, QUARTERLY: 3, ANNUALLY: 1
 
 /** Adds the pass duration in calendar months (UTC), clamping to the month's last day (31 Jan + 1 month = 28/29 Feb). */
 export function addDuration(from: Date, duration: Duration): Date {
-  const months = MONTHS[duration];
+  return addMonths(from, MONTHS[duration]);
+}
+
+/** Whole days in the period of `duration` that ends at `end` (a paid period's length, for a pro-rata refund). */
+export function daysInPeriodEnding(end: Date, duration: Duration): number {
+  return Math.round((end.getTime() - addMonths(end, -MONTHS[duration]).getTime()) / 86_400_000);
+}
+
+function addMonths(from: Date, months: number): Date {
   const y = from.getUTCFullYear();
   const m = from.getUTCMonth() + months;
   const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();

@@ -36,6 +36,8 @@ export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewIn
   const from = previousExpiresAt.getTime() > now.getTime() ? previousExpiresAt : now;
   await resetPassVisits(ctx.em, issuedPass, now);
   issuedPass.expiresAt = addDuration(from, pass.duration);
+  // A renewal pays one more period; an expiry shortened below what was paid keeps what was paid.
+  if (!issuedPass.paidThrough || issuedPass.paidThrough.getTime() < issuedPass.expiresAt.getTime()) issuedPass.paidThrough = issuedPass.expiresAt;
   issuedPass.status = 'ACTIVE';
   issuedPass.visitsPeriod = visitsPeriodOf(now);
   issuedPass.visitsUsed = {};

@@ -2,7 +2,8 @@ import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
-import { getOwnReseller, listIssuers, setLookupEnabled, type Reseller } from './resellers.service.ts';
+import { getOwnReseller, listIssuers, type Reseller } from './resellers.service.ts';
+import { setLookupEnabled } from '../lookups/lookups.service.ts';
 
 // A reseller's lookup setting and the issuers (README "Lookup"), as REST's resellers.rest.ts.
 
@@ -46,8 +47,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   setLookupEnabled: t.field({
     type: LookupSettingsRef,
-    description: "Lets other resellers look up this reseller's clients (`enabled: true`), or stops it: off ends every lookup "
-      + 'token for its clients. Idempotency-Key accepted.',
+    description: "Lets other resellers look up this reseller's clients (`enabled: true`), or stops it: off revokes every lookup "
+      + 'of its clients for good (REVOKED; on again revives none). Idempotency-Key accepted.',
     authScopes: { reseller: true },
     args: { enabled: t.arg.boolean({ required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'SetLookupEnabledResult' } },

@@ -1,7 +1,8 @@
 import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
-import { getOwnReseller, listIssuers, lookupSettingsInput, setLookupEnabled, type LookupSettingsInput } from './resellers.service.ts';
+import { getOwnReseller, listIssuers, lookupSettingsInput, type LookupSettingsInput } from './resellers.service.ts';
+import { setLookupEnabled } from '../lookups/lookups.service.ts';
 import { issuerSchema, lookupSettingsSchema, presentIssuer, presentLookupSettings } from './resellers.presenter.ts';
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
@@ -19,7 +20,7 @@ export const resellersRoutes = defineRoutes([
   },
   {
     method: 'POST', path: '/settings/lookup', operationId: 'setLookupEnabled', tag: 'Lookups',
-    summary: "Let other resellers look up this reseller's clients (`enabled: true`), or stop it: off ends every lookup token for its clients",
+    summary: "Let other resellers look up this reseller's clients (`enabled: true`), or stop it: off revokes every lookup of its clients for good",
     body: lookupSettingsInput, idempotent: true,
     success: { status: 200, description: 'The `lookup_settings`', schema: lookupSettingsSchema },
     errors: [...authErrors, 'idempotency_key_reused', 'idempotency_request_in_progress'],

@@ -26,10 +26,10 @@ export async function getOwnReseller(ctx: Ctx): Promise<Reseller> {
 }
 
 /**
- * POST /settings/lookup: whether other resellers (and the caller itself) may look up this
- * reseller's clients. Turning it off ends every lookup token for its clients at once (README "Lookup").
+ * Stores whether other resellers (and the caller itself) may look up this reseller's clients. The
+ * use case is the lookups module's setLookupEnabled, which also revokes lookups when it turns off.
  */
-export async function setLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): Promise<Reseller> {
+export async function storeLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): Promise<Reseller> {
   const input = parseInput(lookupSettingsInput, raw);
   const reseller = await getOwnReseller(ctx);
   reseller.lookupEnabled = input.enabled;
