@@ -77,10 +77,11 @@ describe('outbox rows of the passes flows', () => {
     const clientId = issued.body.client_id;
     const updated = await restCall(reseller, '/issued_passes/update', { client_id: clientId, pass_id: other.id });
     expected.push({ requestId: requestIdOf(updated), type: 'issued_pass.updated', object: updated.body, idempotencyKey: null });
-    await restCall(reseller, '/issued_passes/update', { client_id: clientId, pass_id: other.id }); // no change: no event
+    // The same package again: 409 pass_unchanged, no event.
+    expect((await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: clientId, pass_id: other.id } })).status).toBe(409);
     const back = await restCall(reseller, '/issued_passes/update', { client_id: clientId, pass_id: prepaid.id });
     expected.push({ requestId: requestIdOf(back), type: 'issued_pass.updated', object: back.body, idempotencyKey: null });
-    const expiry = await restCall(reseller, `/issued_passes/${clientId}/expiry`, { expires_at: unix('2027-09-01T00:00:00Z') });
+    const expiry = await restCall(reseller, `/issued_passes/${clientId}/expiry`, { expires_at: unix('2027-06-01T00:00:00Z') });
     expected.push({ requestId: requestIdOf(expiry), type: 'issued_pass.updated', object: expiry.body, idempotencyKey: null });
     const renewed = await restCall(reseller, `/issued_passes/${clientId}/renew`, {}, 'ev-renew-1');
     expected.push({ requestId: requestIdOf(renewed), type: 'issued_pass.renewed', object: renewed.body, idempotencyKey: 'ev-renew-1' });
