@@ -11,6 +11,8 @@ import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
 import { ormOptions } from '../../src/db/orm.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { buildServer, warmUp } from '../../src/server.ts';
+import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/background.ts';
+import { moduleSweeps } from '../../src/cli/serve.ts';
 import type { TestApp } from '../support/app.ts';
 import { withDatabase } from '../support/global-setup.ts';
 import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
@@ -76,13 +78,15 @@ export interface LogLine { level: number; msg: string; err?: unknown; [k: string
 
 /**
  * The real server in-process on a fresh database, like test/support/app.ts's startApp, but reaching
- * the database at `reach(url)` (a proxy) and keeping every log line it writes.
+ * the database at `reach(url)` (a proxy) and keeping every log line it writes. With `background`,
+ * the background jobs run beside it as `serve` runs them (the modules' sweeps, the idempotency
+ * sweep, an outbox dispatcher), each every 50 ms.
  */
-export async function startFaultApp(reach: (url: string) => string = (u) => u): Promise<{ app: TestApp; logs: LogLine[] }> {
+export async function startFaultApp(reach: (url: string) => string = (u) => u, { background = false } = {}): Promise<{ app: TestApp; logs: LogLine[] }> {
   const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
   await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
   const databaseUrl = reach(withDatabase(inject('adminUrl'), database));
-  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
+  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', OUTBOX_POLL_MS: '50', IDEMPOTENCY_SWEEP_MS: '50', SESSION_SWEEP_MS: '50' });
   const logs: LogLine[] = [];
   const sink = new Writable({ write(chunk, _enc, done) { for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line)); done(); } });
   const log = pino({ level: 'info', base: undefined }, sink);
@@ -92,10 +96,16 @@ export async function startFaultApp(reach: (url: string) => string = (u) => u): 
   const server: http.Server = buildServer({ orm, config, clock, log });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  // Outbox rows are marked handled (nothing is sent): the dispatcher's reads and writes are what is under test.
+  const noop = async () => undefined;
+  const jobs: BackgroundJobs | undefined = background
+    ? startBackgroundJobs(orm, { config, clock, log, handlers: { mail: noop, event: noop }, sweeps: moduleSweeps(config, log) })
+    : undefined;
   const app: TestApp = {
     baseUrl: `http://127.0.0.1:${port}`, orm, clock, config, databaseUrl,
     sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
     async close() {
+      await jobs?.stop();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await orm.close();

@@ -11,7 +11,8 @@ import {
 // decisions §3, §12: PostgreSQL unreachable. The app reaches the database through a TCP proxy;
 // cut under load (its connections reset, its port refusing), every request answers 503
 // `service_unavailable` with Retry-After on both surfaces, /readyz 503, and the log says so once;
-// restored, the same app serves again, says so once, and every write happened exactly once.
+// restored, the same app serves again, says so once, and every write happened exactly once. The
+// background jobs run beside it all along and log nothing more.
 
 let app: TestApp;
 let logs: LogLine[];
@@ -26,7 +27,7 @@ beforeAll(async () => {
     const proxied = new URL(proxy.url);
     proxied.pathname = new URL(url).pathname;
     return proxied.toString();
-  }));
+  }, { background: true }));
   f = await faultWorld(app, 40);
 });
 afterAll(async () => {
