@@ -7,6 +7,7 @@ import type { Logger } from './platform/logger.ts';
 import { DomainError } from './platform/errors.ts';
 import { createPipeline, type Pipeline } from './platform/pipeline.ts';
 import { newRequestId } from './platform/request-context.ts';
+import { RETRY_AFTER_SECONDS } from './platform/unavailable.ts';
 import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
@@ -53,9 +54,11 @@ export function buildServer(deps: AppDeps): http.Server {
       metrics.observe(req, res.statusCode, ms / 1000);
     });
     route(deps, pipeline, rest, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
-      log.error({ err }, 'unhandled error');
+      // The database unreachable is 503, logged once when it goes down (not per request).
+      const down = pipeline.unavailable(err);
+      if (!down) log.error({ err }, 'unhandled error');
       if (res.headersSent) return res.destroy();
-      sendError(res, new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
+      sendError(res, down ?? new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
     });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerTransportError(err, socket, deps.log));
@@ -104,8 +107,9 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
     try {
       await deps.orm.em.fork().execute('select 1');
       return sendJson(res, 200, { status: 'ready' });
-    } catch {
-      return sendJson(res, 503, { status: 'database unreachable' });
+    } catch (err) {
+      if (!pipeline.unavailable(err)) log.error({ err }, 'readiness check failed');
+      return sendJson(res, 503, { status: 'database unreachable' }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
     }
   }
   return sendError(res, new DomainError('resource_not_found', `No such path: ${req.method} ${path}`), requestId);
@@ -138,8 +142,10 @@ async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: Se
       host: header(req, 'host'), requestId: r.requestId, log: r.log,
     });
   } catch (err) {
-    if (!(err instanceof DomainError)) r.log.error({ err }, 'hosted page failed');
-    answer = err instanceof DomainError ? hostedErrorPage(err.status, err.message) : hostedErrorPage(500, '');
+    const known = err instanceof DomainError ? err : pipeline.unavailable(err);
+    if (!known) r.log.error({ err }, 'hosted page failed');
+    answer = known ? hostedErrorPage(known.status, known.message) : hostedErrorPage(500, '');
+    if (known?.headers?.['Retry-After']) answer.headers = { ...answer.headers, 'Retry-After': known.headers['Retry-After'] };
   }
   res.writeHead(answer.status, { ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body) });
   res.end(req.method === 'HEAD' ? undefined : answer.body);

@@ -9,6 +9,9 @@ import { migrationsList } from './migrations/index.ts';
 
 export type Orm = MikroORM;
 
+/** The longest a statement waits for a connection (a new one made, or one of the pool freed). */
+export const DB_CONNECT_TIMEOUT_MS = 5000;
+
 export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): Options {
   // The rows pg hands the ORM, built without a dictionary-mode object (src/db/pg-result.ts).
   buildRowsOnPlainObjects();
@@ -28,7 +31,9 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's
     // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, 40 ms
     // for a 1 ms statement (bench/README.md); every statement here is short.
-    driverOptions: { Client: PreparingClient, options: '-c jit=off' },
+    // A connection not made, or not had from the pool, within DB_CONNECT_TIMEOUT_MS fails the request
+    // with 503 (src/platform/unavailable.ts) instead of holding it for as long as the database is away.
+    driverOptions: { Client: PreparingClient, options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,
     debug: false,

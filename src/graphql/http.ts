@@ -30,8 +30,10 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
     return await yoga.handle(req, res, { ctx, rawIdempotencyKey: header(req, 'idempotency-key') });
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
+  } catch (thrown) {
+    // The database unreachable while authenticating is 503 `service_unavailable`, in this shape too.
+    const err = thrown instanceof DomainError ? thrown : pipeline.unavailable(thrown);
+    if (!err) throw thrown;
     // GraphQL-over-HTTP shape for errors raised before execution (auth, body).
     const { error } = errorBody(err, requestId);
     return sendJson(res, err.status, { errors: [{ message: error.message, extensions: { ...error } }] }, {

@@ -80,8 +80,10 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
           // which yoga strips from the body.
           return written.replayed ? { ...body, extensions: { ...body.extensions, http: { headers: { 'X-Idempotent-Replayed': 'true' } } } } : body;
         } catch (err) {
-          // A malformed key (400), a key reused with another request or still in progress (409).
-          if (err instanceof DomainError) return { errors: [requestError(err, requestId)] };
+          // A malformed key (400), a key reused with another request or still in progress (409),
+          // the database unreachable (503 with Retry-After).
+          const known = err instanceof DomainError ? err : pipeline.unavailable(err);
+          if (known) return { errors: [requestError(known, requestId)] };
           throw err;
         }
       });
@@ -145,7 +147,8 @@ function checkParamsText(params: Params): void {
 /** A DomainError raised before execution (Idempotency-Key, text rule) in GraphQL-over-HTTP shape. */
 function requestError(err: DomainError, requestId: string | undefined): GraphQLError {
   const { message, request_id: _, ...extensions } = errorBody(err, requestId ?? '').error;
-  return new GraphQLError(message, { extensions: { ...extensions, ...(requestId ? { request_id: requestId } : {}), http: { status: err.status } } });
+  const http = { status: err.status, ...(err.headers?.['Retry-After'] ? { headers: { 'Retry-After': err.headers['Retry-After'] } } : {}) };
+  return new GraphQLError(message, { extensions: { ...extensions, ...(requestId ? { request_id: requestId } : {}), http } });
 }
 
 const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);

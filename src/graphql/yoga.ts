@@ -42,12 +42,17 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
           return restated(error as GraphQLError, original.message, { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) });
         }
         if (error instanceof GraphQLError && !error.originalError) return error;
+        // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
+        const down = pipeline.unavailable(original);
+        if (down) {
+          return restated(error as GraphQLError, down.message, { code: down.code, type: down.type, http: { status: down.status, headers: down.headers } });
+        }
         return restated(error as GraphQLError, message, { code: 'internal_error', type: 'api_error', ...(requestId ? { request_id: requestId } : {}) });
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
-    plugins: [logUnexpectedErrors(), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
+    plugins: [logUnexpectedErrors(pipeline), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
   });
 }
 
@@ -158,13 +163,14 @@ const graphiqlOptions = (): GraphiQLOptions => {
 };
 
 /** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
-function logUnexpectedErrors() {
+function logUnexpectedErrors(pipeline: Pipeline) {
   return useErrorHandler(({ errors, context }) => {
     const ctx = context as Partial<Ctx>;
     for (const error of errors) {
       const original = (error as GraphQLError).originalError ?? error;
       if (original instanceof DomainError || original instanceof GraphQLDomainError) continue;
       if (error instanceof GraphQLError && !error.originalError) continue; // a validation error, not a failure
+      if (pipeline.unavailable(original)) continue; // logged once when the database went down
       ctx.log?.error({ err: original, path: (error as GraphQLError).path }, 'graphql resolver failed');
     }
   });

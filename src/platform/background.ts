@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { sweepIdempotencyRecords } from './idempotency.ts';
 import { startOutboxDispatcher, type OutboxHandler } from './outbox.ts';
+import { databaseHealth } from './unavailable.ts';
 
 // The work that runs beside requests, never inside one: outbox delivery, the idempotency expiry
 // sweep and the modules' sweeps (e.g. booking sessions). `serve` runs it once per instance
@@ -22,15 +23,18 @@ export function startBackgroundJobs(orm: MikroORM, deps: {
   sweeps?: Sweep[];
 }): BackgroundJobs {
   const { config, clock, log } = deps;
-  const dispatcher = startOutboxDispatcher(orm, deps.handlers ?? {}, { clock, log, pollMs: config.OUTBOX_POLL_MS });
+  // The database unreachable is logged once, when it goes down (src/platform/unavailable.ts), not per run.
+  const health = databaseHealth(orm, log);
+  const failed = (err: unknown, message: string, context: object = {}) => { if (!health.failed(err)) log.error({ err, ...context }, message); };
+  const dispatcher = startOutboxDispatcher(orm, deps.handlers ?? {}, { clock, log, pollMs: config.OUTBOX_POLL_MS, failed: (err) => failed(err, 'outbox dispatch failed') });
   const sweeper = every(config.IDEMPOTENCY_SWEEP_MS, async () => {
     const removed = await sweepIdempotencyRecords(orm.em.fork(), clock, config);
     if (removed) log.debug({ removed }, 'expired idempotency records swept');
-  }, (err) => log.error({ err }, 'idempotency sweep failed'));
+  }, (err) => failed(err, 'idempotency sweep failed'));
   const sweeps = (deps.sweeps ?? []).map((sweep) => every(sweep.everyMs, async () => {
     const changed = await sweep.run(orm);
     if (changed) log.info({ sweep: sweep.name, changed }, 'sweep done');
-  }, (err) => log.error({ err, sweep: sweep.name }, 'sweep failed')));
+  }, (err) => failed(err, 'sweep failed', { sweep: sweep.name })));
   return {
     async stop() {
       await Promise.all([dispatcher.stop(), sweeper.stop(), ...sweeps.map((s) => s.stop())]);

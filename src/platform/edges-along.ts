@@ -196,7 +196,7 @@ export class EdgesAlongClient extends pg.Client {
           this.#beginHeld = false;
           return Promise.resolve(answered('ROLLBACK')) as never;
         }
-        return send(...args);
+        return this.#rollback(send, args);
       }
       return this.#afterHeld(send, args);
     }
@@ -204,7 +204,7 @@ export class EdgesAlongClient extends pg.Client {
       this.#beginHeld = true;
       return Promise.resolve(answered('BEGIN')) as never;
     }
-    if (!this.#beginHeld) return send(...args);
+    if (!this.#beginHeld) return word === 'rollback' ? this.#rollback(send, args) : send(...args);
     if (word === 'commit' || word === 'rollback') {
       this.#beginHeld = false;
       return Promise.resolve(answered(word.toUpperCase())) as never;
@@ -214,6 +214,20 @@ export class EdgesAlongClient extends pg.Client {
       return this.#afterBegin(send, args);
     }
     return this.#sendNow(send, typeof config === 'string' ? { text, values: params } : { ...(config as object) }) as never;
+  }
+
+  /**
+   * ROLLBACK, sent. If it fails, the connection is broken (or in a state nothing can trust): it is
+   * marked unusable, so the pool discards it on release, and the rollback is answered, PostgreSQL
+   * rolling back the transaction of a connection that ends. Failing it left the connection checked
+   * out for good: Kysely releases a transaction's connection only after its rollback succeeded, so
+   * each connection the database dropped mid-transaction took a place of the pool until a restart.
+   */
+  #rollback(send: Send, args: unknown[]): never {
+    return (send(...args) as unknown as Promise<unknown>).catch(() => {
+      (this as unknown as { _queryable: boolean })._queryable = false;
+      return answered('ROLLBACK');
+    }) as never;
   }
 
   /** Whether a transaction is open: BEGIN held, or PostgreSQL's last ReadyForQuery said so (pg keeps its status). */

@@ -53,6 +53,7 @@ export const catalogue = {
   lookup_expired: { status: 422, type: 'unprocessable_error', meaning: 'The lookup code expired; start a new lookup.' },
   rate_limited: { status: 429, type: 'rate_limit_error', meaning: 'Too many requests; retry after `Retry-After` seconds.' },
   internal_error: { status: 500, type: 'api_error', meaning: 'An unexpected error; nothing about it is revealed.' },
+  service_unavailable: { status: 503, type: 'api_error', meaning: 'The database is unreachable; retry after `Retry-After` seconds with the same Idempotency-Key.' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;

@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
 import { queueWrite } from './prepared-read.ts';
 import type { Logger } from './logger.ts';
+import { isDatabaseUnreachable } from './unavailable.ts';
 
 // Side effects leave only through this table. Rows are written with the service's effects in
 // the same transaction; a dispatcher claims them with FOR UPDATE SKIP LOCKED, so any number
@@ -39,6 +40,8 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
         await em.transactional((inner) => handlers[row.topic](row, inner));
         await em.execute('update outbox set processed_at = ?, attempts = attempts + 1 where id = ?', [clock.now(), row.id]);
       } catch (err) {
+        // The database gone: the row stays as it was (no attempt counted); the dispatcher's caller logs it once.
+        if (isDatabaseUnreachable(err)) throw err;
         const delay = RETRY_SECONDS[Math.min(row.attempts, RETRY_SECONDS.length - 1)];
         log.warn({ err, outboxId: row.id, topic: row.topic }, 'outbox handler failed; will retry');
         await em.execute('update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?',
@@ -50,13 +53,15 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
 }
 
 /** The in-process dispatcher: polls until stopped; src/cli/serve.ts gives it the modules' handlers (events, mail). */
-export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, OutboxHandler>, opts: { clock: Clock; log: Logger; pollMs: number }) {
+export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, OutboxHandler>,
+  opts: { clock: Clock; log: Logger; pollMs: number; failed?: (err: unknown) => void }) {
+  const failed = opts.failed ?? ((err: unknown) => opts.log.error({ err }, 'outbox dispatch failed'));
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
     running = dispatchOnce(orm, handlers, opts.clock, opts.log)
-      .catch((err) => opts.log.error({ err }, 'outbox dispatch failed'))
+      .catch(failed)
       .finally(() => { if (!stopped) timer = setTimeout(tick, opts.pollMs); });
   };
   timer = setTimeout(tick, opts.pollMs);

@@ -8,6 +8,7 @@ import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentRe
 import type { Logger } from './logger.ts';
 import { originOf, type Caller, type Ctx } from './request-context.ts';
 import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
+import { databaseHealth, unavailable } from './unavailable.ts';
 
 // The one request pipeline, for REST and GraphQL alike:
 //   authenticate → read and check input → idempotency → transaction → use case → present.
@@ -38,12 +39,19 @@ export interface Pipeline {
    * `errorResponse` (stored with the record); an UnstoredResponse is answered and rolled back.
    */
   write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult>;
+  /**
+   * The 503 `service_unavailable` (with Retry-After) for a failure that is the database unreachable,
+   * noted in the process's one database health tracker (src/platform/unavailable.ts), which logs it
+   * once; undefined for any other failure.
+   */
+  unavailable(err: unknown): DomainError | undefined;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   // Authentication reads only through plain SQL (no identity map, no transaction), so one entity
   // manager serves every request's key lookup; a fork per request cost more than the cached lookup.
   const authEm = deps.orm.em.fork();
+  const health = databaseHealth(deps.orm, deps.log);
   return {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     authenticate: (headers, accepts, options) => authenticateRequest(authEm, deps.clock,
@@ -68,6 +76,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         (err, n) => ctx.log.warn({ sqlstate: (err as { code: string }).code, attempt: n }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again'),
       );
     },
+
+    unavailable: (err) => (health.failed(err) ? unavailable() : undefined),
   };
 }
 

@@ -107,7 +107,7 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     // Authentication, the method and the body size are checked before the Idempotency-Key, so those are never replays;
     // an unexpected failure (5xx) rolls back and is not stored either.
     const stored = status !== 401 && status !== 403 && status !== 413 && status < 500;
-    const retryAfter = status === 429 ? { 'Retry-After': RETRY_AFTER } : {};
+    const retryAfter = status === 429 || status === 503 ? { 'Retry-After': RETRY_AFTER } : {};
     responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), { ...(stored ? replayed : {}), ...retryAfter });
   }
   responses[405] = { $ref: '#/components/responses/MethodNotAllowed' };
@@ -134,11 +134,11 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
 /**
  * The route's declared error codes plus those every route can answer: the router's own checks
  * (an unknown query parameter, authentication, a key of the other API, an id naming nothing, a
- * body too large) and the unexpected failure. Only a reseller key has an account that can be disabled.
+ * body too large), the unexpected failure and the database unreachable. Only a reseller key has an account that can be disabled.
  */
 function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [number, ErrorCode[]][] {
   const auth: ErrorCode[] = table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
-  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'internal_error']);
+  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'internal_error', 'service_unavailable']);
   if (route.takesLookupToken) codes.add('invalid_lookup_token');
   if (route.path.includes('{')) codes.add('resource_not_found');
   if (takesBody) codes.add('body_too_large');
