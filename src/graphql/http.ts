@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+import { DomainError, errorBody } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
 import { checkUtf8, decodeUtf8, parseQueryString } from '../platform/text.ts';
 import { header, readBody, sendJson } from '../rest/http.ts';
 import type { GraphQLServer } from './yoga.ts';
+import { checkBodyType, checkGetParams } from './transport-errors.ts';
 
 /**
  * GraphQL over HTTP, the pipeline's first two stages: read and check the transport input (body
@@ -48,13 +49,13 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
  * decodes them (it would put U+FFFD in their place). Parsed strings are checked by the plugin.
  */
 function checkTransportText(req: IncomingMessage, raw: Buffer, search: string): void {
-  parseQueryString(search);
+  const params = parseQueryString(search);
+  if (req.method === 'GET') checkGetParams(params);
+  if (req.method !== 'POST') return;
+  // A body type yoga has no parser for would be its 415 with an empty body; multipart is refused too.
+  checkBodyType(header(req, 'content-type'));
   if (raw.length === 0) return;
   const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'multipart/form-data') {
-    // Multipart exists for file uploads, which this API does not take; its text parts could not be checked.
-    throw validationError('Content-Type', 'multipart/form-data is not accepted (the API takes no files); send application/json');
-  }
   if (type === 'application/x-www-form-urlencoded') parseQueryString(decodeUtf8(raw));
   else checkUtf8(raw); // yoga decodes it: only checked here, without making a string
 }

@@ -3,12 +3,13 @@ import {
   type OperationDefinitionNode, type SelectionSetNode, type ValidationContext,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+import { DomainError, validationError } from '../platform/errors.ts';
 import { checkIdempotencyKey, fingerprint, UnstoredResponse } from '../platform/idempotency.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import { checkJsonText, checkText, textProblem } from '../platform/text.ts';
 import { restated } from './errors.ts';
+import { asGraphQLError } from './transport-errors.ts';
 import { showsSecretOnce, takesLookupToken } from './use-case.ts';
 
 /** What src/graphql/http.ts hands yoga for one request (the GraphiQL page has no `ctx`). */
@@ -145,11 +146,7 @@ function checkParamsText(params: Params): void {
 }
 
 /** A DomainError raised before execution (Idempotency-Key, text rule) in GraphQL-over-HTTP shape. */
-function requestError(err: DomainError, requestId: string | undefined): GraphQLError {
-  const { message, request_id: _, ...extensions } = errorBody(err, requestId ?? '').error;
-  const http = { status: err.status, ...(err.headers?.['Retry-After'] ? { headers: { 'Retry-After': err.headers['Retry-After'] } } : {}) };
-  return new GraphQLError(message, { extensions: { ...extensions, ...(requestId ? { request_id: requestId } : {}), http } });
-}
+const requestError = (err: DomainError, requestId: string | undefined): GraphQLError => asGraphQLError(err, requestId);
 
 const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 

@@ -10,6 +10,8 @@ import { operationLimits, queryCostLimits } from './limits.ts';
 import { compilable, compiledExecution } from './compiled-execution.ts';
 import { GraphQLDomainError, restated } from './errors.ts';
 import { pipelinePlugin, type ServerContext } from './pipeline-plugin.ts';
+import { asGraphQLError, transportError } from './transport-errors.ts';
+import { hideSuggestions } from './hide-suggestions.ts';
 
 export type GraphQLServer = YogaServerInstance<ServerContext, Ctx>;
 
@@ -41,6 +43,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         if (original instanceof DomainError || original instanceof GraphQLDomainError) {
           return restated(error as GraphQLError, original.message, { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) });
         }
+        // yoga's transport failures (body, method, operation) leave with their catalogue code.
+        const transport = transportError(error as GraphQLError);
+        if (transport) return asGraphQLError(transport, requestId as string | undefined);
         if (error instanceof GraphQLError && !error.originalError) return error;
         // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
         const down = pipeline.unavailable(original);
@@ -52,7 +57,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
-    plugins: [logUnexpectedErrors(pipeline), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline), ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()])],
+    plugins: [logUnexpectedErrors(pipeline), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline),
+      ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()]),
+      ...(config.GRAPHQL_INTROSPECTION && config.NODE_ENV !== 'production' ? [] : [hideSuggestions()])],
   });
 }
 

@@ -22,6 +22,7 @@ export const catalogue = {
   insufficient_credits: { status: 400, type: 'invalid_request_error', meaning: "The client's credit wallet cannot pay for this." },
   invalid_lookup_code: { status: 400, type: 'invalid_request_error', meaning: "The lookup code is wrong; it used one of the lookup's attempts (the message says how many are left)." },
   body_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The request body is larger than 1 MiB.' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: '/graphql does not read a body of this Content-Type; send application/json.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', meaning: 'The path exists but not with this method; `Allow` lists the methods it takes.' },
   resource_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No such resource for this caller (also for other resellers\' resources).' },
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The bearer API key is missing, unknown or revoked.' },
