@@ -120,8 +120,32 @@ const HOSTED_PATH = /^\/hosted\/([^/]*)(?:\/([a-z-]+))?\/?$/;
 
 const HOSTED_ACTIONS = new Set(['class', 'spa', 'access-code']);
 
-/** Request logs print a hosted page's path without its secret. */
-const loggedUrl = (url: string | undefined): string | undefined => url?.replace(/^\/hosted\/[^/?#]*/, '/hosted/[secret]');
+/**
+ * Request logs print a hosted page's path without its secret, however it is spelled: the URL is
+ * percent-decoded (twice-encoded too) and its dot segments and doubled slashes resolved, as a
+ * router or a proxy might, before `/hosted/{secret}` is cut; any run of 32 or more letters and
+ * digits left (a secret in another place, an API key in a query) is cut as well.
+ */
+export function loggedUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let decoded = url;
+  for (let i = 0; i < 4 && /%[0-9a-f]{2}/i.test(decoded); i++) decoded = decodeLoosely(decoded);
+  let normalised = decoded;
+  try {
+    const parsed = new URL(decoded.replace(/[\\/]{2,}/g, '/'), 'http://localhost');
+    normalised = `${parsed.pathname}${parsed.search}`;
+  } catch { /* not a URL path: cut what it holds */ }
+  return normalised.replace(/^\/hosted\/[^/?#]*/, '/hosted/[secret]').replace(/[A-Za-z0-9_]*[A-Za-z0-9]{32,}/g, '[secret]');
+}
+
+/** Percent-decoding that keeps a sequence it cannot decode as it is. */
+const decodeLoosely = (s: string): string => s.replace(/(%[0-9a-f]{2})+/gi, (run) => {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return run.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+});
 
 /** Small forms only: a hosted page's POST carries a few ids. */
 const HOSTED_FORM_LIMIT = 8 * 1024;

@@ -1,9 +1,10 @@
+import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { moduleSweeps } from '../../src/cli/serve.ts';
 import { expireHostedSessions } from '../../src/modules/hosted-sessions/hosted-sessions.service.ts';
 import { provider, providerKey, readmeVerifier, scanQr } from '../support/access-codes.ts';
-import { useApp } from '../support/app.ts';
+import { useApp, type TestApp } from '../support/app.ts';
 import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { businessLedger } from '../support/factories.ts';
 import {
@@ -537,7 +538,33 @@ describe('expiry sweep', () => {
 const logged = capturingLogger('debug');
 const loggedApp = useAppWithLog(logged, { now: NOW });
 
+/** A GET whose path is sent as written (fetch would resolve its dot segments first). */
+function rawGet(app: TestApp, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${app.baseUrl}/`, { path, method: 'GET' }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('the log', () => {
+  it('the secret in any spelling of the path or the query › never logged, and never a 500', async () => {
+    const world = await createBookingWorld(loggedApp);
+    const session = await openSession(loggedApp, world, { client_id: world.client.id, return_url: RETURN });
+    const s = session.secret;
+    const everyChar = [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    logged.lines.length = 0;
+    const spellings = [
+      `/hosted/${s}`, `/./hosted/${s}`, `/x/../hosted/${s}`, `/%68osted/${s}`, `//hosted/${s}`, `/hosted%2F${s}`,
+      `/hosted/${everyChar}`, `/%2568osted/${s.replace('hss_', 'hss%255F')}`, `/hosted/./${s}/class`, `/elsewhere?next=${s}`,
+      `/hosted/${s.slice(4)}`, `/graphql?token=${encodeURIComponent(s)}`,
+    ];
+    for (const path of spellings) expect(await rawGet(loggedApp, path), path).toBeLessThan(500);
+    const text = logged.text();
+    expect(logged.lines.length).toBeGreaterThanOrEqual(spellings.length);
+    for (const leak of [s, s.slice(4), s.slice(4, 24), s.slice(-20), everyChar.slice(0, 30)]) expect(text).not.toContain(leak);
+  });
+
   it('a whole flow at debug level, both modes, never logs a secret', async () => {
     const world = await createBookingWorld(loggedApp);
     const second = await anotherClient(loggedApp, world, 'logged@example.com');
