@@ -46,6 +46,7 @@ export const catalogue = {
   lookup_not_pending: { status: 409, type: 'resource_conflict_error', meaning: 'The lookup is not waiting for verification.' },
   not_prepaid: { status: 409, type: 'resource_conflict_error', meaning: 'Only PREPAID passes can be renewed.' },
   pass_cancelled: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass is cancelled.' },
+  endpoint_limit_reached: { status: 409, type: 'resource_conflict_error', meaning: 'The reseller has the most webhook endpoints it may have (16); delete one to add another.' },
   pass_unchanged: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass already has this pass package; nothing changed.' },
   renewal_required: { status: 409, type: 'resource_conflict_error', meaning: 'A PREPAID pass cannot expire after `paid_through`; renew it to pay for more.' },
   session_expired: { status: 422, type: 'unprocessable_error', meaning: 'The session is older than 24 hours; start again.' },

@@ -281,7 +281,7 @@ describe('private targets at delivery time', () => {
     const strictConfig = { ...app.config, WEBHOOK_ALLOW_PRIVATE_URLS: false };
     expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: strictConfig, log })).toBe(1);
     expect(await deliveriesOf(app, endpoint.id)).toEqual([expect.objectContaining({
-      status: 'PENDING', attempts: 1, last_response_status: null, last_error: 'refused: 127.0.0.1 is a private address',
+      status: 'PENDING', attempts: 1, last_response_status: null, last_error: 'refused: 127.0.0.1 is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)',
     })]);
     expect(receiver.of(eventId)).toEqual([]);
   });
@@ -291,7 +291,7 @@ describe('private targets at delivery time', () => {
       guardedLookup(allow)('localhost', {}, (err, address) => resolve({ err, address }));
     });
     const refused = await lookup(false);
-    expect(refused.err?.message).toMatch(/^refused: localhost resolves to the private address (127\.0\.0\.1|::1)$/);
+    expect(refused.err?.message).toMatch(/^refused: localhost resolves to the private address (127\.0\.0\.1|::1) \(WEBHOOK_ALLOW_PRIVATE_URLS\)$/);
     const allowed = await lookup(true);
     expect(allowed.err).toBeNull();
     expect(allowed.address).toMatch(/^(127\.0\.0\.1|::1)$/);

@@ -95,13 +95,48 @@ describe('POST /webhook_endpoints', () => {
       'http://127.0.0.1:8080/hooks', 'http://localhost/hooks', 'http://api.localhost/hooks', 'http://10.1.2.3/',
       'http://172.20.0.1/', 'http://192.168.1.10/', 'http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/',
       'http://[::1]/', 'http://[fe80::1]/', 'http://[fd12:3456::1]/', 'http://[::ffff:127.0.0.1]/', 'http://2130706433/',
+      // every spelling of a private address (decisions §11): IPv4 forms, mapped, compatible, NAT64, 6to4, Teredo
+      'http://0x7f.1/', 'http://0177.0.0.1/', 'http://127.1:8999/', 'http://[::ffff:7f00:1]/', 'http://[::127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]:8999/', 'http://[64:ff9b::a00:1]/', 'http://[64:ff9b:1::1]/', 'http://[2002:7f00:1::]:8999/',
+      'http://[2002:c0a8:101::1]/', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'http://[::]/', 'http://[ff02::1]/',
+      'http://100.64.0.1/', 'http://198.18.0.1/', 'http://224.0.0.1/', 'http://255.255.255.255/', 'http://LOCALHOST./',
     ]) {
       const res = await v3(strict, '/webhook_endpoints', { key: reseller.key, body: { url, enabled_events: ['*'] } });
       expectValidationError(res, 'url');
+      expect(res.body.error.message, url).toContain('WEBHOOK_ALLOW_PRIVATE_URLS');
+      const gqlRes = await gql(strict, reseller.key, `mutation($i: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $i) {
+        __typename ... on InputError { code param } } }`, { i: { url, enabledEvents: ['*'] } });
+      expect(gqlRes.body.data?.createWebhookEndpoint, url).toEqual({ __typename: 'InputError', code: 'validation_error', param: 'url' });
     }
     await expectUnchanged(strict, before);
     // A public address is fine.
     await createEndpoint(strict, reseller, { url: 'https://93.184.215.14/hooks' });
+  });
+});
+
+describe('at most 16 endpoints per reseller', () => {
+  it('the 17th › 409 endpoint_limit_reached and nothing written; another reseller is unaffected; a delete makes room', async () => {
+    const reseller = await createReseller(app);
+    const created = await Promise.all(Array.from({ length: 16 }, (_, i) => createEndpoint(app, reseller, { url: `${URL_OK}/${i}` })));
+    const before = await dbState(app);
+    const res = await v3(app, '/webhook_endpoints', { key: reseller.key, body: { url: URL_OK, enabled_events: ['*'] } });
+    expectError(res, 409, 'endpoint_limit_reached');
+    expect(res.body.error.type).toBe('resource_conflict_error');
+    await expectUnchanged(app, before);
+    const other = await createReseller(app);
+    await createEndpoint(app, other, { url: URL_OK });
+    expect((await v3(app, `/webhook_endpoints/${created[0].id}`, { key: reseller.key, method: 'DELETE' })).status).toBe(200);
+    await createEndpoint(app, reseller, { url: URL_OK });
+  });
+
+  it('30 creates at once › exactly 16 are created, the rest are 409', async () => {
+    const reseller = await createReseller(app);
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      v3(app, '/webhook_endpoints', { key: reseller.key, body: { url: `${URL_OK}/${i}`, enabled_events: ['*'] } })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(16);
+    expect(results.filter((r) => r.status === 409 && r.body.error.code === 'endpoint_limit_reached')).toHaveLength(14);
+    const [row] = await app.sql<{ n: string }>('select count(*)::text as n from webhook_endpoint where reseller_id = ?', [reseller.id]);
+    expect(row.n).toBe('16');
   });
 });
 

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
-import { notFound, validationError } from '../../platform/errors.ts';
+import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
@@ -16,6 +16,8 @@ import { WebhookEndpointSchema, type WebhookEndpoint } from './webhooks.entity.t
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+/** Endpoints a reseller may have at once: each is polled and retried, so their number bounds one reseller's delivery load. */
+export const MAX_ENDPOINTS_PER_RESELLER = 16;
 /** `enabled_events` value that subscribes to every type, today's and those added later. */
 export const ALL_EVENTS = '*';
 
@@ -47,6 +49,7 @@ export async function createWebhookEndpoint(ctx: TxCtx, raw: CreateWebhookEndpoi
   const url = checkEndpointUrl(input.url, ctx.config.WEBHOOK_ALLOW_PRIVATE_URLS);
   const enabledEvents = checkEnabledEvents(input.enabled_events);
   const { resellerId } = resellerOf(ctx);
+  await checkEndpointRoom(ctx, resellerId);
   const now = ctx.clock.now();
   const secret = newWebhookSecret();
   const box = await secretsBox(ctx.em, ctx.config);
@@ -57,6 +60,19 @@ export async function createWebhookEndpoint(ctx: TxCtx, raw: CreateWebhookEndpoi
   });
   await ctx.em.flush();
   return { endpoint, secret };
+}
+
+/**
+ * 409 endpoint_limit_reached at MAX_ENDPOINTS_PER_RESELLER (disabled ones count: delete one to add
+ * another). Counted under a transaction-scoped advisory lock of the reseller's, so two creates
+ * cannot both see room for one; nothing else waits for it.
+ */
+async function checkEndpointRoom(ctx: TxCtx, resellerId: string): Promise<void> {
+  await ctx.em.execute("select pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || ?, 0))", [resellerId]);
+  const count = await ctx.em.count(WebhookEndpointSchema, { resellerId });
+  if (count >= MAX_ENDPOINTS_PER_RESELLER) {
+    throw new DomainError('endpoint_limit_reached', `A reseller has at most ${MAX_ENDPOINTS_PER_RESELLER} webhook endpoints; delete one to add another`);
+  }
 }
 
 export function listWebhookEndpoints(ctx: Ctx, page: PageArgs): Promise<Page<WebhookEndpoint>> {

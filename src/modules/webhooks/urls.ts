@@ -23,11 +23,23 @@ for (const [net, prefix] of [
 ] as const) privateRanges.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form
+  ['64:ff9b::', 96], // NAT64: an IPv4 address behind a translator, any of them (RFC 6052)
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: an IPv4 address tunnelled
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: an IPv4 address embedded in the prefix
   ['fe80::', 10], // link-local
   ['fc00::', 7], // unique-local
   ['ff00::', 8], // multicast
 ] as const) privateRanges.addSubnet(net, prefix, 'ipv6');
-// An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged by the IPv4 ranges: BlockList maps it.
+// An IPv4-mapped IPv6 address (::ffff:a.b.c.d, also written ::ffff:7f00:1) is judged by the IPv4
+// ranges: BlockList maps it. The translation and tunnel prefixes are refused whole: which IPv4
+// address they lead to depends on a gateway this service cannot see.
+
+/** The refusal's words: what was refused and the setting that would allow it. */
+export const PRIVATE_REFUSAL = 'is a private, loopback, link-local, unique-local or translated address; webhooks go to public addresses '
+  + '(WEBHOOK_ALLOW_PRIVATE_URLS=true allows them, for development)';
 
 /** Whether an IP address is one webhooks may not reach without WEBHOOK_ALLOW_PRIVATE_URLS. */
 export function isPrivateAddress(address: string): boolean {
@@ -39,7 +51,11 @@ export function isPrivateAddress(address: string): boolean {
 /** The URL's host without IPv6 brackets. */
 const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-const isLocalName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost');
+/** `localhost` and its subdomains, in any case and with a root's trailing dot (`localhost.`). */
+const isLocalName = (host: string): boolean => {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+};
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -56,7 +72,7 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean, param = 'ur
   if (url.href.length > MAX_URL_LENGTH) throw validationError(param, `The URL must be at most ${MAX_URL_LENGTH} characters`);
   const host = hostOf(url);
   if (!allowPrivate && (isPrivateAddress(host) || isLocalName(host.toLowerCase()))) {
-    throw validationError(param, 'The URL names a private, loopback, link-local or unique-local address; webhooks go to public addresses');
+    throw validationError(param, `The URL's host ${host} ${PRIVATE_REFUSAL}`);
   }
   return url.href;
 }
@@ -65,7 +81,7 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean, param = 'ur
 export function refusedTarget(url: URL, allowPrivate: boolean): string | undefined {
   if (allowPrivate) return undefined;
   const host = hostOf(url);
-  if (isPrivateAddress(host) || isLocalName(host.toLowerCase())) return `refused: ${host} is a private address`;
+  if (isPrivateAddress(host) || isLocalName(host.toLowerCase())) return `refused: ${host} is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)`;
   return undefined;
 }
 
@@ -79,7 +95,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (err) return callback(err, '');
       const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
       if (refused) {
-        const error: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to the private address ${refused.address}`);
+        const error: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to the private address ${refused.address} (WEBHOOK_ALLOW_PRIVATE_URLS)`);
         error.code = 'EPRIVATEADDRESS';
         return callback(error, '');
       }

@@ -32,7 +32,7 @@ export const webhooksRoutes = defineRoutes([
     summary: 'Create a webhook endpoint; the answer shows its signing secret, once',
     body: createWebhookEndpointInput, idempotent: true,
     success: { status: 201, description: 'The `webhook_endpoint` with its `secret`', schema: webhookEndpointWithSecretSchema },
-    errors: [...authErrors, ...idempotencyErrors],
+    errors: [...authErrors, ...idempotencyErrors, 'endpoint_limit_reached'],
     async handler(ctx, { body }) {
       return { status: 201, body: presentWebhookEndpointWithSecret(await createWebhookEndpoint(ctx, body as CreateWebhookEndpointInput)) };
     },
