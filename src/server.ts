@@ -163,7 +163,7 @@ async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: Se
     const form = parseQueryString(decodeUtf8(raw));
     answer = await hostedPage(pipeline, {
       method: req.method ?? 'GET', secret: r.secret, action: r.action, query, form,
-      host: header(req, 'host'), requestId: r.requestId, log: r.log,
+      host: header(req, 'host'), origin: header(req, 'origin'), fetchSite: header(req, 'sec-fetch-site'), requestId: r.requestId, log: r.log,
     });
   } catch (err) {
     const known = err instanceof DomainError ? err : pipeline.unavailable(err);

@@ -56,12 +56,16 @@ afterAll(async () => {
   }
 });
 
-/** A new tab that records every URL it requests. */
-async function newPage(): Promise<{ page: Page; requested: string[] }> {
+/** A new tab that records every URL it requests, and the headers of each form it posts. */
+async function newPage(): Promise<{ page: Page; requested: string[]; posted: Record<string, string>[] }> {
   const page = await context!.newPage();
   const requested: string[] = [];
-  page.on('request', (request) => { requested.push(request.url()); });
-  return { page, requested };
+  const posted: Record<string, string>[] = [];
+  page.on('request', (request) => {
+    requested.push(request.url());
+    if (request.method() === 'POST') void request.allHeaders().then((headers) => posted.push(headers));
+  });
+  return { page, requested, posted };
 }
 
 /** Requests that left 127.0.0.1 (data: and blob: stay in the page). */
@@ -73,7 +77,7 @@ describe('a hosted session in Chromium', () => {
     const instance = await instanceIn(app, w.gym.classId, 26);
     const created = await createHostedSession(app, w, { client_id: w.client.id, mode: 'booking', return_url: `${receiverOrigin}/return?order=7` });
     expect(created.status, created.text).toBe(201);
-    const { page, requested } = await newPage();
+    const { page, requested, posted } = await newPage();
 
     const loaded = await page.goto(created.body.url);
     expect(loaded?.status()).toBe(200);
@@ -109,6 +113,10 @@ describe('a hosted session in Chromium', () => {
 
     const bookings = await bookingsOf(app, w, w.client.id);
     expect(bookings).toEqual([expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id })]);
+    // What Chromium sends with the page's own post, which the page takes (README "Hosted sessions"):
+    // Origin null under the page's no-referrer policy, Sec-Fetch-Site same-origin, and the form token.
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ origin: 'null', 'sec-fetch-site': 'same-origin' });
 
     // Everything the page loaded came from the gateway (and the receiver), both on 127.0.0.1.
     expect(elsewhere(requested)).toEqual([]);

@@ -9,7 +9,7 @@ import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from
 import { businessLedger } from '../support/factories.ts';
 import {
   accessibleName, actionPath, alerts, bookingsOf, buttonNamed, controlLabelled, eventsOf, expectNoExternalAssets, expectPageHeaders,
-  fieldOf, find, forms, formWithButton, getPage, h1, linkNamed, openSession, postForm, redirectOf, sectionTitled, sessionRow, sha256, submit,
+  fieldOf, find, forms, formWithButton, getPage, h1, linkNamed, openSession, postForm, postFromPage, redirectOf, sectionTitled, sessionRow, sha256, submit,
   textOf, withField, type Form, type OpenedSession, type Page,
 } from '../support/hosted-sessions.ts';
 import { capturingLogger, useAppWithLog } from '../support/lookups.ts';
@@ -115,7 +115,7 @@ describe('GET /hosted/<secret> › booking mode', () => {
     expectPageHeaders(used);
     expect(h1(used)).toBe('This link was already used');
     const other = await instanceIn(app, w.gym.classId, 30);
-    const again = await postForm(app, `/hosted/${session.secret}/class`, { class_instance_id: other.id });
+    const again = await postFromPage(app, session.secret, 'class', { class_instance_id: other.id });
     expect(again.status).toBe(410);
     expect(h1(again)).toBe('This link was already used');
     expect(await bookingRows(client.id)).toEqual([bookingId]);
@@ -146,7 +146,7 @@ describe('GET /hosted/<secret> › booking mode', () => {
     const session = await openSession(app, w, { client_id: client.id });
     const bodies: Record<string, string>[] = [{}, { class_instance_id: 'ci_01JZZZZZZZZZZZZZZZZZZZZZZZ' }, { class_instance_id: '' }];
     for (const fields of bodies) {
-      const res = await postForm(app, `/hosted/${session.secret}/class`, fields);
+      const res = await postFromPage(app, session.secret, 'class', fields);
       expect(is4xx(res.status), `${JSON.stringify(fields)}: ${res.status}`).toBe(true);
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(alerts(res).join(' '), JSON.stringify(fields)).not.toBe('');
@@ -160,7 +160,7 @@ describe('GET /hosted/<secret> › booking mode', () => {
 describe('booking mode › a class the pass does not cover (co-pay 2500)', () => {
   async function refused(session: OpenedSession, clientId: string, instanceId: string) {
     const ledger = await businessLedger(app, w.reseller.id);
-    const res = await postForm(app, `/hosted/${session.secret}/class`, { class_instance_id: instanceId });
+    const res = await postFromPage(app, session.secret, 'class', { class_instance_id: instanceId });
     expect(is4xx(res.status), `${res.status}: ${res.text.slice(0, 300)}`).toBe(true);
     expectPageHeaders(res);
     // Written for the client: what went wrong, never the API's ids, codes or field names.
@@ -271,7 +271,7 @@ describe('booking mode › the spa form’s fields', () => {
   it('service_id, date and time are all a spa POST needs (the service names its spa)', async () => {
     const client = await newClient();
     const session = await openSession(app, w, { client_id: client.id, return_url: RETURN });
-    const location = redirectOf(await postForm(app, `/hosted/${session.secret}/spa`, { service_id: w.spa.sauna, date: '2026-03-06', time: '10:00' }));
+    const location = redirectOf(await postFromPage(app, session.secret, 'spa', { service_id: w.spa.sauna, date: '2026-03-06', time: '10:00' }));
     expectReturn(location, { hosted_session_id: session.id, status: 'completed' });
     expect(await bookingsOf(app, w, client.id)).toEqual([
       expect.objectContaining({ id: location.searchParams.get('booking_id'), type: 'spa', provider_id: w.spa.id, date: '2026-03-06', time: '10:00' }),
@@ -286,7 +286,7 @@ describe('booking mode › a spa the pass does not cover (co-pay 1500 for the sa
     const client = await newClient();
     const session = await openSession(app, w, { client_id: client.id });
     const ledger = await businessLedger(app, w.reseller.id);
-    const res = await postForm(app, `/hosted/${session.secret}/spa`, { ...sauna(), time: '11:00' });
+    const res = await postFromPage(app, session.secret, 'spa', { ...sauna(), time: '11:00' });
     expect(is4xx(res.status), `${res.status}: ${res.text.slice(0, 300)}`).toBe(true);
     expectPageHeaders(res);
     expect(alerts(res).join(' ')).not.toBe('');
@@ -343,7 +343,7 @@ describe('the secret acts for its one session and client', () => {
     const instance = await instanceIn(app, w.gym.classId, 44);
     const sessionA = await openSession(app, w, { client_id: a.id, return_url: RETURN });
     const sessionB = await openSession(app, w, { client_id: b.id, return_url: RETURN });
-    const res = await postForm(app, `/hosted/${sessionA.secret}/class`, [
+    const res = await postFromPage(app, sessionA.secret, 'class', [
       ['class_instance_id', instance.id], ['client_id', b.id], ['hosted_session_id', sessionB.id], ['user_pass_id', b.issuedPassId],
     ]);
     expect(await bookingRows(b.id)).toEqual([]);
@@ -367,7 +367,7 @@ describe('the secret acts for its one session and client', () => {
     const a = await newClient();
     const b = await newClient();
     const sessionA = await openSession(app, w, { client_id: a.id, mode: 'access_code', return_url: RETURN });
-    const res = await postForm(app, `/hosted/${sessionA.secret}/access-code`, [['client_id', b.id], ['provider_id', w.gym.id]]);
+    const res = await postFromPage(app, sessionA.secret, 'access-code', [['client_id', b.id], ['provider_id', w.gym.id]]);
     expect(await accessCodeRows(b.id)).toEqual([]);
     if (res.status === 200) expect((await accessCodeRows(a.id)).length).toBe(1);
     else expect(is4xx(res.status), String(res.status)).toBe(true);
@@ -490,7 +490,7 @@ describe('GET /hosted/<secret> › access-code mode', () => {
   it('two clicks at once give one code', async () => {
     const client = await newClient();
     const session = await openSession(app, w, { client_id: client.id, mode: 'access_code' });
-    const answers = await Promise.all([1, 2].map(() => postForm(app, `/hosted/${session.secret}/access-code`, {})));
+    const answers = await Promise.all([1, 2].map(() => postFromPage(app, session.secret, 'access-code', {})));
     expect(await accessCodeRows(client.id)).toHaveLength(1);
     for (const answer of answers) expect([200, 410], answer.text.slice(0, 300)).toContain(answer.status);
     expect(answers.some((a) => a.status === 200 && h1(a) === 'Your access code')).toBe(true);

@@ -8,7 +8,7 @@ import { expectError } from '../support/assertions.ts';
 import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { createReseller } from '../support/factories.ts';
 import { call, gql, v3 } from '../support/http.ts';
-import { getPage, openSession, postForm } from '../support/hosted-sessions.ts';
+import { getPage, openSession, postFromPage } from '../support/hosted-sessions.ts';
 
 // Reading a hosted session back (README "Hosted sessions"): GET /hosted_sessions/{id} and GraphQL
 // hostedSession(id:) show its status and, once the client is done, what they got; never the URL.
@@ -31,7 +31,7 @@ describe('GET /hosted_sessions/{id} and hostedSession(id:)', () => {
     expect(open.text).not.toContain(session.secret);
 
     const instance = await instanceIn(app, w.gym.classId, 26);
-    const booked = await postForm(app, `/hosted/${session.secret}/class`, { class_instance_id: instance.id });
+    const booked = await postFromPage(app, session.secret, 'class', { class_instance_id: instance.id });
     expect(booked.status, booked.text.slice(0, 300)).toBe(303);
     const done = await read(session.id);
     expect(done.body).toMatchObject({ status: 'COMPLETED', booking_id: expect.stringMatching(/^booking_/), access_code_id: null, completed_at: Math.floor(NOW.getTime() / 1000) });

@@ -91,6 +91,17 @@ export async function postForm(app: TestApp, action: string, fields: Record<stri
   return { status: res.status, headers: res.headers, text, doc: parseHtml(text), url };
 }
 
+/**
+ * A post as the page's own forms send it: `fields` beside the form token of the session's page,
+ * rendered now (README "Hosted sessions": a post without one of its session's is refused).
+ */
+export async function postFromPage(app: TestApp, secret: string, action: string, fields: Record<string, string> | [string, string][]): Promise<Page> {
+  const page = await getPage(app, `/hosted/${secret}`);
+  const token = find(page.doc, (e) => e.tag === 'input' && e.attrs.name === 'form_token')[0]?.attrs.value;
+  const entries = Array.isArray(fields) ? fields : Object.entries(fields);
+  return postForm(app, `/hosted/${secret}/${action}`, [...entries, ...(token ? [['form_token', token] as [string, string]] : [])]);
+}
+
 /** Submits `form` (found on `page`) with `button` clicked, as a browser would: its fields, the button's name=value, `extra`. */
 export async function submit(app: TestApp, page: Page, form: Form, button?: El, extra: [string, string][] = []): Promise<Page> {
   const fields: [string, string][] = [...form.fields];

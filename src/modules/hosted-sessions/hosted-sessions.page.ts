@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../platform/logger.ts';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import type { Pipeline } from '../../platform/pipeline.ts';
-import { resellerOf, type Ctx, type ResellerCaller } from '../../platform/request-context.ts';
+import { originOf, resellerOf, type Ctx, type ResellerCaller } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../platform/transaction.ts';
 import { createAccessCode, confirmAccessCodeSession } from '../access-codes/access-codes.service.ts';
 import { coverageOf } from '../bookings/bookings.service.ts';
@@ -15,6 +15,7 @@ import { getSpaAvailability, listSpaTreatments, spaOfService, type Slot, type Sp
 import { completeSession, lockSession, sessionOfSecret, type HostedSession } from './hosted-sessions.service.ts';
 import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
 import { html, page, type Html } from './hosted-sessions.html.ts';
+import { formToken, isFormTokenOf } from './form-token.ts';
 
 // The hosted page (README "Hosted sessions"): what the URL's secret opens. Transport-free: src/server.ts
 // reads the request and writes the answer. The secret is the caller: it acts as the session's
@@ -29,6 +30,9 @@ export interface PageRequest {
   query: URLSearchParams;
   form: URLSearchParams;
   host: string | undefined;
+  /** The request's `Origin` and `Sec-Fetch-Site` headers: where a post came from. */
+  origin: string | undefined;
+  fetchSite: string | undefined;
   requestId: string;
   log: Logger;
 }
@@ -67,6 +71,9 @@ export async function hostedPage(pipeline: Pipeline, req: PageRequest): Promise<
   if (req.method !== 'POST') return { ...gonePage(nonce, 405, 'Not allowed', 'This page only takes GET and POST.'), headers: { ...htmlHeaders(nonce), Allow: 'GET, HEAD, POST' } };
   const act = actionOf(session, req.action);
   if (!act) return gonePage(nonce, 404, 'This link is not valid', 'This page does not exist.');
+  if (!(await postedFromThePage(ctx, session, req))) {
+    return gonePage(nonce, 403, 'This request was refused', 'It did not come from this page. Open the page again and choose once more.', session);
+  }
 
   const result = await pipeline.write(ctx, () => '', async (tx) => ({ status: 200, body: await act(tx, session.id, req.form) }),
     (err) => ({ status: err.status, body: { kind: 'refused', status: err.status, message: friendly(err) } satisfies Outcome }));
@@ -78,6 +85,21 @@ export async function hostedPage(pipeline: Pipeline, req: PageRequest): Promise<
     case 'refused': return mainPage(ctx, session, req, nonce, outcome);
   }
 }
+
+/**
+ * A post is the page's own: no `Origin` of another origin, no `Sec-Fetch-Site` but `same-origin`
+ * or `none`, and a form token of this session. `Origin: null` is what browsers send for the page's
+ * own posts under its `no-referrer` policy, so it alone refuses nothing; the token decides.
+ */
+async function postedFromThePage(ctx: Ctx, session: HostedSession, req: PageRequest): Promise<boolean> {
+  const site = req.fetchSite?.toLowerCase();
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  if (req.origin !== undefined && req.origin !== 'null' && req.origin !== new URL(originOf(ctx.config, req.host)).origin) return false;
+  return isFormTokenOf(ctx.em, ctx.config, session.id, req.form.get(FORM_TOKEN), ctx.clock.now());
+}
+
+/** The form field that carries the page's form token. */
+const FORM_TOKEN = 'form_token';
 
 // ---- actions: each runs in one transaction holding the session's lock -------------------------
 
@@ -244,7 +266,8 @@ async function mainPage(ctx: Ctx, session: HostedSession, req: PageRequest, nonc
 <p><strong>${held.pass.name}</strong> for ${client.firstName} ${client.lastName}</p>
 <p class="meta">Valid until ${held.issuedPass.expiresAt.toISOString().slice(0, 10)}</p></section>`;
   const title = session.mode === 'booking' ? 'Book with your pass' : 'Get your access code';
-  const content = session.mode === 'booking' ? await bookingSections(ctx, session, held.pass, req, now) : accessCodeSection(req.secret);
+  const token = html`<input type="hidden" name="${FORM_TOKEN}" value="${await formToken(ctx.em, ctx.config, session.id, now)}">`;
+  const content = session.mode === 'booking' ? await bookingSections(ctx, session, held.pass, req, now, token) : accessCodeSection(req.secret, token);
   return {
     status: refused?.status ?? 200,
     headers: htmlHeaders(nonce, session),
@@ -252,10 +275,10 @@ async function mainPage(ctx: Ctx, session: HostedSession, req: PageRequest, nonc
   };
 }
 
-function accessCodeSection(secret: string): Html {
+function accessCodeSection(secret: string, token: Html): Html {
   return html`<section aria-labelledby="code-h"><h2 id="code-h">Access code</h2>
 <p>Get a single-use code for one visit today. Show it at the front desk.</p>
-<form method="post" action="/hosted/${secret}/access-code"><button type="submit">Get my access code</button></form></section>`;
+<form method="post" action="/hosted/${secret}/access-code">${token}<button type="submit">Get my access code</button></form></section>`;
 }
 
 /**
@@ -263,19 +286,19 @@ function accessCodeSection(secret: string): Html {
  * co-pay, the others that have a co-pay price within its limit (a class's co-pay options are
  * checked when it is booked). The rest could only be refused.
  */
-async function bookingSections(ctx: Ctx, session: HostedSession, pass: PassPackage, req: PageRequest, now: Date): Promise<Html> {
+async function bookingSections(ctx: Ctx, session: HostedSession, pass: PassPackage, req: PageRequest, now: Date, token: Html): Promise<Html> {
   const upcoming = await upcomingOpenClasses(ctx, new Date(now.getTime() + CLASS_DAYS * 86_400_000), CLASSES_SHOWN);
   const classes = upcoming.filter((c) => session.allowCopay || coverageOf(pass, c).covered);
   const classItems = classes.map((c) => {
     const when = localWhen(c.startsAt, c.timezone);
     return html`<li><strong>${c.className}</strong> at ${c.providerName}<br><span class="meta">${when} · ${c.spotsLeft} ${c.spotsLeft === 1 ? 'spot' : 'spots'} left</span>
-<form method="post" action="/hosted/${req.secret}/class"><input type="hidden" name="class_instance_id" value="${c.instanceId}">
+<form method="post" action="/hosted/${req.secret}/class">${token}<input type="hidden" name="class_instance_id" value="${c.instanceId}">
 <button type="submit" aria-label="Book ${c.className}, ${when}, at ${c.providerName}">Book</button></form></li>`;
   });
   const classSection = html`<section aria-labelledby="classes-h"><h2 id="classes-h">Classes</h2>
 ${classItems.length ? html`<p class="meta">The next classes with free spots.</p><ul>${classItems}</ul>` : html`<p>No classes with free spots in the next ${CLASS_DAYS} days.</p>`}</section>`;
   const treatments = (await listSpaTreatments(ctx, TREATMENTS_SHOWN)).filter((t) => offered(t, session, pass, resellerOf(ctx).currency));
-  return html`${classSection}${await spaSection(ctx, treatments, req, now)}`;
+  return html`${classSection}${await spaSection(ctx, treatments, req, now, token)}`;
 }
 
 function offered(t: SpaTreatment, session: HostedSession, pass: PassPackage, currency: string): boolean {
@@ -284,7 +307,7 @@ function offered(t: SpaTreatment, session: HostedSession, pass: PassPackage, cur
   return session.allowCopay && t.copayAmount !== null && t.currency === currency && t.copayAmount <= max;
 }
 
-async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest, now: Date): Promise<Html> {
+async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest, now: Date, token: Html): Promise<Html> {
   if (treatments.length === 0) return html``;
   const chosenId = req.query.get('service_id') ?? undefined;
   const date = req.query.get('date') ?? now.toISOString().slice(0, 10);
@@ -300,7 +323,7 @@ async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest
       if (!(err instanceof DomainError)) throw err;
       problem = friendly(err);
     }
-    const buttons = slots.map((s) => html`<li><form method="post" action="/hosted/${req.secret}/spa">
+    const buttons = slots.map((s) => html`<li><form method="post" action="/hosted/${req.secret}/spa">${token}
 <input type="hidden" name="service_id" value="${chosen.serviceId}">
 <input type="hidden" name="date" value="${date}"><input type="hidden" name="time" value="${s.time}">
 <button type="submit" aria-label="Book ${chosen.name} at ${s.time} on ${date}">${s.time}</button></form></li>`);
