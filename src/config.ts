@@ -26,6 +26,17 @@ export const configSchema = z.object({
   // Webhooks (README "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Rate limits (README "Rate limits"): shared through Redis when REDIS_URL is set, in-process otherwise.
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl'),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  RATE_LIMIT_FAILED_AUTH_PER_SECOND: z.coerce.number().int().min(1).default(10),
+  RATE_LIMIT_FAILED_AUTH_BURST: z.coerce.number().int().min(1).default(50),
+  RATE_LIMIT_REDEEM_PER_SECOND: z.coerce.number().int().min(1).default(5),
+  RATE_LIMIT_REDEEM_BURST: z.coerce.number().int().min(1).default(20),
+  // How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client's).
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   // 32 bytes, base64 or hex: the key that seals secrets kept at rest (README "Secrets at rest").
   SECRETS_KEY: z.string().optional().refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, 'must be 32 bytes, base64 or hex'),
   // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (README "Access codes").

@@ -8,6 +8,8 @@ import { DomainError } from './platform/errors.ts';
 import { createPipeline, type Pipeline } from './platform/pipeline.ts';
 import { newRequestId } from './platform/request-context.ts';
 import { RETRY_AFTER_SECONDS } from './platform/unavailable.ts';
+import { createRateLimits } from './platform/rate-limits.ts';
+import { clientAddress } from './platform/client-address.ts';
 import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
@@ -37,11 +39,12 @@ export async function warmUp(deps: Pick<AppDeps, 'orm' | 'config' | 'log'>): Pro
  * (src/platform/pipeline.ts), and the health endpoints. It never listens; main.ts and the tests do.
  */
 export function buildServer(deps: AppDeps): http.Server {
-  const pipeline = createPipeline(deps);
+  const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
+  const limits = createRateLimits(deps.config, deps.log, metrics.rateLimited);
+  const pipeline = createPipeline({ ...deps, limits });
   // One document for both APIs, served under each base.
   const document = () => openApiDocument(routes);
   const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
-  const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
   const yoga = createGraphQL(deps.config, pipeline, metrics);
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
@@ -61,6 +64,7 @@ export function buildServer(deps: AppDeps): http.Server {
       sendError(res, down ?? new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
     });
   });
+  server.on('close', () => void limits.close());
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerTransportError(err, socket, deps.log));
   return server;
 }
@@ -163,13 +167,13 @@ async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: Se
     const form = parseQueryString(decodeUtf8(raw));
     answer = await hostedPage(pipeline, {
       method: req.method ?? 'GET', secret: r.secret, action: r.action, query, form,
-      host: header(req, 'host'), origin: header(req, 'origin'), fetchSite: header(req, 'sec-fetch-site'), requestId: r.requestId, log: r.log,
+      host: header(req, 'host'), address: clientAddress(req, pipeline.trustProxy), origin: header(req, 'origin'), fetchSite: header(req, 'sec-fetch-site'), requestId: r.requestId, log: r.log,
     });
   } catch (err) {
     const known = err instanceof DomainError ? err : pipeline.unavailable(err);
     if (!known) r.log.error({ err }, 'hosted page failed');
     answer = known ? hostedErrorPage(known.status, known.message) : hostedErrorPage(500, '');
-    if (known?.headers?.['Retry-After']) answer.headers = { ...answer.headers, 'Retry-After': known.headers['Retry-After'] };
+    if (known?.headers) answer.headers = { ...answer.headers, ...known.headers };
   }
   res.writeHead(answer.status, { ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body) });
   res.end(req.method === 'HEAD' ? undefined : answer.body);

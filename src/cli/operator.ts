@@ -10,7 +10,7 @@ import { importCatalog } from '../modules/catalog/catalog.import.ts';
 import { progressReporter } from '../modules/catalog/catalog.progress.ts';
 import { CatalogRejected } from '../modules/catalog/catalog.validate.ts';
 import {
-  createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerStatus,
+  createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerRateLimit, setResellerStatus,
 } from '../modules/resellers/resellers.service.ts';
 import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
@@ -51,6 +51,10 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
       case 'resellers fund': {
         const balance = await em.transactional((tx) => fundReseller(tx, command.resellerId, command.amount, now));
         return print({ id: command.resellerId, balance });
+      }
+      case 'resellers limits': {
+        const r = await setResellerRateLimit(em, command.resellerId, command.limit);
+        return print({ id: r.id, rate_limit_per_second: r.rateLimitPerSecond, rate_limit_burst: r.rateLimitBurst });
       }
       case 'keys list': return print(await listApiKeys(em, command.resellerId));
       case 'keys create': {

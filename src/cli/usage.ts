@@ -19,6 +19,8 @@ export const USAGE = `usage: reseller-gateway <command>
                                        CUR is required: an ISO 4217 code in any case (eur = EUR)
   resellers disable|enable RESELLER_ID
   resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
+  resellers limits RESELLER_ID --per-second N --burst M | --default
+                                       the reseller's own rate limit per API key (README "Rate limits")
   keys list RESELLER_ID                a reseller's API keys: id, label, last 4 characters, created, revoked (never the secret)
   keys create RESELLER_ID [--label L]  prints the new key once
   keys revoke KEY_ID
@@ -45,6 +47,7 @@ export type Command =
   | { name: 'resellers create'; resellerName: string; currency: string }
   | { name: 'resellers status'; resellerId: string; status: 'ACTIVE' | 'DISABLED' }
   | { name: 'resellers fund'; resellerId: string; amount: number }
+  | { name: 'resellers limits'; resellerId: string; limit: { perSecond: number; burst: number } | null }
   | { name: 'keys list'; resellerId: string }
   | { name: 'keys create'; resellerId: string; label?: string }
   | { name: 'keys revoke'; keyId: string }
@@ -125,7 +128,18 @@ function parseResellers([action, ...args]: string[]): Command {
       if (!/^\d+$/.test(amount) || Number(amount) <= 0 || !Number.isSafeInteger(Number(amount))) throw usage(line);
       return { name: 'resellers fund', resellerId, amount: Number(amount) };
     }
-    default: throw usage('resellers list|create|disable|enable|fund');
+    case 'limits': {
+      const line = 'resellers limits RESELLER_ID --per-second N --burst M (positive integers, M ≥ N) | --default';
+      const { positional: [resellerId], flags } = parseArgs(args, { '--per-second': true, '--burst': true, '--default': false }, 1, line);
+      if (flags['--default'] !== undefined) {
+        if (flags['--per-second'] !== undefined || flags['--burst'] !== undefined) throw usage(line);
+        return { name: 'resellers limits', resellerId, limit: null };
+      }
+      const [perSecond, burst] = [flags['--per-second'], flags['--burst']].map((v) => (v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : 0));
+      if (perSecond <= 0 || burst < perSecond) throw usage(line);
+      return { name: 'resellers limits', resellerId, limit: { perSecond, burst } };
+    }
+    default: throw usage('resellers list|create|disable|enable|fund|limits');
   }
 }
 

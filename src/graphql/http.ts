@@ -5,6 +5,7 @@ import type { Pipeline } from '../platform/pipeline.ts';
 import { checkUtf8, decodeUtf8, parseQueryString } from '../platform/text.ts';
 import { header, readBody, sendJson } from '../rest/http.ts';
 import type { GraphQLServer } from './yoga.ts';
+import { clientAddress } from '../platform/client-address.ts';
 import { checkBodyType, checkGetParams } from './transport-errors.ts';
 
 /**
@@ -25,7 +26,7 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     // Service-Lookup-Token is read here; the plugin refuses it, 403, unless every root field takes one.
     const caller = await pipeline.authenticate(
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
-      'reseller', { takesLookupToken: true });
+      'reseller', { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) });
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.

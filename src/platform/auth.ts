@@ -64,15 +64,18 @@ export async function authenticate<K extends KeyKind>(em: EntityManager, authori
 const invalidKey = () => new DomainError('invalid_api_key', 'Invalid API key');
 
 async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
-  const [row] = await em.execute<{ key_id: string; reseller_id: string; status: string; currency: string }[]>(
-    `select k.id as key_id, r.id as reseller_id, r.status, r.currency
+  const [row] = await em.execute<{ key_id: string; reseller_id: string; status: string; currency: string; per_second: number | null; burst: number | null }[]>(
+    `select k.id as key_id, r.id as reseller_id, r.status, r.currency, r.rate_limit_per_second as per_second, r.rate_limit_burst as burst
        from api_key k join reseller r on r.id = k.reseller_id
       where k.secret_hash = ? and k.revoked_at is null`,
     [hash],
   );
   if (!row) return undefined;
   if (row.status !== 'ACTIVE') return { kind: 'reseller', disabled: true };
-  const caller: ResellerCaller = { kind: 'reseller', resellerId: row.reseller_id, apiKeyId: row.key_id, currency: row.currency.trim() };
+  const caller: ResellerCaller = {
+    kind: 'reseller', resellerId: row.reseller_id, apiKeyId: row.key_id, currency: row.currency.trim(),
+    ...(row.per_second !== null && row.burst !== null ? { rateLimit: { perSecond: row.per_second, burst: row.burst } } : {}),
+  };
   return { kind: 'reseller', caller };
 }
 

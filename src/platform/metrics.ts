@@ -41,6 +41,8 @@ export interface Metrics {
   observe(req: IncomingMessage, status: number, seconds: number): void;
   /** Records one GraphQL operation reaching execution, by the engine that runs it (src/graphql/compiled-execution.ts). */
   executed(engine: ExecutionEngine): void;
+  /** Records one request refused by a rate limit, by its kind (src/platform/rate-limits.ts). */
+  rateLimited(kind: string): void;
   /** The current values in the Prometheus text format; pool gauges are read now. */
   exposition(): Promise<string>;
 }
@@ -56,6 +58,11 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
     name: 'graphql_executions_total',
     help: 'GraphQL operations reaching execution, by engine: compiled (a document without string literals that ran before) or graphql-js.',
     labelNames: ['engine'] as const, registers,
+  });
+  const rejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests answered 429 rate_limited, by limit: key (an API key or lookup token), failed_auth (a client address), redeem (a provider key).',
+    labelNames: ['limit'] as const, registers,
   });
   const pool = options.pool;
   new Gauge({
@@ -77,6 +84,7 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
   });
 
   return {
+    rateLimited: (kind) => rejections.inc({ limit: kind }),
     observe(req, status, seconds) {
       const method = req.method && METHODS.has(req.method) ? req.method : 'OTHER';
       traffic.observe(method, routeLabels.get(req) ?? UNMATCHED_ROUTE, status, seconds);

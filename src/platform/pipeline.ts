@@ -6,7 +6,8 @@ import { sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
 import type { Logger } from './logger.ts';
-import { originOf, type Caller, type Ctx } from './request-context.ts';
+import { originOf, type Caller, type Ctx, type KeyCaller } from './request-context.ts';
+import type { RateLimits } from './rate-limits.ts';
 import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
 import { databaseHealth, unavailable } from './unavailable.ts';
 
@@ -16,13 +17,34 @@ import { databaseHealth, unavailable } from './unavailable.ts';
 // result; everything between runs here, so a new caller (lookup token, client session, hosted
 // page, worker) plugs in once, never into a surface.
 
-export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
+export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger; limits: RateLimits }
+
+/** What authentication counts against the client's address (README "Rate limits"): a key or token that is not one. */
+const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'invalid_lookup_token']);
+
+/** The bucket a caller's requests count in: its API key's, or its lookup token's (README "Rate limits"). */
+const bucketOf = (caller: KeyCaller): string => (caller.kind === 'provider' ? `pk:${caller.providerKeyId}`
+  : caller.lookup && caller.apiKeyId === null ? `lkpt:${caller.lookup.lookupId}` : `sk:${caller.apiKeyId}`);
+
+export interface AuthenticateOptions {
+  takesLookupToken?: boolean;
+  /** The client's address (src/platform/client-address.ts): failed authentication is limited by it. */
+  address?: string;
+  /** A route with a limit of its own besides the key's: `redeem` (per provider key). */
+  limit?: 'redeem';
+}
 
 export interface RequestHeaders { authorization?: string; lookupToken?: string; idempotencyKey?: string }
 
 export interface Pipeline {
   /** Bodies above it are refused with 413 before anything else reads them. */
   readonly bodyLimit: number;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For entries name the client (src/platform/client-address.ts). */
+  readonly trustProxy: number;
+  /** Counts a failed authentication that is not an API key's (a hosted page's unknown secret) against the address. */
+  failedAuthentication(address: string): Promise<void>;
+  /** 429 when the address is over its failed-authentication limit. */
+  checkAddress(address: string): Promise<void>;
   /**
    * Stage 1: who is calling, with a key of the kind this surface takes (`accepts`): the reseller
    * API and GraphQL take reseller keys, the provider API provider keys (401/403 as DomainErrors).
@@ -30,7 +52,7 @@ export interface Pipeline {
    * "Lookup"), else it is 403 before anything runs; GraphQL takes it here and the plugin holds the
    * operation's fields to it (src/graphql/pipeline-plugin.ts).
    */
-  authenticate(headers: RequestHeaders, accepts: KeyKind, options?: { takesLookupToken?: boolean }): Promise<Caller>;
+  authenticate(headers: RequestHeaders, accepts: KeyKind, options?: AuthenticateOptions): Promise<Caller>;
   /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */
   context(caller: Caller, request: { requestId: string; log: Logger; idempotencyKey?: string; host?: string }): Ctx;
   /**
@@ -54,8 +76,24 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const health = databaseHealth(deps.orm, deps.log);
   return {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    authenticate: (headers, accepts, options) => authenticateRequest(authEm, deps.clock,
-      { authorization: headers.authorization, lookupToken: headers.lookupToken }, accepts, options),
+    trustProxy: deps.config.TRUST_PROXY,
+    failedAuthentication: (address) => deps.limits.take('failed_auth', address),
+    checkAddress: (address) => deps.limits.checkAddress(address),
+    async authenticate(headers, accepts, options = {}) {
+      const { address, limit } = options;
+      // An address over its failed-authentication limit is refused before its key is read, valid or not.
+      if (address !== undefined) await deps.limits.checkAddress(address);
+      let caller: KeyCaller;
+      try {
+        caller = await authenticateRequest(authEm, deps.clock, { authorization: headers.authorization, lookupToken: headers.lookupToken }, accepts, options);
+      } catch (err) {
+        if (address !== undefined && err instanceof DomainError && FAILED_AUTHENTICATION.has(err.code)) await deps.limits.take('failed_auth', address);
+        throw err;
+      }
+      await deps.limits.take('key', bucketOf(caller), caller.kind === 'reseller' ? caller.rateLimit : undefined);
+      if (limit === 'redeem' && caller.kind === 'provider') await deps.limits.take('redeem', caller.providerKeyId);
+      return caller;
+    },
 
     context: (caller, request) => ({
       em: deps.orm.em.fork(),

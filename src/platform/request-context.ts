@@ -17,7 +17,11 @@ export interface LookupScope { lookupId: string; clientId: string; clientReselle
  * (`lookup`), or both (they must name the same reseller); `apiKeyId` is null for a token alone.
  * Later issues add the client-session caller.
  */
-export interface ResellerCaller { kind: 'reseller'; resellerId: string; apiKeyId: string | null; currency: string; lookup?: LookupScope }
+export interface ResellerCaller {
+  kind: 'reseller'; resellerId: string; apiKeyId: string | null; currency: string; lookup?: LookupScope;
+  /** The reseller's own rate limit per key (README "Rate limits"); absent: the configured default. */
+  rateLimit?: { perSecond: number; burst: number };
+}
 /** A provider acting on its own bookings with a provider API key (README "Provider side"). */
 export interface ProviderCaller { kind: 'provider'; providerId: string; providerKeyId: string }
 export type Caller = ResellerCaller | ProviderCaller | { kind: 'anonymous' };

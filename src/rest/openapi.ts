@@ -16,6 +16,11 @@ const IDEMPOTENT_REPLAYED = {
 };
 const ALLOW = { description: 'The methods this path takes, comma-separated', required: true, schema: { type: 'string' } };
 const RETRY_AFTER = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
+/** The IETF RateLimit fields of a 429 (README "Rate limits"). */
+const RATE_LIMIT_FIELDS = {
+  'RateLimit-Policy': { description: 'The limit that refused the request: `"<key|failed_auth|redeem>";q=<points>;w=<seconds>`', required: true, schema: { type: 'string' } },
+  RateLimit: { description: 'What is left of it: `"<limit>";r=<points left>;t=<seconds until it refills>`', required: true, schema: { type: 'string' } },
+};
 
 // Each table's key: the reseller API's is the document's default, the provider API's is set per operation.
 const securityOf = { reseller: 'bearerAuth', provider: 'providerKey' } as const;
@@ -107,7 +112,7 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     // Authentication, the method and the body size are checked before the Idempotency-Key, so those are never replays;
     // an unexpected failure (5xx) rolls back and is not stored either.
     const stored = status !== 401 && status !== 403 && status !== 413 && status < 500;
-    const retryAfter = status === 429 || status === 503 ? { 'Retry-After': RETRY_AFTER } : {};
+    const retryAfter = status === 429 ? { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_FIELDS } : status === 503 ? { 'Retry-After': RETRY_AFTER } : {};
     responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), { ...(stored ? replayed : {}), ...retryAfter });
   }
   responses[405] = { $ref: '#/components/responses/MethodNotAllowed' };
@@ -134,11 +139,11 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
 /**
  * The route's declared error codes plus those every route can answer: the router's own checks
  * (an unknown query parameter, authentication, a key of the other API, an id naming nothing, a
- * body too large), the unexpected failure and the database unreachable. Only a reseller key has an account that can be disabled.
+ * body too large), the rate limits, the unexpected failure and the database unreachable. Only a reseller key has an account that can be disabled.
  */
 function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [number, ErrorCode[]][] {
   const auth: ErrorCode[] = table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
-  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'internal_error', 'service_unavailable']);
+  const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'rate_limited', 'internal_error', 'service_unavailable']);
   if (route.takesLookupToken) codes.add('invalid_lookup_token');
   if (route.path.includes('{')) codes.add('resource_not_found');
   if (takesBody) codes.add('body_too_large');

@@ -45,6 +45,8 @@ interface RouteDeclaration {
    * reads, with or without a bearer key. On any route without it, a token is 403 before anything runs.
    */
   takesLookupToken?: boolean;
+  /** A rate limit of its own besides the key's (README "Rate limits"): `redeem`, per provider key. */
+  limit?: 'redeem';
   /** The success response; `schema` (from the presenters) is what the OpenAPI document publishes for it. */
   success: { status: number; description: string; schema: z.ZodType; example?: string };
   errors: ErrorCode[];

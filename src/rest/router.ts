@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clientAddress } from '../platform/client-address.ts';
 import { DomainError, errorBody, validationError } from '../platform/errors.ts';
 import { fingerprint } from '../platform/idempotency.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -91,7 +92,7 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
       const raw = await readBody(req, pipeline.bodyLimit);
       const caller = await pipeline.authenticate(
         { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
-        table.caller, { takesLookupToken: match.route.takesLookupToken === true });
+        table.caller, { takesLookupToken: match.route.takesLookupToken === true, address: clientAddress(req, pipeline.trustProxy), limit: match.route.limit });
       const { route, params } = match;
       // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
       if (Object.values(params).some((v) => textProblem(v) !== undefined)) {

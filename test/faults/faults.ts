@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { buildServer, warmUp } from '../../src/server.ts';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/background.ts';
 import { moduleSweeps } from '../../src/cli/serve.ts';
-import type { TestApp } from '../support/app.ts';
+import { UNLIMITED, type TestApp } from '../support/app.ts';
 import { withDatabase } from '../support/global-setup.ts';
 import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { manyClients } from '../support/bookings-invariants.ts';
@@ -86,7 +86,7 @@ export async function startFaultApp(reach: (url: string) => string = (u) => u, {
   const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
   await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
   const databaseUrl = reach(withDatabase(inject('adminUrl'), database));
-  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', OUTBOX_POLL_MS: '50', IDEMPOTENCY_SWEEP_MS: '50', SESSION_SWEEP_MS: '50' });
+  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', OUTBOX_POLL_MS: '50', IDEMPOTENCY_SWEEP_MS: '50', SESSION_SWEEP_MS: '50', ...UNLIMITED });
   const logs: LogLine[] = [];
   const sink = new Writable({ write(chunk, _enc, done) { for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line)); done(); } });
   const log = pino({ level: 'info', base: undefined }, sink);

@@ -26,6 +26,15 @@ export interface TestApp {
 }
 
 /**
+ * Tests send requests faster than any client should, and from one address: their apps take the
+ * rate limits out of the way unless a test sets its own (test/rate-limits holds the limits to
+ * their defaults and to lower ones).
+ */
+export const UNLIMITED: Record<string, string> = Object.fromEntries(
+  ['RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'RATE_LIMIT_FAILED_AUTH_PER_SECOND', 'RATE_LIMIT_FAILED_AUTH_BURST', 'RATE_LIMIT_REDEEM_PER_SECOND', 'RATE_LIMIT_REDEEM_BURST']
+    .map((name) => [name, '1000000']));
+
+/**
  * The real server, in-process, on its own freshly cloned database and a free port.
  * The clock is manual so tests can move time; it starts at the real now.
  */
@@ -33,7 +42,7 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
   const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
   await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
   const databaseUrl = withDatabase(inject('adminUrl'), database);
-  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides });
+  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...UNLIMITED, ...overrides });
   const log = createLogger(config);
   const counter = new StatementCounter({ writer: () => {} });
   const orm = await MikroORM.init({ ...ormOptions(databaseUrl, config.DB_POOL_MAX), loggerFactory: () => counter });

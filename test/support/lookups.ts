@@ -15,7 +15,7 @@ import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 import type { Logger } from '../../src/platform/logger.ts';
 import { dispatchOnce } from '../../src/platform/outbox.ts';
 import { MAIL_TOPIC, mailHandler } from '../../src/modules/mail/mail.service.ts';
-import type { TestApp } from './app.ts';
+import { UNLIMITED, type TestApp } from './app.ts';
 import { withDatabase } from './global-setup.ts';
 import { registerDbTable } from './db-state.ts';
 import { createReseller, type TestReseller } from './factories.ts';
@@ -173,7 +173,7 @@ export function useAppWithLog(logged: ReturnType<typeof capturingLogger>, { now 
     const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
     await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
     const databaseUrl = withDatabase(inject('adminUrl'), database);
-    const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug' });
+    const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug', ...UNLIMITED });
     const orm = await MikroORM.init(ormOptions(databaseUrl, config.DB_POOL_MAX, logged.log));
     const clock = new ManualClock(now);
     await warmUp({ orm, config, log: logged.log });

@@ -24,7 +24,7 @@ export const providerAccessCodesRoutes = defineRoutes([
     method: 'POST', path: '/access-codes/redeem', operationId: 'redeemAccessCode', tag: PROVIDER_TAG,
     summary: 'Redeem an access code (the 8 characters, or the scanned QR payload): once, recording the visit here (event '
       + 'access_code.redeemed). No Idempotency-Key (its records are kept per reseller): a repeat is 409 access_code_used and changes nothing',
-    body: redeemAccessCodeInput,
+    body: redeemAccessCodeInput, limit: 'redeem',
     success: { status: 200, description: 'The REDEEMED `access_code`', schema: accessCodeSchema },
     errors: [...authErrors, 'resource_not_found', 'provider_not_covered', 'access_code_used', 'access_code_expired', 'pass_not_active'],
     async handler(ctx, { body }) {

@@ -30,6 +30,8 @@ export interface PageRequest {
   query: URLSearchParams;
   form: URLSearchParams;
   host: string | undefined;
+  /** The client's address: an unknown secret counts as a failed authentication (README "Rate limits"). */
+  address: string;
   /** The request's `Origin` and `Sec-Fetch-Site` headers: where a post came from. */
   origin: string | undefined;
   fetchSite: string | undefined;
@@ -55,7 +57,10 @@ type Outcome =
 export async function hostedPage(pipeline: Pipeline, req: PageRequest): Promise<PageResponse> {
   const nonce = randomBytes(16).toString('base64');
   const probe = pipeline.context({ kind: 'anonymous' }, { requestId: req.requestId, log: req.log });
+  // Secrets cannot be guessed at speed: an address over its failed-authentication limit is refused first.
+  await pipeline.checkAddress(req.address);
   const session = await sessionOfSecret(probe.em, req.secret);
+  if (!session) await pipeline.failedAuthentication(req.address);
   if (!session) return gonePage(nonce, 404, 'This link is not valid', 'Check that you opened the whole link you were sent, or ask for a new one.');
   const closed = closedPage(session, probe.clock.now(), nonce);
   if (closed) return closed;

@@ -9,6 +9,9 @@ export const ResellerSchema = defineEntity({
     currency: p.string(),
     status: p.enum(['ACTIVE', 'DISABLED'] as const),
     lookupEnabled: p.boolean(),
+    // Its own rate limit (README "Rate limits"); null: the configured default.
+    rateLimitPerSecond: p.integer().nullable(),
+    rateLimitBurst: p.integer().nullable(),
     createdAt: p.datetime(),
   },
 });

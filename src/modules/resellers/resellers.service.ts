@@ -87,6 +87,18 @@ export async function setResellerStatus(em: EntityManager, id: string, status: '
   return reseller;
 }
 
+/**
+ * The operator sets a reseller's own rate limit (`resellers limits`), or clears it back to the
+ * configured default with null. Every process takes it within the API-key cache's 500 ms.
+ */
+export async function setResellerRateLimit(em: EntityManager, id: string, limit: { perSecond: number; burst: number } | null): Promise<Reseller> {
+  const reseller = await getReseller(em, id);
+  reseller.rateLimitPerSecond = limit?.perSecond ?? null;
+  reseller.rateLimitBurst = limit?.burst ?? null;
+  await em.flush();
+  return reseller;
+}
+
 /** Operator funding: a CREDIT ledger row on the business account, in its own transaction (a savepoint inside one). */
 export async function fundReseller(em: EntityManager, id: string, amount: number, at: Date, description = 'Funded by operator'): Promise<number> {
   await getReseller(em, id);
