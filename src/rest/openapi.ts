@@ -18,7 +18,7 @@ const ALLOW = { description: 'The methods this path takes, comma-separated', req
 const RETRY_AFTER = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
 /** The IETF RateLimit fields of a 429 (README "Rate limits"). */
 const RATE_LIMIT_FIELDS = {
-  'RateLimit-Policy': { description: 'The limit that refused the request: `"<key|failed_auth|redeem>";q=<points>;w=<seconds>`', required: true, schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The limit that refused the request: `"<key|failed_auth|redeem|lookups_per_client>";q=<points>;w=<seconds>`', required: true, schema: { type: 'string' } },
   RateLimit: { description: 'What is left of it: `"<limit>";r=<points left>;t=<seconds until it refills>`', required: true, schema: { type: 'string' } },
 };
 

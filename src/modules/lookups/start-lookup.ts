@@ -70,5 +70,10 @@ async function checkRate(ctx: TxCtx, clientId: string, now: Date): Promise<void>
   const seconds = Math.max(1, Math.ceil((oldest + HOUR_MS - now.getTime()) / 1000));
   throw new DomainError('rate_limited',
     `This client was looked up ${LOOKUPS_PER_CLIENT_PER_HOUR} times in the last hour; retry after ${seconds} seconds`,
-    { headers: { 'Retry-After': String(seconds) } });
+    { headers: {
+      'Retry-After': String(seconds),
+      // The IETF RateLimit fields, as every 429 carries them (README "Rate limits").
+      'RateLimit-Policy': `"lookups_per_client";q=${LOOKUPS_PER_CLIENT_PER_HOUR};w=${HOUR_MS / 1000}`,
+      RateLimit: `"lookups_per_client";r=0;t=${seconds}`,
+    } });
 }
