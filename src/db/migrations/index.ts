@@ -15,6 +15,7 @@ import { Migration20261127030000_key_held_at_commit } from './Migration202611270
 import { Migration20261127040000_issued_pass_by_client } from './Migration20261127040000_issued_pass_by_client.ts';
 import { Migration20261127050000_pass_expiry_index } from './Migration20261127050000_pass_expiry_index.ts';
 import { Migration20261128000000_paid_through } from './Migration20261128000000_paid_through.ts';
+import { Migration20261128020000_fair_webhook_delivery } from './Migration20261128020000_fair_webhook_delivery.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261127040000_issued_pass_by_client', class: Migration20261127040000_issued_pass_by_client },
   { name: 'Migration20261127050000_pass_expiry_index', class: Migration20261127050000_pass_expiry_index },
   { name: 'Migration20261128000000_paid_through', class: Migration20261128000000_paid_through },
+  { name: 'Migration20261128020000_fair_webhook_delivery', class: Migration20261128020000_fair_webhook_delivery },
 ];
