@@ -2,11 +2,12 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { moduleSweeps, outboxHandlers } from '../../src/cli/serve.ts';
+import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/background.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
-import { createEndpoint, makeEvent, passFor, Receiver, settlePendingDeliveries, verified } from '../support/webhooks.ts';
+import { createEndpoint, deliveriesOf, fanOut, makeEvent, passFor, Receiver, settlePendingDeliveries, verified } from '../support/webhooks.ts';
 
 // Fair delivery (README "Webhooks"): one reseller's endpoint that never answers, with a backlog of
 // 10,000 due deliveries, does not delay another reseller's event: its first attempt goes out
@@ -97,5 +98,39 @@ describe('fair delivery', () => {
       `select count(*) filter (where attempts > 0)::int as attempted, count(*) filter (where locked_until > now())::int as leased
          from webhook_delivery where endpoint_id = ?`, [stuck.id]);
     expect(counts).toEqual({ attempted: 4, leased: 4 });
+  });
+
+  it('due attempts are taken per endpoint in turn › a batch of 4 takes one from each of 4 endpoints, the newest event included', async () => {
+    // A port nothing listens on: every attempt there is refused at once.
+    const closed = await silentServer();
+    await closed.close();
+    const receiver = await Receiver.start();
+    cleanups.push(() => receiver.down());
+    const noisy = await createReseller(app);
+    const backlogged: string[] = [];
+    for (let i = 0; i < 3; i++) backlogged.push((await createEndpoint(app, noisy, { url: `${closed.url}/${i}` })).id);
+    await app.sql(
+      `insert into event (id, reseller_id, type, payload, created_at)
+       select 'evt_turns_' || g, ?, 'issued_pass.created', json_build_object('id', 'evt_turns_' || g), now() - interval '1 hour'
+         from generate_series(1, 10) g`, [noisy.id]);
+    await app.sql(
+      `insert into webhook_delivery (id, reseller_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+       select 'whd_turns_' || e.n || '_' || g, ?, e.id, 'evt_turns_' || g, 'issued_pass.created', 'PENDING', 0,
+              now() - interval '1 hour' + g * interval '1 ms', now(), now()
+         from generate_series(1, 10) g, jsonb_array_elements_text(?::jsonb) with ordinality e(id, n)`, [noisy.id, JSON.stringify(backlogged)]);
+
+    const calm = await createReseller(app);
+    const pass = await passFor(app, calm);
+    const endpoint = await createEndpoint(app, calm, { url: receiver.url('/turns') });
+    const { eventId } = await makeEvent(app, calm, pass);
+    await fanOut(app);
+
+    expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: app.config, log }, 4)).toBe(4);
+    expect(receiver.of(eventId)).toHaveLength(1);
+    expect(verified(endpoint.secret, receiver.of(eventId)[0])).toMatchObject({ id: eventId });
+    for (const id of backlogged) {
+      const attempted = (await deliveriesOf(app, id)).filter((d) => d.attempts > 0);
+      expect(attempted, id).toEqual([expect.objectContaining({ event_id: 'evt_turns_1', status: 'PENDING', attempts: 1 })]);
+    }
   });
 });

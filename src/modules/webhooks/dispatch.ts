@@ -85,15 +85,15 @@ export const MAX_IN_FLIGHT = 64;
 
 /**
  * Claims up to `batch` due deliveries fairly and leases them, in one committed statement (no
- * transaction stays open while receivers answer). Endpoints are taken in turn: those with fewest
- * attempts under way first, then the one served longest ago, each giving at most what its
- * MAX_IN_FLIGHT_PER_ENDPOINT leaves (leased rows are the attempts under way). So one endpoint's
- * backlog never stands in front of another endpoint's due delivery.
+ * transaction stays open while receivers answer). Endpoints are taken in turn, one delivery each
+ * per round: those with fewest attempts under way first, then the one served longest ago, each
+ * giving at most what its MAX_IN_FLIGHT_PER_ENDPOINT leaves (leased rows are the attempts under
+ * way). So one endpoint's backlog never stands in front of another endpoint's due delivery.
  */
 async function claimDue(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
   return em.execute<Claimed[]>(
     `with ep as (
-       select w.id, f.in_flight
+       select w.id, f.in_flight, row_number() over (order by f.in_flight, w.last_claimed_at nulls first, w.id) as turn
          from webhook_endpoint w
          cross join lateral (select count(*)::int as in_flight from webhook_delivery l
                               where l.endpoint_id = w.id and l.status = 'PENDING' and l.locked_until > ?) f
@@ -106,12 +106,14 @@ async function claimDue(em: EntityManager, now: Date, config: Config, batch: num
      ), due as (
        select c.id, c.endpoint_id from ep
         cross join lateral (
-          select d.id, d.endpoint_id from webhook_delivery d
-           where d.endpoint_id = ep.id and d.status = 'PENDING' and d.next_attempt_at <= ?
-             and (d.locked_until is null or d.locked_until <= ?)
-           order by d.next_attempt_at, d.id
-           limit ? - ep.in_flight
-           for update skip locked) c
+          select s.id, s.endpoint_id, row_number() over (order by s.next_attempt_at, s.id) as rank
+            from (select d.id, d.endpoint_id, d.next_attempt_at from webhook_delivery d
+                   where d.endpoint_id = ep.id and d.status = 'PENDING' and d.next_attempt_at <= ?
+                     and (d.locked_until is null or d.locked_until <= ?)
+                   order by d.next_attempt_at, d.id
+                   limit ? - ep.in_flight
+                   for update skip locked) s) c
+        order by c.rank, ep.turn
         limit ?
      ), served as (
        update webhook_endpoint w set last_claimed_at = ? where w.id in (select endpoint_id from due)
