@@ -96,7 +96,7 @@ async function claimDue(em: EntityManager, now: Date, config: Config, batch: num
        select w.id, f.in_flight, row_number() over (order by f.in_flight, w.last_claimed_at nulls first, w.id) as turn
          from webhook_endpoint w
          cross join lateral (select count(*)::int as in_flight from webhook_delivery l
-                              where l.endpoint_id = w.id and l.status = 'PENDING' and l.locked_until > ?) f
+                              where l.endpoint_id = w.id and l.status = 'PENDING' and l.locked_until is not null and l.locked_until > ?) f
         where f.in_flight < ?
           and exists (select 1 from webhook_delivery x
                        where x.endpoint_id = w.id and x.status = 'PENDING' and x.next_attempt_at <= ?
