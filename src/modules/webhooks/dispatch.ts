@@ -116,7 +116,10 @@ async function claimDue(em: EntityManager, now: Date, config: Config, batch: num
         order by c.rank, ep.turn
         limit ?
      ), served as (
-       update webhook_endpoint w set last_claimed_at = ? where w.id in (select endpoint_id from due)
+       -- SKIP LOCKED: two claims never wait on each other's endpoints (nor deadlock); a skipped
+       -- endpoint keeps its place in turn one round longer.
+       update webhook_endpoint w set last_claimed_at = ?
+        where w.id in (select e.id from webhook_endpoint e where e.id in (select endpoint_id from due) order by e.id for update skip locked)
      )
      update webhook_delivery d
         set locked_until = ?, attempts = d.attempts + 1, updated_at = ?
