@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { moduleSweeps, outboxHandlers } from '../../src/cli/serve.ts';
+import { openOrm } from '../../src/db/orm.ts';
 import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/background.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -78,11 +79,16 @@ describe('fair delivery', () => {
     const pass = await passFor(app, calm);
     const endpoint = await createEndpoint(app, calm, { url: receiver.url('/calm') });
 
-    const jobs: BackgroundJobs = startBackgroundJobs(app.orm, {
+    // Two workers on the database, as two processes would run them.
+    const second = await openOrm(app.databaseUrl, 4);
+    const workers: BackgroundJobs[] = [app.orm, second].map((orm) => startBackgroundJobs(orm, {
       config: app.config, clock: app.clock, log, handlers: outboxHandlers(app.config, log), sweeps: moduleSweeps(app.config, log),
-    });
+    }));
     // Cleaned up in order: the silent server closes first, so the attempts it holds end and stop() does not wait out their timeout.
-    cleanups.push(() => jobs.stop());
+    cleanups.push(async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+      await second.close();
+    });
     await until(() => silent.open() === 4, 'the silent endpoint holds its 4 attempts');
 
     const before = Date.now();
@@ -93,6 +99,7 @@ describe('fair delivery', () => {
     expect(arrived.at - before).toBeLessThan(2000);
     expect(verified(endpoint.secret, arrived)).toMatchObject({ id: eventId, type: 'issued_pass.created' });
 
+    // Both workers polled many times meanwhile: the silent endpoint still never had more than 4 under way.
     expect(silent.mostOpen()).toBe(4);
     const [counts] = await app.sql<{ attempted: number; leased: number }>(
       `select count(*) filter (where attempts > 0)::int as attempted, count(*) filter (where locked_until > now())::int as leased

@@ -84,13 +84,22 @@ export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
 export const MAX_IN_FLIGHT = 64;
 
 /**
- * Claims up to `batch` due deliveries fairly and leases them, in one committed statement (no
+ * Claims up to `batch` due deliveries fairly and leases them, committed before any is sent (no
  * transaction stays open while receivers answer). Endpoints are taken in turn, one delivery each
  * per round: those with fewest attempts under way first, then the one served longest ago, each
  * giving at most what its MAX_IN_FLIGHT_PER_ENDPOINT leaves (leased rows are the attempts under
  * way). So one endpoint's backlog never stands in front of another endpoint's due delivery.
  */
 async function claimDue(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
+  // Claims run one at a time across processes (a short transaction-scoped lock), so each counts
+  // the leases the one before it committed: the per-endpoint cap holds however many workers run.
+  return em.transactional(async (tx) => {
+    await tx.execute("select pg_advisory_xact_lock(hashtextextended('webhook_delivery:claim', 0))");
+    return claimStatement(tx, now, config, batch);
+  });
+}
+
+function claimStatement(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
   return em.execute<Claimed[]>(
     `with ep as (
        select w.id, f.in_flight, row_number() over (order by f.in_flight, w.last_claimed_at nulls first, w.id) as turn
