@@ -12,8 +12,11 @@ import { databaseHealth } from './unavailable.ts';
 
 export interface BackgroundJobs { stop(): Promise<void> }
 
-/** A module's periodic job; `run` returns how many things it changed (logged when not zero). */
-export interface Sweep { name: string; everyMs: number; run(orm: MikroORM): Promise<number> }
+/**
+ * A module's periodic job; `run` returns how many things it changed (logged when not zero). A job
+ * whose runs leave work going (webhook attempts) gives `stop`, awaited after its last run.
+ */
+export interface Sweep { name: string; everyMs: number; run(orm: MikroORM): Promise<number>; stop?(): Promise<void> }
 
 export function startBackgroundJobs(orm: MikroORM, deps: {
   config: Config;
@@ -31,10 +34,13 @@ export function startBackgroundJobs(orm: MikroORM, deps: {
     const removed = await sweepIdempotencyRecords(orm.em.fork(), clock, config);
     if (removed) log.debug({ removed }, 'expired idempotency records swept');
   }, (err) => failed(err, 'idempotency sweep failed'));
-  const sweeps = (deps.sweeps ?? []).map((sweep) => every(sweep.everyMs, async () => {
-    const changed = await sweep.run(orm);
-    if (changed) log.info({ sweep: sweep.name, changed }, 'sweep done');
-  }, (err) => failed(err, 'sweep failed', { sweep: sweep.name })));
+  const sweeps = (deps.sweeps ?? []).map((sweep) => {
+    const timer = every(sweep.everyMs, async () => {
+      const changed = await sweep.run(orm);
+      if (changed) log.info({ sweep: sweep.name, changed }, 'sweep done');
+    }, (err) => failed(err, 'sweep failed', { sweep: sweep.name }));
+    return { stop: async () => { await timer.stop(); await sweep.stop?.(); } };
+  });
   return {
     async stop() {
       await Promise.all([dispatcher.stop(), sweeper.stop(), ...sweeps.map((s) => s.stop())]);

@@ -1,6 +1,10 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
-import { guardedLookup } from '../../src/modules/webhooks/urls.ts';
+import { guardedLookup, isPrivateAddress } from '../../src/modules/webhooks/urls.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { expectError } from '../support/assertions.ts';
@@ -284,6 +288,37 @@ describe('private targets at delivery time', () => {
       status: 'PENDING', attempts: 1, last_response_status: null, last_error: 'refused: 127.0.0.1 is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)',
     })]);
     expect(receiver.of(eventId)).toEqual([]);
+  });
+
+  it('a name that resolves to a private address › refused after DNS, nothing sent; allowed, the same URL is delivered', async () => {
+    // The machine's own name, resolved for real (/etc/hosts): a private address, where a server listens.
+    const host = os.hostname();
+    const { address } = await dns.promises.lookup(host);
+    expect(isPrivateAddress(address), `${host} resolves to ${address}`).toBe(true);
+    const received: string[] = [];
+    const server = http.createServer((req, res) => { received.push(req.headers['webhook-id'] as string); res.end('ok'); });
+    await new Promise<void>((resolve) => server.listen(0, address, resolve));
+    try {
+      const { reseller, pass } = await world();
+      // A name is not resolved at registration: the strict setting accepts it.
+      const endpoint = await createEndpoint(app, reseller, { url: `http://${host}:${(server.address() as AddressInfo).port}/dns` });
+      const { eventId } = await makeEvent(app, reseller, pass);
+      await fanOut(app);
+      const strictConfig = { ...app.config, WEBHOOK_ALLOW_PRIVATE_URLS: false };
+      expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: strictConfig, log })).toBe(1);
+      const [refused] = await deliveriesOf(app, endpoint.id);
+      expect(refused).toMatchObject({ status: 'PENDING', attempts: 1, last_response_status: null });
+      expect(refused.last_error).toMatch(new RegExp(`^refused: ${host} resolves to the private address .+ \\(WEBHOOK_ALLOW_PRIVATE_URLS\\)$`));
+      expect(received).toEqual([]);
+
+      app.clock.advance(6_000);
+      expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: app.config, log })).toBe(1);
+      expect(received).toEqual([eventId]);
+      expect(await deliveriesOf(app, endpoint.id)).toEqual([expect.objectContaining({ status: 'SUCCEEDED', attempts: 2 })]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('a name is checked on the addresses it resolves to, the ones the connection would use', async () => {

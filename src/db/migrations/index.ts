@@ -16,6 +16,7 @@ import { Migration20261127040000_issued_pass_by_client } from './Migration202611
 import { Migration20261127050000_pass_expiry_index } from './Migration20261127050000_pass_expiry_index.ts';
 import { Migration20261128000000_paid_through } from './Migration20261128000000_paid_through.ts';
 import { Migration20261128010000_rate_limits } from './Migration20261128010000_rate_limits.ts';
+import { Migration20261128020000_fair_webhook_delivery } from './Migration20261128020000_fair_webhook_delivery.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -37,4 +38,5 @@ export const migrationsList = [
   { name: 'Migration20261127050000_pass_expiry_index', class: Migration20261127050000_pass_expiry_index },
   { name: 'Migration20261128000000_paid_through', class: Migration20261128000000_paid_through },
   { name: 'Migration20261128010000_rate_limits', class: Migration20261128010000_rate_limits },
+  { name: 'Migration20261128020000_fair_webhook_delivery', class: Migration20261128020000_fair_webhook_delivery },
 ];

@@ -15,8 +15,9 @@ import { guardedLookup, refusedTarget } from './urls.ts';
 // 2. The outbox handler of topic `event` fans it out, in the outbox claim's transaction, to one
 //    PENDING webhook_delivery per ENABLED endpoint of the reseller subscribed to its type: the
 //    outbox row is done only when those rows are committed.
-// 3. deliverDueWebhooks claims due deliveries with FOR UPDATE SKIP LOCKED and a lease
-//    (locked_until) in one committed statement, then POSTs them with no transaction open; the
+// 3. The delivery loop claims due deliveries per endpoint in turn (claimDue), with FOR UPDATE SKIP
+//    LOCKED and a lease (locked_until) in one committed statement, at most 4 under way per
+//    endpoint, then POSTs them concurrently with no transaction open; the
 //    outcome is written afterwards. A worker that dies mid-attempt leaves its lease to run out, and
 //    another worker takes the delivery again: the receiver may see an event twice (same
 //    `webhook-id`), never zero times.
@@ -77,23 +78,57 @@ interface Claimed {
 /** What one attempt came to: a response status, or an error before one (timeout, refused, unreachable). */
 interface Outcome { status?: number; error?: string }
 
+/** Attempts under way at once for one endpoint, across every process: a slow endpoint holds only these. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+/** Attempts one process runs at once; the background loop claims no more than this. */
+export const MAX_IN_FLIGHT = 64;
+
 /**
- * Claims up to `batch` due deliveries, sends them concurrently and records each outcome; returns
- * how many it attempted. Any number of processes may run it at once: SKIP LOCKED and the lease
- * keep two of them off one delivery.
+ * Claims up to `batch` due deliveries fairly and leases them, committed before any is sent (no
+ * transaction stays open while receivers answer). Endpoints are taken in turn, one delivery each
+ * per round: those with fewest attempts under way first, then the one served longest ago, each
+ * giving at most what its MAX_IN_FLIGHT_PER_ENDPOINT leaves (leased rows are the attempts under
+ * way). So one endpoint's backlog never stands in front of another endpoint's due delivery.
  */
-export async function deliverDueWebhooks(orm: MikroORM, deps: DeliveryDeps, batch = 20): Promise<number> {
-  const { clock, config } = deps;
-  const em = orm.em.fork();
-  const now = clock.now();
-  // One statement, committed on its own: no transaction stays open while the receivers answer.
-  const claimed = await em.execute<Claimed[]>(
-    `with due as (
-       select id from webhook_delivery
-        where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until <= ?)
-        order by next_attempt_at, id
+async function claimDue(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
+  // Claims run one at a time across processes (a short transaction-scoped lock), so each counts
+  // the leases the one before it committed: the per-endpoint cap holds however many workers run.
+  return em.transactional(async (tx) => {
+    await tx.execute("select pg_advisory_xact_lock(hashtextextended('webhook_delivery:claim', 0))");
+    return claimStatement(tx, now, config, batch);
+  });
+}
+
+function claimStatement(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
+  return em.execute<Claimed[]>(
+    `with ep as (
+       select w.id, f.in_flight, row_number() over (order by f.in_flight, w.last_claimed_at nulls first, w.id) as turn
+         from webhook_endpoint w
+         cross join lateral (select count(*)::int as in_flight from webhook_delivery l
+                              where l.endpoint_id = w.id and l.status = 'PENDING' and l.locked_until is not null and l.locked_until > ?) f
+        where f.in_flight < ?
+          and exists (select 1 from webhook_delivery x
+                       where x.endpoint_id = w.id and x.status = 'PENDING' and x.next_attempt_at <= ?
+                         and (x.locked_until is null or x.locked_until <= ?))
+        order by f.in_flight, w.last_claimed_at nulls first, w.id
         limit ?
-        for update skip locked
+     ), due as (
+       select c.id, c.endpoint_id from ep
+        cross join lateral (
+          select s.id, s.endpoint_id, row_number() over (order by s.next_attempt_at, s.id) as rank
+            from (select d.id, d.endpoint_id, d.next_attempt_at from webhook_delivery d
+                   where d.endpoint_id = ep.id and d.status = 'PENDING' and d.next_attempt_at <= ?
+                     and (d.locked_until is null or d.locked_until <= ?)
+                   order by d.next_attempt_at, d.id
+                   limit ? - ep.in_flight
+                   for update skip locked) s) c
+        order by c.rank, ep.turn
+        limit ?
+     ), served as (
+       -- SKIP LOCKED: two claims never wait on each other's endpoints (nor deadlock); a skipped
+       -- endpoint keeps its place in turn one round longer.
+       update webhook_endpoint w set last_claimed_at = ?
+        where w.id in (select e.id from webhook_endpoint e where e.id in (select endpoint_id from due) order by e.id for update skip locked)
      )
      update webhook_delivery d
         set locked_until = ?, attempts = d.attempts + 1, updated_at = ?
@@ -101,19 +136,58 @@ export async function deliverDueWebhooks(orm: MikroORM, deps: DeliveryDeps, batc
       where d.id = due.id and w.id = d.endpoint_id and ev.id = d.event_id
      returning d.id, d.attempts, d.event_id, d.endpoint_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
                ev.payload::text as body`,
-    [now, now, batch, new Date(now.getTime() + leaseMs(config)), now],
+    [now, MAX_IN_FLIGHT_PER_ENDPOINT, now, now, batch, now, now, MAX_IN_FLIGHT_PER_ENDPOINT, batch,
+      now, new Date(now.getTime() + leaseMs(config)), now],
   );
-  if (claimed.length === 0) return 0;
-  const box = await secretsBox(em, config);
-  await Promise.all(claimed.map(async (d) => {
-    const secrets = [box.open(d.secret)];
-    if (d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > clock.now()) {
-      secrets.push(box.open(d.previous_secret));
-    }
-    const outcome = await attempt(d, secrets, config);
-    await record(orm.em.fork(), d, outcome, deps);
-  }));
+}
+
+/** Sends one claimed delivery, signed with every live secret, and records its outcome. */
+async function send(orm: MikroORM, d: Claimed, deps: DeliveryDeps): Promise<void> {
+  const { clock, config } = deps;
+  const box = await secretsBox(orm.em.fork(), config);
+  const secrets = [box.open(d.secret)];
+  if (d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > clock.now()) {
+    secrets.push(box.open(d.previous_secret));
+  }
+  const outcome = await attempt(d, secrets, config);
+  await record(orm.em.fork(), d, outcome, deps);
+}
+
+/**
+ * Claims up to `batch` due deliveries, sends them concurrently and records each outcome; returns
+ * how many it attempted. Any number of processes may run it at once: SKIP LOCKED and the lease
+ * keep two of them off one delivery.
+ */
+export async function deliverDueWebhooks(orm: MikroORM, deps: DeliveryDeps, batch = 20): Promise<number> {
+  const claimed = await claimDue(orm.em.fork(), deps.clock.now(), deps.config, batch);
+  await Promise.all(claimed.map((d) => send(orm, d, deps)));
   return claimed.length;
+}
+
+/**
+ * The background delivery loop: each run claims what this process has room for and starts those
+ * attempts without waiting for them, so a receiver that never answers holds only its own slots
+ * while the next runs go on. `stop` waits for the attempts under way.
+ */
+export function webhookDeliveryLoop(deps: DeliveryDeps): { run(orm: MikroORM): Promise<number>; stop(): Promise<void> } {
+  const inFlight = new Set<Promise<void>>();
+  return {
+    async run(orm) {
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      if (room <= 0) return 0;
+      const claimed = await claimDue(orm.em.fork(), deps.clock.now(), deps.config, room);
+      for (const d of claimed) {
+        const p: Promise<void> = send(orm, d, deps)
+          .catch((err: unknown) => deps.log.error({ err, delivery_id: d.id }, 'webhook attempt could not be recorded'))
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      return claimed.length;
+    },
+    async stop() {
+      await Promise.all([...inFlight]);
+    },
+  };
 }
 
 /** POSTs the event's body, signed with every live secret, and says what came back. */
