@@ -28,13 +28,8 @@ import { Counters, SessionPool, failuresOf, fire, firePaced, openSessions, type 
 import { CpuMeter } from './bookings/cpu.ts';
 import { checkLedgers } from './bookings/ledgers.ts';
 import { confirmation, expectSuccess, loadClass, loadSpa, type Kind } from './bookings/requests.ts';
+import { flag } from './flags.ts';
 
-const flag = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
-  return value;
-};
 const ROUNDS = flag('--rounds', 6);
 const SECONDS = flag('--seconds', 4);
 const CONNECTIONS = flag('--connections', 20);

@@ -19,13 +19,8 @@ import { seedBench, type BenchSeed } from './request-path/seed.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
 import { countStatements, issueSomePasses, type StatementCount } from './request-path/statements.ts';
 import { startOurServer, startServer, stopServer, type Target } from './request-path/processes.ts';
+import { flag } from './flags.ts';
 
-const flag = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
-  return value;
-};
 const ROUNDS = flag('--rounds', 8);
 const SECONDS = flag('--seconds', 4);
 const CONNECTIONS = flag('--connections', 50);

@@ -19,13 +19,8 @@ import { onCleanup, runBench } from './lifecycle.ts';
 import { issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
 import { loadClass, loadSpa, V3 } from './bookings/requests.ts';
 import { checkLedgers } from './bookings/ledgers.ts';
+import { flag } from './flags.ts';
 
-const flag = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
-  return value;
-};
 const MINUTES = flag('--minutes', 10);
 const CONNECTIONS = flag('--connections', 50);
 const SAMPLE_MS = 5000;
