@@ -77,6 +77,12 @@ async function send(base: string, key: string, request: Request): Promise<{ stat
 }
 
 const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+async function heapUsedMiB(base: string): Promise<number | undefined> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text)?.[1];
+  return used === undefined ? undefined : Number(used) / 2 ** 20;
+}
+
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : 0;
@@ -107,8 +113,14 @@ async function main(): Promise<void> {
   const world: World = { seed, creditPackageId, booked: [], k: {} };
 
   const tallies = new Map<string, Tally>(MIX.map(([name]) => [name, { sent: 0, failed: 0, latencies: [], failures: new Map() }]));
-  const rss: { at: number; kib: number }[] = [];
-  const sampler = setInterval(() => rss.push({ at: Date.now(), kib: rssKiB(server.child.pid!) }), SAMPLE_MS);
+  const rss: { at: number; kib: number; heapMiB?: number }[] = [];
+  // Beside the resident set, V8's heap in use (the server's /metrics): a heap that stays level while
+  // the resident set grows is V8 sizing its spaces, a heap that grows is something kept.
+  const sampler = setInterval(() => {
+    const sample: { at: number; kib: number; heapMiB?: number } = { at: Date.now(), kib: rssKiB(server.child.pid!) };
+    rss.push(sample);
+    void heapUsedMiB(base).then((mib) => { sample.heapMiB = mib; }, () => {});
+  }, SAMPLE_MS);
   const loadStarted = Date.now();
   const until = loadStarted + MINUTES * 60_000;
   progress(`load: ${CONNECTIONS} connections for ${MINUTES} min …`);
@@ -165,6 +177,8 @@ async function main(): Promise<void> {
     '|---|---|',
     `| requests failed | ${totalFailed} of ${totalSent} ${totalFailed === 0 ? '✓' : '✗'} |`,
     `| resident memory | ${Math.round(afterFirstMinute.kib / 1024)} MiB after the first minute, ${Math.round(end.kib / 1024)} MiB at the end: ${(growth * 100).toFixed(1)} % ${growth < 0.1 ? '✓' : '✗'} (peak ${Math.round(Math.max(...rss.map((s) => s.kib)) / 1024)} MiB) |`,
+    `| V8 heap in use | ${afterFirstMinute.heapMiB?.toFixed(0) ?? '?'} MiB after the first minute, ${[...rss].reverse().find((x) => x.heapMiB !== undefined)?.heapMiB?.toFixed(0) ?? '?'} MiB at the end (sampled every ${SAMPLE_MS / 1000} s, so one moment of the GC cycle) |`,
+    `| resident memory, second half | ${Math.round((rss.find((x) => x.at - loadStarted >= (seconds * 1000) / 2) ?? end).kib / 1024)} MiB at half time, ${Math.round(end.kib / 1024)} MiB at the end |`,
     `| ledgers | ${ledgers.mismatches.length === 0 ? `every wallet and business account equals its ledger; ${ledgers.bookings} bookings ✓` : ledgers.mismatches.join('; ')} |`,
   ];
   console.log(out.join('\n'));
