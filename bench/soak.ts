@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { migrate, openOrm } from '../src/db/orm.ts';
 import { createCreditPackage } from '../src/modules/credits/credits.service.ts';
-import { withTransaction } from '../src/platform/transaction.ts';
+import { withTransaction } from '../src/db/engine/index.ts';
 import { startOurServer } from './request-path/processes.ts';
 import { openDatabase } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
@@ -58,6 +58,7 @@ const MIX: [string, number, Kind][] = [
 ];
 const TOTAL_WEIGHT = MIX.reduce((n, [, weight]) => n + weight, 0);
 
+interface Sample { at: number; kib: number; memory?: Breakdown }
 interface Tally { sent: number; failed: number; latencies: number[]; failures: Map<string, number> }
 
 function pick(): [string, Kind] {
@@ -77,10 +78,25 @@ async function send(base: string, key: string, request: Request): Promise<{ stat
 }
 
 const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-async function heapUsedMiB(base: string): Promise<number | undefined> {
+/** Where the server's memory is, from its /metrics (prom-client's Node metrics), in MiB. */
+interface Breakdown { heapUsed: number; heapCommitted: number; newSpace: number; oldSpace: number; external: number }
+const MEMORY_METRICS: Record<keyof Breakdown, RegExp> = {
+  heapUsed: /^nodejs_heap_size_used_bytes (\S+)/m,
+  heapCommitted: /^nodejs_heap_size_total_bytes (\S+)/m,
+  newSpace: /^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)/m,
+  oldSpace: /^nodejs_heap_space_size_total_bytes\{space="old"\} (\S+)/m,
+  external: /^nodejs_external_memory_bytes (\S+)/m,
+};
+async function memoryBreakdown(base: string): Promise<Breakdown> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text)?.[1];
-  return used === undefined ? undefined : Number(used) / 2 ** 20;
+  const mib = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return Object.fromEntries(Object.entries(MEMORY_METRICS).map(([k, pattern]) => [k, mib(pattern)])) as unknown as Breakdown;
+}
+
+/** "V8 heap 73 in use of 140 committed (new 64, old 70), external 5, the rest 230" in MiB. */
+function describe(b: Breakdown, rssKib?: number): string {
+  const rest = rssKib === undefined ? '' : `, the rest ${Math.round(rssKib / 1024 - b.heapCommitted - b.external)} MiB (native: the C allocator, code, stacks)`;
+  return `V8 heap ${b.heapUsed.toFixed(0)} MiB in use of ${b.heapCommitted.toFixed(0)} committed (new space ${b.newSpace.toFixed(0)}, old ${b.oldSpace.toFixed(0)}), external ${b.external.toFixed(0)} MiB${rest}`;
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -106,20 +122,23 @@ async function main(): Promise<void> {
   } finally {
     await orm.close();
   }
-  const server = await startOurServer('our server', db.url, { OUTBOX_IN_PROCESS: 'true' });
+  // MALLOC_ARENA_MAX of the calling shell reaches the server (glibc's arenas, one way to settle its share).
+  const arenas: Record<string, string> = process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {};
+  const server = await startOurServer('our server', db.url, { OUTBOX_IN_PROCESS: 'true', ...arenas });
   const base = `http://127.0.0.1:${server.port}`;
   progress(`issuing the pass to ${seed.clients.length || 'the'} clients over HTTP …`);
   await issueClients(base, seed);
   const world: World = { seed, creditPackageId, booked: [], k: {} };
 
   const tallies = new Map<string, Tally>(MIX.map(([name]) => [name, { sent: 0, failed: 0, latencies: [], failures: new Map() }]));
-  const rss: { at: number; kib: number; heapMiB?: number }[] = [];
-  // Beside the resident set, V8's heap in use (the server's /metrics): a heap that stays level while
-  // the resident set grows is V8 sizing its spaces, a heap that grows is something kept.
+  const rss: Sample[] = [];
+  // Beside the resident set, where it is (the server's /metrics): V8's heap in use grows when
+  // something is kept; its committed spaces and the external buffers when V8 or a native part sizes
+  // itself; the rest is the C allocator's.
   const sampler = setInterval(() => {
-    const sample: { at: number; kib: number; heapMiB?: number } = { at: Date.now(), kib: rssKiB(server.child.pid!) };
+    const sample: Sample = { at: Date.now(), kib: rssKiB(server.child.pid!) };
     rss.push(sample);
-    void heapUsedMiB(base).then((mib) => { sample.heapMiB = mib; }, () => {});
+    void memoryBreakdown(base).then((b) => { sample.memory = b; }, () => {});
   }, SAMPLE_MS);
   const loadStarted = Date.now();
   const until = loadStarted + MINUTES * 60_000;
@@ -150,7 +169,8 @@ async function main(): Promise<void> {
       if (Date.now() - reported > 60_000) {
         reported = Date.now();
         const sent = [...tallies.values()].reduce((n, t) => n + t.sent, 0);
-        progress(`${Math.round((Date.now() - loadStarted) / 60_000)} min: ${sent} requests, RSS ${Math.round(rssKiB(server.child.pid!) / 1024)} MiB`);
+        const last = [...rss].reverse().find((x) => x.memory)?.memory;
+        progress(`${Math.round((Date.now() - loadStarted) / 60_000)} min: ${sent} requests, RSS ${Math.round(rssKiB(server.child.pid!) / 1024)} MiB${last ? `, ${describe(last)}` : ''}`);
       }
     }
   }));
@@ -161,7 +181,8 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000)); // the in-process outbox settles
   const ledgers = await checkLedgers(db.url);
 
-  const afterFirstMinute = rss.find((s) => s.at - loadStarted >= 60_000) ?? rss[0]!;
+  const afterFirstMinute = rss.find((s) => s.at - loadStarted >= 60_000 && s.memory) ?? rss[0]!;
+  const lastMemory = [...rss].reverse().find((x) => x.memory);
   const end = rss[rss.length - 1]!;
   const growth = (end.kib - afterFirstMinute.kib) / afterFirstMinute.kib;
   const totalSent = [...tallies.values()].reduce((n, t) => n + t.sent, 0);
@@ -177,7 +198,8 @@ async function main(): Promise<void> {
     '|---|---|',
     `| requests failed | ${totalFailed} of ${totalSent} ${totalFailed === 0 ? '✓' : '✗'} |`,
     `| resident memory | ${Math.round(afterFirstMinute.kib / 1024)} MiB after the first minute, ${Math.round(end.kib / 1024)} MiB at the end: ${(growth * 100).toFixed(1)} % ${growth < 0.1 ? '✓' : '✗'} (peak ${Math.round(Math.max(...rss.map((s) => s.kib)) / 1024)} MiB) |`,
-    `| V8 heap in use | ${afterFirstMinute.heapMiB?.toFixed(0) ?? '?'} MiB after the first minute, ${[...rss].reverse().find((x) => x.heapMiB !== undefined)?.heapMiB?.toFixed(0) ?? '?'} MiB at the end (sampled every ${SAMPLE_MS / 1000} s, so one moment of the GC cycle) |`,
+    `| where, after the first minute | ${afterFirstMinute.memory ? describe(afterFirstMinute.memory, afterFirstMinute.kib) : '?'} |`,
+    `| where, at the end | ${lastMemory ? describe(lastMemory.memory!, lastMemory.kib) : '?'} |`,
     `| resident memory, second half | ${Math.round((rss.find((x) => x.at - loadStarted >= (seconds * 1000) / 2) ?? end).kib / 1024)} MiB at half time, ${Math.round(end.kib / 1024)} MiB at the end |`,
     `| ledgers | ${ledgers.mismatches.length === 0 ? `every wallet and business account equals its ledger; ${ledgers.bookings} bookings ✓` : ledgers.mismatches.join('; ')} |`,
   ];
