@@ -54,6 +54,28 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The data engine (src/db/engine/README.md) is the one place that reaches into pg, Kysely and
+    // MikroORM's connection layer; everything else uses it through its front door, index.ts.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/db/engine/**', 'test/engine/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'kysely', message: 'Kysely is reached only from src/db/engine.' },
+          ...['@mikro-orm/postgresql', '@mikro-orm/sql', '@mikro-orm/core'].map((name) => ({
+            name,
+            importNames: ['PostgreSqlConnection', 'PostgreSqlDriver', 'AbstractSqlConnection', 'AbstractSqlDriver', 'Connection', 'DatabaseDriver'],
+            message: "MikroORM's connection layer is reached only from src/db/engine.",
+          })),
+        ],
+        patterns: [
+          { group: ['pg/*', 'pg-protocol', 'pg-protocol/*', 'pg-pool/*'], message: "pg's internals are reached only from src/db/engine." },
+          { regex: 'db/engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // A runtime import cycle makes load order decide what is undefined (type-only imports are ignored).

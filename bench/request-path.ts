@@ -97,6 +97,8 @@ async function main(): Promise<void> {
 
   progress('starting the targets …');
   const ours = await startOurServer('our server', db.url);
+  // The same server on the dependencies' public APIs only (src/db/engine/README.md), measured beside it.
+  const oursPlain = await startOurServer('our server, DB_ENGINE=plain', db.url, { DB_ENGINE: 'plain' });
   const yoga = await startServer('bare graphql-yoga', path.join(here, 'request-path/bare-yoga.ts'), [], {});
   const bare = await startServer('bare node:http + pg', path.join(here, 'request-path/bare-node-pg.ts'), [], {
     DATABASE_URL: db.url, BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey),
@@ -121,6 +123,11 @@ async function main(): Promise<void> {
     { name: 'ours REST GET /passes?limit=10', target: () => ours, method: 'GET', path: '/v3/api/business/reseller/passes?limit=10', headers: auth,
       check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
     { name: 'bare node:http + pg GET /passes', target: () => bare, method: 'GET', path: '/passes?limit=10', headers: auth,
+      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
+    { name: 'ours, plain engine, GraphQL `passes(first: 10)`', target: () => oursPlain, method: 'POST', path: '/graphql', headers: { ...gqlHeaders, ...auth },
+      body: query('{ passes(first: 10) { edges { node { id name price } } } }'),
+      check: (s, b) => s === 200 && lengthAt(b, 'data', 'passes', 'edges') === 10 },
+    { name: 'ours, plain engine, REST GET /passes?limit=10', target: () => oursPlain, method: 'GET', path: '/v3/api/business/reseller/passes?limit=10', headers: auth,
       check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
     { name: 'PostGraphile `allPassPackages(first: 10)`', target: () => postgraphile, method: 'POST', path: '/graphql', headers: gqlHeaders, body: query(pglQuery),
       check: (s, b) => s === 200 && lengthAt(b, 'data', 'allPassPackages', 'edges') === 10 },
@@ -217,7 +224,7 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
     const value = median(perRound);
     return `| ${label} | ${x(value)} | ${x(Math.min(...perRound))}–${x(Math.max(...perRound))} | ${goal === null ? '—' : `≥ ${goal}`} | ${goal === null ? '' : met(value >= goal)} |`;
   };
-  const [oursTypename, yogaTypename, oursPasses, oursRest, barePasses, pgl, pglKeyed] = loads.map((l) => l.name);
+  const [oursTypename, yogaTypename, oursPasses, oursRest, barePasses, plainPasses, plainRest, pgl, pglKeyed] = loads.map((l) => l.name);
   lines.push(
     '', '### Ratios (req/s; the median of the ratio taken within each round, and its range)', '',
     '| ratio | value | per-round range | goal | |', '|---|---:|---|---:|---|',
@@ -226,6 +233,10 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
     ratio('ours REST GET /passes / bare node:http + pg', oursRest, barePasses, 0.5),
     ratio('ours `passes(first: 10)` / PostGraphile', oursPasses, pgl, 1.0),
     ratio('ours `passes(first: 10)` / PostGraphile + key lookup', oursPasses, pglKeyed, null),
+    ratio('plain engine `passes(first: 10)` / PostGraphile', plainPasses, pgl, null),
+    ratio('plain engine REST GET /passes / bare node:http + pg', plainRest, barePasses, null),
+    ratio('tuned engine / plain engine, `passes(first: 10)`', oursPasses, plainPasses, null),
+    ratio('tuned engine / plain engine, REST GET /passes', oursRest, plainRest, null),
     '', `### p99 latency at ${CONNECTIONS} connections (median over rounds)`, '',
     '| request | p99 | goal | |', '|---|---:|---:|---|',
     ...[oursTypename, oursPasses, oursRest].map((name) => {

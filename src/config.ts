@@ -12,6 +12,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // `plain` runs the data layer on its dependencies' public APIs only (src/db/engine/README.md).
+  DB_ENGINE: z.enum(['tuned', 'plain']).default('tuned'),
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(90),
   IDEMPOTENCY_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
@@ -70,6 +72,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   }
   return Object.freeze({ ...parsed.data, dataDir: path.resolve(parsed.data.DATA_DIR) });
+}
+
+/** DB_ENGINE alone, for code that opens a database without a whole configuration (tests, benches, tools). */
+export function engineFromEnv(env: Record<string, string | undefined> = process.env): Config['DB_ENGINE'] {
+  const parsed = configSchema.shape.DB_ENGINE.safeParse(env.DB_ENGINE);
+  if (!parsed.success) throw new ConfigError(`invalid configuration:\n  DB_ENGINE: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
 }
 
 /** Test and tool code build a config from defaults plus explicit overrides, never from the process. */

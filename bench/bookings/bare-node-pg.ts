@@ -6,7 +6,7 @@
 // ours) and, with an Idempotency-Key, the same idempotency record, written after them. The last
 // writes go together as ours queues them (the spot, the booking, the session marked used, the event,
 // its outbox row and the ledger row: one statement, the record's when there is one;
-// src/platform/prepared-read.ts queueWrite). The API key is compared with the one key it was
+// src/db/engine/prepared-read.ts queueWrite). The API key is compared with the one key it was
 // started with (a key-cache hit).
 // Only the paths the bench exercises are written out (a covered pass with unlimited visits); a
 // request that would need another path (a co-pay session, extra visits) is refused with a 409.
@@ -15,7 +15,9 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { exitWithParent } from '../request-path/processes.ts';
-import { EdgesAlongClient, WITH_COMMIT } from '../../src/platform/edges-along.ts';
+// The baseline talks to PostgreSQL as the tuned engine does, so the bench compares like with like.
+// eslint-disable-next-line no-restricted-imports
+import { EdgesAlongClient, WITH_COMMIT } from '../../src/db/engine/edges-along.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { localTimeOf, minutesOf, weekdayOf, zonedInstant } from '../../src/platform/time.ts';
 
@@ -23,7 +25,7 @@ exitWithParent();
 const resellerId = process.env.BENCH_RESELLER_ID!;
 const keyHash = process.env.BENCH_KEY_SHA256!;
 // Its client sends BEGIN with the transaction's first statement and its last with COMMIT, and pipelines statements issued
-// together, as ours does (src/platform/edges-along.ts).
+// together, as ours does (src/db/engine/edges-along.ts).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BENCH_POOL_MAX ?? 10), Client: EdgesAlongClient });
 const V3 = '/v3/api/business/reseller';
 const IDEMPOTENCY_TTL_MS = 90_000; // the server's default IDEMPOTENCY_TTL_SECONDS
@@ -179,7 +181,7 @@ interface HolderInput { client_id?: string; user_pass_id?: string; first_name?: 
 
 const PROVIDER_COLUMNS = 'p.id, p.name, p.category, p.tier, p.timezone, p.opening_hours, p.room_capacity';
 
-/** The statements ours runs as named prepared statements (src/platform/prepared-read.ts), named here too. */
+/** The statements ours runs as named prepared statements (src/db/engine/prepared-read.ts), named here too. */
 const prepared = (text: string, values: unknown[]) => ({ name: `stmt_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, values });
 
 interface Service { id: string; name: string; duration_minutes: number; credits: string; copay_amount: string | null; currency: string }

@@ -50,7 +50,8 @@ export class Counters {
   session = 0;
 }
 
-export interface Load { name: string; kind: Kind; side: 'ours' | 'bare'; target: () => Target }
+/** `ours`: our server on the tuned engine; `plain`: on DB_ENGINE=plain (src/db/engine/README.md); `bare`: the hand-written handler. */
+export interface Load { name: string; kind: Kind; side: 'ours' | 'plain' | 'bare'; target: () => Target }
 
 const run = randomBytes(4).toString('hex');
 let keys = 0;

@@ -16,7 +16,7 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }
 
 // The same single statement our list runs (page + provider counts); the coverage SQL is imported,
 // not copied, so the baseline cannot drift from what it is compared with. Named, so it is prepared
-// once per connection, as ours is (src/platform/prepared-read.ts).
+// once per connection, as ours is (src/db/engine/prepared-read.ts).
 const PAGE = `with page as (
        select id, name, description, price, currency, duration, payment_model, categories, created_at
          from pass_package where reseller_id = $1 order by id desc limit $2

@@ -7,7 +7,7 @@ import net from 'node:net';
 // cache's own connection) is counted the same way, BEGIN/COMMIT/SAVEPOINT included.
 // An exchange ends at each Sync or simple Query (PostgreSQL answers each with a ReadyForQuery); a
 // round trip starts when a connection sends one while none of its earlier ones is unanswered, so
-// statements pipelined behind unanswered ones (src/platform/edges-along.ts) share its round trip.
+// statements pipelined behind unanswered ones (src/db/engine/edges-along.ts) share its round trip.
 
 export interface StatementProxy {
   /** The port to put in the server's DATABASE_URL instead of the database's. */

@@ -159,7 +159,7 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
   let port: number;
   let stop: () => Promise<void>;
   try {
-    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log);
+    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE);
     const { buildServer, warmUp } = await import('../server.ts');
     await warmUp({ orm, config, log });
     const server = buildServer({ orm, config, clock: systemClock, log });

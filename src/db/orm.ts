@@ -1,10 +1,9 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { engineFromEnv } from '../config.ts';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../platform/logger.ts';
-import { PreparingClient } from '../platform/prepared-read.ts';
-import { QueueSendingDriver } from './driver.ts';
+import { engineOptions, type EngineMode } from './engine/index.ts';
 import { entities } from './entities.ts';
-import { buildRowsOnPlainObjects } from './pg-result.ts';
 import { migrationsList } from './migrations/index.ts';
 
 export type Orm = MikroORM;
@@ -12,13 +11,16 @@ export type Orm = MikroORM;
 /** The longest a statement waits for a connection (a new one made, or one of the pool freed). */
 export const DB_CONNECT_TIMEOUT_MS = 5000;
 
-export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): Options {
-  // The rows pg hands the ORM, built without a dictionary-mode object (src/db/pg-result.ts).
-  buildRowsOnPlainObjects();
+/**
+ * MikroORM's options for this schema. `engine` (DB_ENGINE): `tuned` adds the parts of
+ * src/db/engine that reach into pg, Kysely and MikroORM, after checking that the installed
+ * versions are the ones they were written against; `plain` uses the dependencies as published.
+ */
+export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, engine: EngineMode = engineFromEnv()): Options {
+  const { driver, Client } = engineOptions(engine);
   return {
     clientUrl: databaseUrl,
-    // MikroORM's own statements send a transaction's queued writes first (src/db/driver.ts).
-    driver: QueueSendingDriver,
+    driver,
     entities,
     extensions: [Migrator],
     // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.
@@ -27,13 +29,12 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     // a quiet spell would otherwise wait for new backends to start and prepare their statements
     // again: stalls of a few hundred ms on a busy machine (bench/README.md "Async context frames").
     pool: { min: poolMax, max: poolMax },
-    // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
     // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's
     // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, 40 ms
     // for a 1 ms statement (bench/README.md); every statement here is short.
     // A connection not made, or not had from the pool, within DB_CONNECT_TIMEOUT_MS fails the request
     // with 503 (src/platform/unavailable.ts) instead of holding it for as long as the database is away.
-    driverOptions: { Client: PreparingClient, options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
+    driverOptions: { ...(Client ? { Client } : {}), options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,
     debug: false,
@@ -42,8 +43,8 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
   };
 }
 
-export async function openOrm(databaseUrl: string, poolMax: number, log?: Logger): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax, log));
+export async function openOrm(databaseUrl: string, poolMax: number, log?: Logger, engine?: EngineMode): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, log, engine));
 }
 
 /** Applies every pending migration; returns the names applied. */

@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.ts';
 import { createLogger } from '../platform/logger.ts';
 import { newRequestId } from '../platform/request-context.ts';
 import { localDateOf, localTimeOf, addDays } from '../platform/time.ts';
-import { inTransaction, withTransaction, type TxCtx, type TxEm } from '../platform/transaction.ts';
+import { inTransaction, withTransaction, type TxCtx, type TxEm } from './engine/transaction.ts';
 import { ResellerSchema } from '../modules/resellers/resellers.entity.ts';
 import { createApiKey, createReseller, fundReseller } from '../modules/resellers/resellers.service.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../modules/passes/passes.entity.ts';

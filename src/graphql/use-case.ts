@@ -1,5 +1,5 @@
 import type { Ctx } from '../platform/request-context.ts';
-import { inSavepoint, retryingConflicts, type TxCtx } from '../platform/transaction.ts';
+import { inSavepoint, retryingConflicts, type TxCtx } from '../db/engine/index.ts';
 import { asGraphQLErrors } from './errors.ts';
 
 /**

@@ -5,8 +5,8 @@ import type { Clock } from './clock.ts';
 import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { masterKey, secretBox, type SecretBox } from './secrets.ts';
-import { inTransaction, type TxCtx } from './transaction.ts';
-import { lastWriteWithCommit } from './prepared-read.ts';
+import { inTransaction, type TxCtx } from '../db/engine/index.ts';
+import { lastWriteWithCommit } from '../db/engine/index.ts';
 
 // docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
 // the effects, after them, in the statement sent with COMMIT: the

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { queueWrite } from './prepared-read.ts';
+import { queueWrite } from '../db/engine/index.ts';
 import type { Logger } from './logger.ts';
 import { isDatabaseUnreachable } from './unavailable.ts';
 

@@ -8,7 +8,7 @@ import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentRe
 import type { Logger } from './logger.ts';
 import { originOf, type Caller, type Ctx, type KeyCaller } from './request-context.ts';
 import type { RateLimits } from './rate-limits.ts';
-import { inTransaction, retryingConflicts, type TxCtx } from './transaction.ts';
+import { inTransaction, retryingConflicts, type TxCtx } from '../db/engine/index.ts';
 import { databaseHealth, unavailable } from './unavailable.ts';
 
 // The one request pipeline, for REST and GraphQL alike:

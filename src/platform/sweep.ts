@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { withTransaction, type TxEm } from './transaction.ts';
+import { withTransaction, type TxEm } from '../db/engine/index.ts';
 
 /** Rows one transaction of a sweep claims; a sweep goes on until a batch comes back short. */
 export const SWEEP_BATCH = 200;

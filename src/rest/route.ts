@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { KeyKind } from '../platform/auth.ts';
 import type { ErrorCode } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
-import type { TxCtx } from '../platform/transaction.ts';
+import type { TxCtx } from '../db/engine/index.ts';
 
 export interface RouteRequest {
   params: Record<string, string>;

@@ -24,8 +24,8 @@ export function childEnv(overrides: Record<string, string | undefined>): NodeJS.
   return env;
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = SERVER_NODE_FLAGS): ChildProcess {
-  const child = spawn(nodeBin, [...nodeFlags, 'src/main.ts', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = SERVER_NODE_FLAGS, root = repoRoot): ChildProcess {
+  const child = spawn(nodeBin, [...nodeFlags, 'src/main.ts', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return child;
@@ -33,9 +33,9 @@ function start(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly strin
 
 export interface CliRun { args: string[]; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
-/** Runs one CLI command to completion. */
-export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<CliRun> {
-  const child = start(args, childEnv(env));
+/** Runs one CLI command to completion (the `src/main.ts` of `root`: this checkout, or a copy of it). */
+export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, root = repoRoot): Promise<CliRun> {
+  const child = start(args, childEnv(env), SERVER_NODE_FLAGS, root);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });

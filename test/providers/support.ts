@@ -3,7 +3,7 @@ import { v3 } from '../support/http.ts';
 
 /**
  * SQL statements the app sends while `run` runs, as its ORM logger sees them (the app is in-process):
- * the ORM's own and the prepared reads (src/platform/prepared-read.ts) alike.
+ * the ORM's own and the prepared reads (src/db/engine/prepared-read.ts) alike.
  */
 export async function statementsDuring(app: TestApp, run: () => Promise<unknown>): Promise<string[]> {
   const queries = app.queries!;

@@ -78,7 +78,7 @@ class StatementCounter extends DefaultLogger {
   /** Statements besides the API-key lookup, which runs only when the 500 ms key cache lapses (src/platform/auth.ts). */
   get ownStatements(): string[] { return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q)); }
   get ownCount(): number { return this.ownStatements.length; }
-  /** It takes every statement (our prepared statements are reported only to a logger that takes them: src/platform/prepared-read.ts). */
+  /** It takes every statement (our prepared statements are reported only to a logger that takes them: src/db/engine/prepared-read.ts). */
   override isEnabled(namespace: LoggerNamespace, context?: LogContext): boolean {
     return namespace === 'query' || super.isEnabled(namespace, context);
   }

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { createCreditPackage as createCreditPackageRow } from '../../src/modules/credits/credits.service.ts';
-import { withTransaction } from '../../src/platform/transaction.ts';
+import { withTransaction } from '../../src/db/engine/index.ts';
 import type { TestApp } from './app.ts';
 import { registerDbTable } from './db-state.ts';
 import type { TestReseller } from './factories.ts';

@@ -3,7 +3,7 @@ import type pg from 'pg';
 /**
  * Counts a pg client's round trips at its protocol writes: a Sync or a simple Query sent while none
  * of its earlier ones waits for its ReadyForQuery starts one; statements pipelined behind unanswered
- * ones (src/platform/edges-along.ts) share it. Also counts the exchanges (each ReadyForQuery).
+ * ones (src/db/engine/edges-along.ts) share it. Also counts the exchanges (each ReadyForQuery).
  */
 export function countRoundTrips(client: pg.Client): { roundTrips: () => number; exchanges: () => number } {
   const connection = (client as unknown as { connection: NodeJS.EventEmitter & { sync(): void; query(text: string): void } }).connection;

@@ -1,13 +1,13 @@
 import { Migration } from '@mikro-orm/migrations';
 
 // The business account moves only by its ledger, and at COMMIT. A business_transaction row is
-// inserted like any other write (queued with the use case's others: src/platform/prepared-read.ts);
+// inserted like any other write (queued with the use case's others: src/db/engine/prepared-read.ts);
 // a deferred constraint trigger then applies it to business_account when the transaction commits,
 // refusing an overdraft, and fills in the row's balance_after. Every confirm of a reseller needs
 // that account's row lock; taken at COMMIT, it is held over the trigger and the commit's WAL flush,
 // not over a statement's round trip to our process and back (bench/README.md "Bookings").
 // A savepoint that answers for its own writes (a GraphQL mutation field) settles them at its end
-// with SET CONSTRAINTS business_transaction_settles IMMEDIATE (src/platform/transaction.ts
+// with SET CONSTRAINTS business_transaction_settles IMMEDIATE (src/db/engine/transaction.ts
 // `settleDeferred`).
 export class Migration20261127010000_settled_at_commit extends Migration {
   override name = 'Migration20261127010000_settled_at_commit';

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 // The wallet moves by its ledger: inserting a credit_transaction row moves the client's
 // credit_balance, in a row trigger that takes the client row's lock, refuses an overdraft and
 // fills in the row's balance_after and seq. The INSERT needs nothing back, so a use case queues it
-// with its other writes (src/platform/prepared-read.ts): a covered spa booking's debit rides in the
+// with its other writes (src/db/engine/prepared-read.ts): a covered spa booking's debit rides in the
 // statement that carries its booking, one round trip fewer with the spa's lock held (bench/README.md
 // "Bookings"). seq is drawn after the lock, as its column default was, so one client's rows in
 // seq order are the order the balance moved (README "Credits").

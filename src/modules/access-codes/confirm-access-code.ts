@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf, type PurchaseInput } from '../bookings/bookings.service.ts';
 import { findProviders } from '../providers/providers.service.ts';
 import { AccessCodeSessionSchema, type AccessCodeSession } from './access-codes.entity.ts';

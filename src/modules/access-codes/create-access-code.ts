@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { costPerVisit, coverageOf, holderOf, type Holder } from '../bookings/bookings.service.ts';
 import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed, type CategoryType, type PassCategory, type PassPackage } from '../passes/passes.service.ts';

@@ -2,7 +2,7 @@ import { randomFrom, sha256Hex } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { addDays, localDateOf, timeOfMinutes, zonedInstant } from '../../platform/time.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { SESSION_LIFETIME_MS, type Holder } from '../bookings/bookings.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import type { CategoryType } from '../passes/passes.service.ts';

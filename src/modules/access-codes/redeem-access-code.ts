@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { providerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { coverageOf } from '../bookings/bookings.service.ts';
 import { recordEvent } from '../events/events.service.ts';

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { DomainError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { preparedRead, sqlText } from '../../platform/prepared-read.ts';
+import { preparedRead, sqlText } from '../../db/engine/index.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/classes.service.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -50,7 +50,7 @@ export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: st
 /**
  * The instance locked, the holder and (for a client named by client_id) whether it already booked
  * the instance: three reads that need nothing of each other, issued together so they take one round
- * trip (src/platform/prepared-read.ts). PostgreSQL runs them in this order, so the already-booked
+ * trip (src/db/engine/prepared-read.ts). PostgreSQL runs them in this order, so the already-booked
  * check runs under the instance's lock. Their refusals come in the same order as one after another:
  * the instance's, then the holder's, then the pass lasting until the class starts.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { zonedInstant } from '../../platform/time.ts';
@@ -70,7 +70,7 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   const input = parseInput(bookSpaInput, raw);
   // The client, then the spa, locked as it is read, then (a spa this process has read before) the
   // appointments at the instants asked for, under the spa's lock (readAhead below): issued
-  // together, one round trip (src/platform/prepared-read.ts). Without that read the slot check
+  // together, one round trip (src/db/engine/prepared-read.ts). Without that read the slot check
   // under the lock reads them at once. Refusals come in that order, as one after the other.
   const [held, asked, read] = await Promise.allSettled([holderOf(ctx, input), appointmentOf(ctx, input), readAhead(ctx, input)]);
   if (held.status === 'rejected') throw held.reason;
@@ -122,7 +122,7 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead:
 // The slot check reads the spa's appointments at the instants asked for, which the spa's time zone
 // and its services' durations give: known only once the spa is read, a round trip of its own after
 // it. They rarely change, so the ones this process last read for the spa give them beforehand, and
-// the read goes right behind the spa's locking read (issued together: src/platform/prepared-read.ts),
+// the read goes right behind the spa's locking read (issued together: src/db/engine/prepared-read.ts),
 // one round trip fewer. It is a guess, never trusted: checkSlot takes it only when its range holds
 // the instants the spa as read now gives, and reads those itself otherwise (spa.service.ts slotAt).
 

@@ -5,9 +5,8 @@ import { isId, newId } from '../../platform/ids.ts';
 import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxEm } from '../../platform/transaction.ts';
-import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
-import { insertPlain, plainRow } from '../../platform/plain-rows.ts';
+import type { TxEm } from '../../db/engine/index.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow } from '../../db/engine/index.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.service.ts';
 import { lockedSpaAlong, registerBookedIntervals, type BookedInterval, type SpaService } from '../spa/spa.service.ts';
@@ -64,7 +63,7 @@ export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt'
 /**
  * Inserts a new PENDING booking now (bookings always start PENDING; only the provider moves them
  * on) and returns it as a plain object: nothing on the booking path writes it again, so it is not
- * managed (src/platform/plain-rows.ts insertPlain).
+ * managed (src/db/engine/plain-rows.ts insertPlain).
  */
 export function insertBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Promise<Booking> {
   return insertPlain(em, BookingSchema, {

@@ -1,5 +1,5 @@
 import { DomainError } from '../../platform/errors.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { releaseSpot } from '../classes/classes.service.ts';
 import { walletResellerOf } from '../clients/clients.service.ts';
 import { creditWallet } from '../credits/credits.service.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
@@ -21,7 +21,7 @@ export const confirmSpaInput = z.strictObject({});
 export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<Booking> {
   // The session and the spa it names, locked as they are read, and right behind them the
   // appointments overlapping the session's own instants, read under the spa's lock: issued
-  // together, one round trip (src/platform/prepared-read.ts). The slot check takes them when the
+  // together, one round trip (src/db/engine/prepared-read.ts). The slot check takes them when the
   // spa still puts the session's date and time at those instants. Refusals come in the order the
   // session, its holder, its spa and services, the slot.
   const [locked, booked] = await Promise.allSettled([

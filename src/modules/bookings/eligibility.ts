@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import type { Client } from '../clients/clients.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';

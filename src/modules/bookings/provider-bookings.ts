@@ -3,7 +3,7 @@ import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { providerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { BookingSchema } from './bookings.entity.ts';
 import { presentBooking } from './bookings.presenter.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { lockClassInstance, releaseSpot } from '../classes/classes.service.ts';
 import { recordEvent } from '../events/events.service.ts';

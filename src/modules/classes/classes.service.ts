@@ -1,10 +1,9 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { plainRow, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
+import { plainRow, plainRows, preparedRead, preparedWrite, queueWrite, sqlText } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxEm } from '../../platform/transaction.ts';
+import type { TxEm } from '../../db/engine/index.ts';
 import { findProviders, joinedProvider, joinedProviderColumns, type Provider } from '../providers/providers.service.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 
@@ -108,7 +107,7 @@ export async function lockClassInstance(em: TxEm, id: string, param?: string): P
     : [];
   const [row] = rows;
   if (!row) throw notFound('class instance', id, param);
-  // Plain objects (src/platform/plain-rows.ts): the spot count moves by SQL (takeSpot), never by a flush.
+  // Plain objects (src/db/engine/plain-rows.ts): the spot count moves by SQL (takeSpot), never by a flush.
   const [instance] = plainRows(em, ClassInstanceSchema, [row]);
   const [cls] = plainRows(em, ClassSchema, [{
     id: row.class_id, provider_id: row.class_provider_id, category_id: row.class_category_id, name: row.class_name,

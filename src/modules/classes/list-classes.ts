@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { plainRow } from '../../platform/plain-rows.ts';
+import { plainRow } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
 import { providerExists } from '../providers/providers.service.ts';

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { joinedColumns, plainJoined, preparedRead } from '../../db/engine/index.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
@@ -38,7 +37,7 @@ export function ownClientsReseller(ctx: Ctx, clientId: string): string {
 
 /**
  * The client columns of a statement joining `client` as `alias` to other rows, and the client of
- * such a row as a plain object (src/platform/plain-rows.ts): the statements that read a client this
+ * such a row as a plain object (src/db/engine/plain-rows.ts): the statements that read a client this
  * way (a booking's holder, an access code's) never write it; a wallet moves by SQL. Undefined when
  * the row has none.
  */

@@ -1,6 +1,6 @@
 import { newId } from '../../platform/ids.ts';
-import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../platform/prepared-read.ts';
-import type { TxEm } from '../../platform/transaction.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../db/engine/index.ts';
+import type { TxEm } from '../../db/engine/index.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
 

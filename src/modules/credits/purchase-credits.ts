@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { recordEvent } from '../events/events.service.ts';

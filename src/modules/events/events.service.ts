@@ -2,7 +2,7 @@ import { unixSeconds } from '../../platform/clock.ts';
 import { notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { enqueue } from '../../platform/outbox.ts';
-import { queueWrite } from '../../platform/prepared-read.ts';
+import { queueWrite } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventType } from './events.catalog.ts';
@@ -21,7 +21,7 @@ export const EVENT_TOPIC = 'event';
  * Only a catalogued type with its declared payload type-checks. Events go to the caller's
  * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
  * The `event` row (GET /events) and the outbox row that fans it out to webhook endpoints (README
- * "Webhooks") are queued (src/platform/prepared-read.ts queueWrite): they go with the use case's
+ * "Webhooks") are queued (src/db/engine/prepared-read.ts queueWrite): they go with the use case's
  * next statement or at its end, in its transaction, so recording an event costs no round trip of its own.
  */
 export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T], resellerId?: string): Promise<void> {

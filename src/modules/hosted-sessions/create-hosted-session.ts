@@ -3,7 +3,7 @@ import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { currentPassOf, effectiveStatus, idParam } from '../passes/passes.service.ts';

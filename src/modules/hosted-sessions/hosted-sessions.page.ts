@@ -3,7 +3,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import type { Pipeline } from '../../platform/pipeline.ts';
 import { originOf, resellerOf, type Ctx, type ResellerCaller } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { createAccessCode, confirmAccessCodeSession } from '../access-codes/access-codes.service.ts';
 import { coverageOf } from '../bookings/bookings.service.ts';
 import { bookClass, bookSpa, confirmClassBooking, confirmSpaBooking, type Initiation } from '../bookings/use-cases.service.ts';

@@ -8,7 +8,7 @@ import { isId } from '../../platform/ids.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 import { presentHostedSession } from './hosted-sessions.presenter.ts';

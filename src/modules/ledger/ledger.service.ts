@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../platform/ids.ts';
-import { queueWrite } from '../../platform/prepared-read.ts';
-import { assertInTransaction, deferredToCommit, settleDeferred, type TxEm } from '../../platform/transaction.ts';
+import { queueWrite } from '../../db/engine/index.ts';
+import { assertInTransaction, deferredToCommit, settleDeferred, type TxEm } from '../../db/engine/index.ts';
 
 export interface BalanceChange {
   resellerId: string;

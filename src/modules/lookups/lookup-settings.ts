@@ -1,4 +1,4 @@
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { storeLookupEnabled, type LookupSettingsInput, type Reseller } from '../resellers/resellers.service.ts';
 import { LookupSchema } from './lookups.entity.ts';
 

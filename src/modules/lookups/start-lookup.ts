@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { findClientOf } from '../clients/clients.service.ts';
 import { queueMail } from '../mail/mail.service.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
 import { DomainError } from '../../platform/errors.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { findOwnLookup, tokenWorks, viewOf, type LookupView } from './lookups.service.ts';

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { enqueue, type OutboxHandler, type OutboxRow } from '../../platform/outbox.ts';
 import { masterKey, secretBox, type SecretBox } from '../../platform/secrets.ts';
-import type { TxEm } from '../../platform/transaction.ts';
+import type { TxEm } from '../../db/engine/index.ts';
 
 // E-mail (README "E-mail"). A message is queued in the use case's transaction: a mail_message row
 // with its body sealed (it may hold a code: README "Secrets at rest") and an outbox row (topic

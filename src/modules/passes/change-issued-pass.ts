@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput, unixTimestamp } from '../../platform/validation.ts';
 import { findOwnClient, getOwnClient, type Client } from '../clients/clients.service.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';

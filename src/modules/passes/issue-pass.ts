@@ -3,7 +3,7 @@ import { validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
 import { createClient, type Client } from '../clients/clients.service.ts';
 import { creditWallet } from '../credits/credits.service.ts';

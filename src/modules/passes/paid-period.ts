@@ -1,5 +1,5 @@
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import type { Client } from '../clients/clients.service.ts';
 import { debitWallet, lockedWalletBalance } from '../credits/credits.service.ts';
 import { creditBusinessAccount, debitBusinessAccount } from '../ledger/ledger.service.ts';

@@ -3,8 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { joinedColumns, plainJoined, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead, sqlText } from '../../platform/prepared-read.ts';
+import { joinedColumns, plainJoined, plainRows, preparedRead, sqlText } from '../../db/engine/index.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -54,7 +53,7 @@ export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Pr
 
 /**
  * The pass lists are the hottest reads: one statement each (the cursor's check included), a prepared
- * statement on MikroORM's pool (src/platform/prepared-read.ts), rows left to plainRows. Each
+ * statement on MikroORM's pool (src/db/engine/prepared-read.ts), rows left to plainRows. Each
  * choice of `reads` is one more statement text to prepare: four at most, times the cursor's forms.
  */
 async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { providerCounts: boolean }): Promise<Page<PassRow>> {
@@ -106,7 +105,7 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
 /**
  * The issued pass matching `where` (over `ip`; the latest when several do) with its package, in one
  * statement instead of a find for each (a client's current pass, the pass behind an access code).
- * Both are plain objects (src/platform/plain-rows.ts): its readers never write them through the
+ * Both are plain objects (src/db/engine/plain-rows.ts): its readers never write them through the
  * entity manager (a visit taken moves the pass's counters by SQL; the use cases that change a pass
  * lock it with findCurrentIssuedPass or lockChangeablePass).
  */

@@ -3,7 +3,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { getOwnClient } from '../clients/clients.service.ts';

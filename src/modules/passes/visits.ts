@@ -1,6 +1,6 @@
 import { newId } from '../../platform/ids.ts';
-import { preparedWrite, queueWrite } from '../../platform/prepared-read.ts';
-import { assertInTransaction, type TxEm } from '../../platform/transaction.ts';
+import { preparedWrite, queueWrite } from '../../db/engine/index.ts';
+import { assertInTransaction, type TxEm } from '../../db/engine/index.ts';
 import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from './passes.entity.ts';
 
 // Visits: a pass's monthly counters (issued_pass.visits_used for visits_period) and the visit

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import type { Ctx } from '../../platform/request-context.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
-import { plainRow } from '../../platform/plain-rows.ts';
+import { plainRow } from '../../db/engine/index.ts';
 import { CopayOptionSchema, type CopayOption } from './providers.entity.ts';
 import { getProvider } from './providers.service.ts';
 

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, plainRows } from '../../platform/plain-rows.ts';
-import { preparedRead } from '../../platform/prepared-read.ts';
+import { joinedColumns, plainJoined, plainRows, preparedRead } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 

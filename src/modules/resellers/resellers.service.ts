@@ -7,7 +7,7 @@ import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import { businessAccountBalance, businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/ledger.service.ts';
-import { withTransaction, type TxCtx } from '../../platform/transaction.ts';
+import { withTransaction, type TxCtx } from '../../db/engine/index.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
 // Operator use cases (the CLI): resellers, their API keys and business-account funding; and a

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
-import { plainRow } from '../../platform/plain-rows.ts';
+import { plainRow } from '../../db/engine/index.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 
 /**

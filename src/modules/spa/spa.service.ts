@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined } from '../../platform/plain-rows.ts';
-import { preparedRead, preparedWrite, sqlText } from '../../platform/prepared-read.ts';
+import { joinedColumns, plainJoined, preparedRead, preparedWrite, sqlText } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
@@ -45,7 +44,7 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
 
 /**
  * A spa and the services an appointment asks for, in the order asked, in one statement: every spa
- * booking, confirm and availability reads both (plain objects, src/platform/plain-rows.ts). An
+ * booking, confirm and availability reads both (plain objects, src/db/engine/plain-rows.ts). An
  * unknown spa, or a provider that is no spa, is a 404 on `params.spaId`; a service id of another
  * spa or an unknown one is a 400 on `params.serviceIds` (a query or body value, not a path: no 404).
  * With `lock` (a booking's transaction), the same statement locks the spa (FOR NO KEY UPDATE on

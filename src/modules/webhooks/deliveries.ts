@@ -4,7 +4,7 @@ import type { DomainError } from '../../platform/errors.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { getOwnEndpoint } from './endpoints.ts';
 import { WebhookDeliverySchema, type WebhookDelivery } from './webhooks.entity.ts';
 

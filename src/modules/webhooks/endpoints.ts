@@ -4,7 +4,7 @@ import { DomainError, notFound, validationError } from '../../platform/errors.ts
 import { isId, newId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../platform/transaction.ts';
+import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { eventCatalog } from '../events/events.service.ts';
 import { newWebhookSecret, secretsBox } from './signing.ts';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 
-// pg's result rows are built on a plain object in this process (src/db/pg-result.ts): the rows
+// pg's result rows are built on a plain object in this process (src/db/engine/pg-result.ts): the rows
 // must be what pg's own way makes, for every column name, `__proto__` included.
 
 const app = useApp();

@@ -1,9 +1,10 @@
 import { PostgreSqlConnection, PostgreSqlDriver, type Configuration } from '@mikro-orm/postgresql';
-import { sendQueuedWrites } from '../platform/prepared-read.ts';
+import { markTuned } from './mode.ts';
+import { sendQueuedWrites } from './prepared-read.ts';
 
 // MikroORM's PostgreSQL driver, with one change: a statement MikroORM sends in a transaction (a
 // find, a flush of the unit of work, em.execute, a savepoint) first sends the writes the
-// transaction has queued (src/platform/prepared-read.ts queueWrite), so it sees them and their
+// transaction has queued (src/db/engine/prepared-read.ts queueWrite), so it sees them and their
 // order holds. Queued writes otherwise go with a later prepared statement; without this, a flush
 // that references a queued row (a rescheduled booking's `rescheduled_to`) would run before it.
 
@@ -23,5 +24,6 @@ export class QueueSendingDriver extends PostgreSqlDriver {
       connection: new QueueSendingConnection(this.config),
       replicas: this.createReplicas((replica) => new QueueSendingConnection(this.config, replica, 'read')),
     });
+    markTuned(this);
   }
 }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { flushQueuedWrites, preparedRead, preparedWrite, queueWrite, sqlText } from '../../src/platform/prepared-read.ts';
+import { flushQueuedWrites, preparedRead, preparedWrite, queueWrite, sqlText } from '../../src/db/engine/prepared-read.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
-import { inSavepoint, withTransaction } from '../../src/platform/transaction.ts';
+import { inSavepoint, withTransaction } from '../../src/db/engine/transaction.ts';
 import { ResellerSchema } from '../../src/modules/resellers/resellers.entity.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 
-// preparedRead runs its text as a named prepared statement (src/platform/prepared-read.ts), inside
+// preparedRead runs its text as a named prepared statement (src/db/engine/prepared-read.ts), inside
 // a transaction on the transaction's own connection: there it sees the transaction's writes, and
 // PostgreSQL holds the statement for that connection (pg_prepared_statements is per connection).
 const app = useApp();
@@ -50,7 +50,7 @@ describe('preparedWrite', () => {
   });
 });
 
-// Writes whose results nothing reads are queued and go together (src/platform/prepared-read.ts
+// Writes whose results nothing reads are queued and go together (src/db/engine/prepared-read.ts
 // queueWrite): in the statement of the next prepared statement that carries them, else in one of
 // their own before anything else the transaction sends, and before it ends. A rolled-back savepoint
 // takes what was queued inside it, and only that.
@@ -170,7 +170,7 @@ describe('queueWrite', () => {
 });
 
 // A statement text from a template is kept per place in the code and per value of its parts
-// (src/platform/prepared-read.ts sqlText): whichever variant is asked for, the text is its own.
+// (src/db/engine/prepared-read.ts sqlText): whichever variant is asked for, the text is its own.
 describe('sqlText', () => {
   const textOf = (columns: string, where: string) => sqlText`select ${columns} from reseller where ${where}`;
 

@@ -100,7 +100,7 @@ describe('GraphQL passes', () => {
 describe('POST /issued_passes with an Idempotency-Key', () => {
   // The key costs no statement of its own: the record is written with the response as the
   // transaction's last statement (src/platform/idempotency.ts), no claim ahead of the use case, no
-  // savepoint, and the event and its outbox row ride in it (src/platform/prepared-read.ts
+  // savepoint, and the event and its outbox row ride in it (src/db/engine/prepared-read.ts
   // queueWrite). PREPAID: BEGIN, the pass, the client, the issued pass, then the record with what
   // the use case queued riding in it (the business account's ledger row, whose balance moves at
   // COMMIT; the wallet's credit, moved by its row's trigger; the event and its outbox row), COMMIT.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityDictionary, EntityName } from '@mikro-orm/core';
-import { plainRows } from '../../src/platform/plain-rows.ts';
+import { plainRows } from '../../src/db/engine/plain-rows.ts';
 import { CopayOptionSchema, ProviderSchema } from '../../src/modules/providers/providers.entity.ts';
 import { PassPackageSchema } from '../../src/modules/passes/passes.entity.ts';
 import { SpaServiceSchema } from '../../src/modules/spa/spa.entity.ts';
@@ -9,7 +9,7 @@ import { useApp } from '../support/app.ts';
 import { createBookingWorld } from '../support/bookings.ts';
 import { createClassInstance } from '../support/catalog.ts';
 
-// The rows nothing writes are read as plain objects (src/platform/plain-rows.ts): they must carry
+// The rows nothing writes are read as plain objects (src/db/engine/plain-rows.ts): they must carry
 // exactly what em.map gives a managed entity of the same row, value for value and type for type
 // (Dates, bigints as numbers, jsonb, nulls), for every entity read that way.
 const app = useApp();

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { lastWriteWithCommit, preparedWrite } from '../../src/platform/prepared-read.ts';
+import { lastWriteWithCommit, preparedWrite } from '../../src/db/engine/prepared-read.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { newRequestId } from '../../src/platform/request-context.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { inTransaction } from '../../src/platform/transaction.ts';
+import { inTransaction } from '../../src/db/engine/transaction.ts';
 import { ResellerSchema } from '../../src/modules/resellers/resellers.entity.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 
-// A top-level transaction (src/platform/transaction.ts inTransaction, as every request's use case
+// A top-level transaction (src/db/engine/transaction.ts inTransaction, as every request's use case
 // runs) is Kysely's own transaction given to a fork of the entity manager: the unit of work is
 // flushed before COMMIT when it holds anything, and not at all when the use case wrote only by SQL;
 // a thrown error rolls back both. BEGIN, COMMIT and ROLLBACK reach the ORM's logger as sent.

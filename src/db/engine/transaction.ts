@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { dropQueuedWrites, flushQueuedWrites, logStatement, openWriteQueue, queuedWritesWithCommit } from './prepared-read.ts';
-import { refusalOf } from './errors.ts';
-import type { Ctx } from './request-context.ts';
+import { isTuned } from './mode.ts';
+import { refusalOf } from '../../platform/errors.ts';
+import type { Ctx } from '../../platform/request-context.ts';
 
 // A writing use case takes a TxCtx, and only `inTransaction`/`withTransaction` make one, so a write
 // cannot run outside a transaction by construction (docs: README "Request pipeline").
@@ -18,7 +19,7 @@ export interface TxCtx extends Ctx {
 
 /**
  * Runs `run` in a transaction; inside one already, in a savepoint that a thrown error rolls back.
- * Writes it queues (queueWrite, src/platform/prepared-read.ts) are sent before it ends: at the end
+ * Writes it queues (queueWrite, src/db/engine/prepared-read.ts) are sent before it ends: at the end
  * of a transaction, with its COMMIT. A refusal the database makes at COMMIT (a deferred check: an
  * overdraft of the business account; or a queued write's, such as the wallet's) is thrown as its
  * catalogue error (`refusalOf`), with everything the transaction wrote rolled back.
@@ -32,16 +33,17 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
 }
 
 /**
- * A transaction of its own on a fork of `em`: what `em.transactional` does for a top-level
+ * A transaction of its own on a fork of `em` (the plain engine: `em.transactional`, as it is): what `em.transactional` does for a top-level
  * transaction (a fork, BEGIN, the callback, a flush of the unit of work, COMMIT; ROLLBACK on an
  * error), by Kysely's own transaction, which the fork is given as its transaction context as
  * MikroORM does. Left out: the AsyncLocalStorage context, the propagation rules, the merge back
  * into `em` and the transaction events, which nothing here uses (a request's entity manager is its
  * own; no subscriber is registered), and the flush when the unit of work holds nothing (a booking
- * writes by SQL: src/platform/prepared-read.ts). Together they were a tenth of a booking's
+ * writes by SQL: src/db/engine/prepared-read.ts). Together they were a tenth of a booking's
  * allocations (bench/README.md "Our process's work per booking").
  */
 async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
+  if (!isTuned(em)) return em.transactional(run);
   const fork = em.fork();
   const transaction = await fork.getConnection().getClient().startTransaction().execute();
   logStatement(fork, 'begin');

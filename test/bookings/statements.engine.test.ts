@@ -14,8 +14,8 @@ import { createProvider, createSpaService, everyDay } from '../support/catalog.t
 // and provider; a spa is read with the services asked for; a client with its current pass and
 // package); its last writes, whose results nothing reads (the spot, the booking, the session marked
 // used, the event and its outbox row), go together in one statement, the idempotency record's when
-// there is one (src/platform/prepared-read.ts queueWrite), sent with COMMIT in one exchange
-// (src/platform/edges-along.ts, whose tests count the exchanges); and the count does not grow with
+// there is one (src/db/engine/prepared-read.ts queueWrite), sent with COMMIT in one exchange
+// (src/db/engine/edges-along.ts, whose tests count the exchanges); and the count does not grow with
 // the bookings an instance or a spa day already holds.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;

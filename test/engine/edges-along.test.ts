@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EdgesAlongClient, WITH_COMMIT } from '../../src/platform/edges-along.ts';
+import { EdgesAlongClient, WITH_COMMIT } from '../../src/db/engine/edges-along.ts';
 import { useApp } from '../support/app.ts';
 import { countRoundTrips } from '../support/round-trips.ts';
 
-// EdgesAlongClient (src/platform/edges-along.ts) holds `begin` back and sends it with the
+// EdgesAlongClient (src/db/engine/edges-along.ts) holds `begin` back and sends it with the
 // transaction's first statement that has parameters, in one exchange: one ReadyForQuery where
 // there were two; and it holds a statement marked WITH_COMMIT and sends it with `commit`, in one
 // exchange too. These tests talk to PostgreSQL through it as Kysely does (`query(text, values)`)

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, type DatabaseConnection, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
-import { refusalOf } from './errors.ts';
+import { refusalOf } from '../../platform/errors.ts';
+import { isTuned } from './mode.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
 // pipeline", bench/README.md) as named prepared statements. MikroORM sends every statement as text
@@ -20,7 +21,7 @@ const namesByText = new Map<string, string>();
  * runs as its named statement on whichever path it comes, the pool's or a transaction's (Kysely
  * hands its statements to `client.query(text, values)`); anything else runs as before. A
  * transaction's BEGIN rides with its first statement, and its last statement (lastWriteWithCommit)
- * with its COMMIT (src/platform/edges-along.ts).
+ * with its COMMIT (src/db/engine/edges-along.ts).
  */
 export class PreparingClient extends EdgesAlongClient {
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
@@ -64,6 +65,7 @@ const textsByTemplate = new WeakMap<TemplateStringsArray, { parts: readonly stri
  * together" below).
  */
 export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], { carriesQueued = false } = {}): Promise<T[]> {
+  if (!isTuned(em)) return sendPlain<T>(em, sql, params);
   const connection = em.getConnection();
   const transaction = em.getTransactionContext<Transaction<unknown>>();
   const queued = (transaction && queues.get(transaction)?.splice(0)) || [];
@@ -80,12 +82,16 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
 
 /**
  * The transaction's last statement (`?` placeholders), sent with its COMMIT in one exchange
- * (src/platform/edges-along.ts), carrying the queued writes (preparedRead's `carriesQueued`): for
+ * (src/db/engine/edges-along.ts), carrying the queued writes (preparedRead's `carriesQueued`): for
  * the end of a use case, by the code that ends its transaction, when nothing reads its rows. It
  * does not fail here: its failure is COMMIT's, and the transaction rolls back. Nothing may be sent
  * in the transaction after it but COMMIT (anything else sends it first, and fails with it).
  */
 export async function lastWriteWithCommit(em: EntityManager, sql: string, params: readonly unknown[]): Promise<void> {
+  if (!isTuned(em)) {
+    await preparedWrite(em, sql, params);
+    return;
+  }
   const transaction = em.getTransactionContext<Transaction<unknown>>();
   if (!transaction) throw new Error('a statement sent with COMMIT needs an open transaction');
   const queued = queues.get(transaction)?.splice(0) ?? [];
@@ -101,7 +107,7 @@ export async function queuedWritesWithCommit(em: EntityManager): Promise<void> {
   if (last) await sendWithCommit(em, transaction!, queued, last.sql, last.params);
 }
 
-/** `sql` carrying `writes` as its first CTEs (their values first), marked to go with COMMIT (src/platform/edges-along.ts). */
+/** `sql` carrying `writes` as its first CTEs (their values first), marked to go with COMMIT (src/db/engine/edges-along.ts). */
 async function sendWithCommit(em: EntityManager, transaction: Transaction<unknown>, writes: readonly QueuedWrite[], sql: string, params: readonly unknown[]): Promise<void> {
   await send(em.getConnection(), transaction, withWrites(writes, sql, WITH_COMMIT), [...writes.flatMap((w) => w.params), ...params]);
 }
@@ -125,9 +131,28 @@ function logs(connection: Connection): Logging | undefined {
   return logging.logger.isEnabled('query') || logging.config.get('slowQueryThreshold') !== undefined ? logging : undefined;
 }
 
-/** Logs a statement sent without its own log entry (a transaction's edges: src/platform/transaction.ts) as MikroORM logs its own. */
+/** Logs a statement sent without its own log entry (a transaction's edges: src/db/engine/transaction.ts) as MikroORM logs its own. */
 export function logStatement(em: EntityManager, text: string): void {
   logs(em.getConnection())?.logQuery(text, {});
+}
+
+/**
+ * The plain engine's statement (DB_ENGINE=plain): through Kysely's public `executeQuery`, on the
+ * transaction MikroORM holds, or on its pool; unnamed, one at a time, each awaited where it is
+ * issued. Values bind as the tuned path binds them (pg's own conversion), so both run the same SQL.
+ */
+async function sendPlain<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const { text } = prepare(sql, params.length);
+  const executor = em.getTransactionContext<Transaction<unknown>>() ?? em.getConnection().getClient<Kysely<unknown>>();
+  const logger = em.config.getLogger();
+  const started = performance.now();
+  try {
+    const { rows } = await executor.executeQuery<T>(CompiledQuery.raw(text, [...params]));
+    if (logger.isEnabled('query')) logger.logQuery({ query: text, took: Math.round(performance.now() - started), results: rows.length });
+    return rows;
+  } catch (err) {
+    throw refusalOf(err) ?? err;
+  }
 }
 
 async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
@@ -142,7 +167,7 @@ async function send<T extends object>(connection: Connection, transaction: Trans
       ? (await onItsConnection<T>(transaction, CompiledQuery.raw(text, values))).rows
       : (await (await connection.getNativeClient()).query<T>(text, values)).rows;
   } catch (err) {
-    // A refusal the database makes (an overdraft once checks are settled: src/platform/transaction.ts) is a catalogue error.
+    // A refusal the database makes (an overdraft once checks are settled: src/db/engine/transaction.ts) is a catalogue error.
     throw refusalOf(err) ?? err;
   }
   logging?.logQuery(text, { took: Math.round(performance.now() - started), results: rows.length });
@@ -155,7 +180,7 @@ async function send<T extends object>(connection: Connection, transaction: Trans
 // booking's instance, client and already-booked check). Kysely hands a transaction's connection to
 // one statement at a time, each after the previous one's answer: a round trip each. Ours go to the
 // connection itself, taken from Kysely once per transaction, as they are issued; its client
-// pipelines them (PostgreSQL runs them in the order they came: src/platform/edges-along.ts), so
+// pipelines them (PostgreSQL runs them in the order they came: src/db/engine/edges-along.ts), so
 // statements issued together take one round trip, and corks its socket for the turn of the event
 // loop, so they leave in one write. Statements issued before the connection is known wait for it
 // in the order they were issued. MikroORM's own statements still go through Kysely, to the same
@@ -195,8 +220,8 @@ export async function preparedWrite<T extends object>(em: EntityManager, sql: st
 // and PostgreSQL's protocol, on a path where the round trips are most of the cost (bench/README.md
 // "Bookings"). Queued, they go together as data-modifying CTEs of one statement: the idempotency
 // record's (carriesQueued), or else one of their own before the next prepared statement, before a
-// savepoint and at the end of the use case (src/platform/transaction.ts flushes them there), and
-// before any statement of MikroORM's own (src/db/driver.ts).
+// savepoint and at the end of the use case (src/db/engine/transaction.ts flushes them there), and
+// before any statement of MikroORM's own (src/db/engine/driver.ts).
 // PostgreSQL runs every data-modifying CTE of a statement exactly once, to completion, whether the
 // statement reads its rows or not; foreign keys and CHECKs are checked at the end of the statement.
 
@@ -263,6 +288,8 @@ const tableWords = new Map<string, RegExp>();
 
 /** Opens the queue of `em`'s transaction; the caller flushes it before COMMIT (and before a savepoint) and drops it on rollback. */
 export function openWriteQueue(em: EntityManager): void {
+  // The plain engine queues nothing: each write is sent where it is issued.
+  if (!isTuned(em)) return;
   const transaction = em.getTransactionContext<object>();
   if (!transaction) throw new Error('a write queue needs an open transaction');
   if (!queues.has(transaction)) queues.set(transaction, []);
@@ -274,7 +301,7 @@ export async function flushQueuedWrites(em: EntityManager): Promise<void> {
   if (transaction) await sendQueuedWrites(em.getConnection(), transaction);
 }
 
-/** The same for MikroORM's connection, before a statement of its own in `transaction` (src/db/driver.ts). */
+/** The same for MikroORM's connection, before a statement of its own in `transaction` (src/db/engine/driver.ts). */
 export async function sendQueuedWrites(connection: Connection, transaction: object): Promise<void> {
   const queued = queues.get(transaction)?.splice(0) ?? [];
   if (queued.length > 0) await sendWrites(connection, transaction as Transaction<unknown>, queued);

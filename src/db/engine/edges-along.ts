@@ -15,7 +15,7 @@ import pg from 'pg';
 // neither its BEGIN nor its COMMIT or ROLLBACK.
 //
 // COMMIT: a statement whose text starts with WITH_COMMIT (the transaction's last writes, whose rows
-// nothing reads: src/platform/prepared-read.ts) is answered at once with no rows and held; `commit`
+// nothing reads: src/db/engine/prepared-read.ts) is answered at once with no rows and held; `commit`
 // then sends it and COMMIT in one exchange (its Execute, COMMIT's, one Sync). If it fails,
 // PostgreSQL skips COMMIT up to the Sync and the failure is COMMIT's answer: the caller rolls back,
 // as after any failed COMMIT. `rollback` drops it unsent; any other statement sends it first, and
@@ -23,7 +23,7 @@ import pg from 'pg';
 //
 // PIPELINED: statements given to this client while others are in flight go out at once, each with
 // its own Sync (pg's pipeline mode), instead of each waiting for the previous one's answer: a use
-// case's independent reads, issued together (src/platform/prepared-read.ts), take one round trip.
+// case's independent reads, issued together (src/db/engine/prepared-read.ts), take one round trip.
 // PostgreSQL still runs them one after another in the order they came, so a read after a locking
 // read runs under its lock; if one fails inside a transaction, those behind it fail with 25P02, as
 // they would have after it. Statements this client sends only once an earlier one is answered
