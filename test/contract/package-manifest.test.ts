@@ -13,7 +13,7 @@ const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string,
 
 /** The README section under `heading`, up to the next heading of any level. */
 function section(heading: string): string {
-  const readme = read('README.md');
+  const readme = read('docs/operator-guide.md');
   const start = readme.indexOf(`\n${heading}\n`);
   expect(start, `README has no "${heading}"`).toBeGreaterThan(-1);
   const rest = readme.slice(start + heading.length + 2);
