@@ -22,7 +22,7 @@ const DECIDED = [
 
 /** The README's event table, row by row: type, data.object, recorded today, meaning. */
 function documentedEvents(): string[][] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/partner-guide.md', import.meta.url), 'utf8');
   return [...readme.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \| `([a-z_]+)` \| (yes|planned) \| (.+) \|$/gm)].map((m) => m.slice(1));
 }
 

@@ -79,7 +79,7 @@ let recipe: Promise<VerifyAccessCodeQr> | undefined;
  */
 export function readmeVerifier(): Promise<VerifyAccessCodeQr> {
   recipe ??= (async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/partner-guide.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('\n## Access codes\n'));
     const code = /```js\n([\s\S]+?)\n```/.exec(section)?.[1];
     expect(code, 'README "Access codes" has a ```js verification snippet').toBeDefined();

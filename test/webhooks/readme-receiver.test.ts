@@ -17,7 +17,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-receiver-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function readmeReceiver(): string {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(repoRoot, 'docs', 'partner-guide.md'), 'utf8');
   const start = readme.indexOf('\n## Webhooks\n');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const [snippet] = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
