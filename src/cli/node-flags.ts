@@ -3,7 +3,7 @@ import os from 'node:os';
 import process from 'node:process';
 
 /**
- * The Node flags `serve` and `worker` run with (README "Node and npm").
+ * The Node flags `serve` and `worker` run with (docs/operator-guide.md "Node and npm").
  *
  * `--experimental-async-context-frame`: MikroORM keeps a transaction's entity manager in an
  * AsyncLocalStorage, and on Node 22 the first `run()` of one installs promise hooks that every

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-// A transaction's edges ride with its statements (README "What replaces a part of a dependency").
+// A transaction's edges ride with its statements (docs/architecture.md "The data engine").
 // MikroORM, through Kysely, sends `begin` on its own and waits for its answer before the
 // transaction's first statement, and sends `commit` on its own after the last: two round trips
 // through our process and PostgreSQL's protocol for every write, on a path where round trips are

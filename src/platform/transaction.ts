@@ -4,7 +4,7 @@ import { refusalOf } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 
 // A writing use case takes a TxCtx, and only `inTransaction`/`withTransaction` make one, so a write
-// cannot run outside a transaction by construction (docs: README "Request pipeline").
+// cannot run outside a transaction by construction (docs: docs/architecture.md "Request pipeline").
 
 declare const inTransactionBrand: unique symbol;
 

@@ -7,7 +7,7 @@ import { killStartedProcesses, repoRoot, Service } from './processes.ts';
 
 const app = useApp();
 
-// The README's settings table is the configuration schema, and logs are JSON lines unless a
+// The operator guide's settings table is the configuration schema, and logs are JSON lines unless a
 // person is reading them.
 
 afterAll(async () => { await killStartedProcesses(); });

@@ -8,7 +8,7 @@ import { createReseller } from '../support/factories.ts';
 import { createEndpoint, deliveriesOf, dispatch, makeEvent, passFor } from '../support/webhooks.ts';
 import { repoRoot } from '../ops/processes.ts';
 
-// README "Webhooks" shows a receiver that verifies with the standardwebhooks library and drops
+// docs/partner-guide.md "Webhooks" shows a receiver that verifies with the standardwebhooks library and drops
 // repeats by webhook-id: it runs here as written, in its own Node process, and receives a delivery,
 // then the same event again after a retry by hand (printed once).
 

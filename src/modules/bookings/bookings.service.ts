@@ -18,9 +18,9 @@ import {
 } from './bookings.entity.ts';
 import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 
-// Other modules reach bookings only through this file (README "Module boundaries").
+// Other modules reach bookings only through this file (docs/architecture.md "Module boundaries").
 export { expireBookingSessions } from './expire-sessions.ts';
-// Who may use a pass where, and what a session's confirm buys: access codes apply the same rules (README "Access codes").
+// Who may use a pass where, and what a session's confirm buys: access codes apply the same rules (docs/partner-guide.md "Access codes").
 export { buyVisits, checkOpen, costPerVisit, coverageOf, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 export type { Holder, HolderInput, Purchase, PurchaseInput, PurchasingSession } from './eligibility.ts';
 export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
@@ -118,7 +118,7 @@ export function parseBookingFilters(f: BookingFilters): { status?: BookingStatus
 export async function listClientBookings(ctx: Ctx, clientId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
   const where = parseBookingFilters(filters);
   const client = await getOwnClient(ctx, clientId);
-  // The caller's bookings of the client: a looked-up client's own reseller's bookings are not the caller's (README "Lookup").
+  // The caller's bookings of the client: a looked-up client's own reseller's bookings are not the caller's (docs/partner-guide.md "Lookup").
   return keysetPage(ctx.em, BookingSchema, { clientId: client.id, resellerId: resellerOf(ctx).resellerId, ...where }, page, 'booking');
 }
 
