@@ -25,7 +25,7 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true, snapshot: false },
     // Connections once opened stay open (pg closes idle ones above `min` after 10 s). A burst after
     // a quiet spell would otherwise wait for new backends to start and prepare their statements
-    // again: stalls of a few hundred ms on a busy machine (bench/README.md "Async context frames").
+    // again: stalls of a few hundred ms on a busy machine (docs/adr/0009-database-pool.md).
     pool: { min: poolMax, max: poolMax },
     // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
     // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's

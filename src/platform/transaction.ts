@@ -39,7 +39,7 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
  * into `em` and the transaction events, which nothing here uses (a request's entity manager is its
  * own; no subscriber is registered), and the flush when the unit of work holds nothing (a booking
  * writes by SQL: src/platform/prepared-read.ts). Together they were a tenth of a booking's
- * allocations (bench/README.md "Our process's work per booking").
+ * allocations (docs/adr/0022-transaction-machinery.md).
  */
 async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
   const fork = em.fork();
