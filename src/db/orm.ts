@@ -30,7 +30,7 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger): 
     // Its clients run the texts preparedRead registers as named statements (src/platform/prepared-read.ts).
     // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's
     // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, 40 ms
-    // for a 1 ms statement (bench/README.md); every statement here is short.
+    // for a 1 ms statement (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); every statement here is short.
     // A connection not made, or not had from the pool, within DB_CONNECT_TIMEOUT_MS fails the request
     // with 503 (src/platform/unavailable.ts) instead of holding it for as long as the database is away.
     driverOptions: { Client: PreparingClient, options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },

@@ -183,7 +183,7 @@ function lockedSession(ctx: Ctx, id: string, type: BookingType, [row]: readonly 
  * the spa's lock, in the same round trip. Empty for a session that is not the caller's spa session.
  * The session's values reach the index as the scalar subqueries' results, as parameters would: a
  * join on them let a prepared statement's generic plan, from statistics of a table that had grown
- * since, scan every appointment of the spa index (10-23 ms at 20,000 bookings, not 0.1).
+ * since, scan every appointment of the spa index (docs/adr/0021-pipelined-reads.md).
  */
 export async function readBookedAheadOfSession(em: TxEm, id: string, resellerId: string): Promise<BookedInterval[]> {
   if (!isId('session', id)) return [];
