@@ -1,4 +1,4 @@
-// Lint: generic TypeScript hygiene plus the module boundaries of README "Module boundaries".
+// Lint: generic TypeScript hygiene plus the module boundaries of docs/architecture.md "Module boundaries".
 // The boundary zones match resolved file paths, so a relative path of any depth is caught.
 import { readdirSync } from 'node:fs';
 import js from '@eslint/js';

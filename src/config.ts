@@ -22,13 +22,13 @@ export const configSchema = z.object({
   OUTBOX_IN_PROCESS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
-  // Where mail goes (README "E-mail"): smtp:// or smtps://, with user:password@ when the server wants them.
+  // Where mail goes (docs/partner-guide.md "E-mail"): smtp:// or smtps://, with user:password@ when the server wants them.
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Reseller Gateway <no-reply@localhost>'),
-  // Webhooks (README "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
+  // Webhooks (docs/partner-guide.md "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // Rate limits (README "Rate limits"): shared through Redis when REDIS_URL is set, in-process otherwise.
+  // Rate limits (docs/operator-guide.md "Rate limits"): shared through Redis when REDIS_URL is set, in-process otherwise.
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
@@ -39,9 +39,9 @@ export const configSchema = z.object({
   RATE_LIMIT_REDEEM_BURST: z.coerce.number().int().min(1).default(20),
   // How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client's).
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
-  // 32 bytes, base64 or hex: the key that seals secrets kept at rest (README "Secrets at rest").
+  // 32 bytes, base64 or hex: the key that seals secrets kept at rest (docs/operator-guide.md "Secrets at rest").
   SECRETS_KEY: z.string().optional().refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, 'must be 32 bytes, base64 or hex'),
-  // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (README "Access codes").
+  // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (docs/partner-guide.md "Access codes").
   ACCESS_CODE_SIGNING_KEY: z.string().optional()
     .refine((v) => v === undefined || accessCodeSigningKeyBytes(v) !== undefined, 'must be at least 32 bytes, base64 or hex'),
 }).refine((c) => c.NODE_ENV !== 'production' || c.ACCESS_CODE_SIGNING_KEY !== undefined,

@@ -24,7 +24,7 @@ export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Log
 
 /**
  * What a server reads once before it listens, so no request pays for it: the master key of
- * secrets at rest (README "Secrets at rest"). Awaited, so that closing the ORM right after start
+ * secrets at rest (docs/operator-guide.md "Secrets at rest"). Awaited, so that closing the ORM right after start
  * never meets the read still in flight; a failure here is only logged and the read is tried again
  * on first use.
  */
@@ -119,7 +119,7 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
   return sendError(res, new DomainError('resource_not_found', `No such path: ${req.method} ${path}`), requestId);
 }
 
-/** The hosted page's paths (README "Hosted sessions"): /hosted/{secret} and /hosted/{secret}/{action}. */
+/** The hosted page's paths (docs/partner-guide.md "Hosted sessions"): /hosted/{secret} and /hosted/{secret}/{action}. */
 const HOSTED_PATH = /^\/hosted\/([^/]*)(?:\/([a-z-]+))?\/?$/;
 
 const HOSTED_ACTIONS = new Set(['class', 'spa', 'access-code']);

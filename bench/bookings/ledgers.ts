@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-// After the load: what both targets wrote must still add up (README "Bookings", "Ledgers"): each
+// After the load: what both targets wrote must still add up (docs/domain-rules.md "Money", "Ledgers"): each
 // wallet equals its credit ledger, the business account its ledger, each class instance's
 // spots_taken its live bookings, each pass's visit counter its visit ledger for the month.
 

@@ -15,13 +15,13 @@ export interface Target { name: string; port: number; child: ChildProcess; stder
 const children = new Set<ChildProcess>();
 
 /**
- * The settings production requires of `serve` beyond the database (README "Configuration"): a key
+ * The settings production requires of `serve` beyond the database (docs/operator-guide.md "Configuration"): a key
  * for access-code QR signatures, one per bench run.
  */
 export const productionSettings = { ACCESS_CODE_SIGNING_KEY: randomBytes(32).toString('hex') };
 
 /**
- * A load from one key and one address is what the rate limits refuse (README "Rate limits"): the
+ * A load from one key and one address is what the rate limits refuse (docs/operator-guide.md "Rate limits"): the
  * benches measure the service, so they lift them (the limiter still runs, in-process).
  */
 const liftedLimits = Object.fromEntries(['RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'RATE_LIMIT_FAILED_AUTH_PER_SECOND',

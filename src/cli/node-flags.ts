@@ -3,18 +3,19 @@ import os from 'node:os';
 import process from 'node:process';
 
 /**
- * The Node flags `serve` and `worker` run with (README "Node and npm").
+ * The Node flags `serve` and `worker` run with (docs/operator-guide.md "Node and npm").
  *
  * `--experimental-async-context-frame`: MikroORM keeps a transaction's entity manager in an
  * AsyncLocalStorage, and on Node 22 the first `run()` of one installs promise hooks that every
  * promise of the process pays for from then on. With this flag AsyncLocalStorage is carried by
- * V8's continuation data instead, with no hooks (the default from Node 24). bench/README.md
- * "Async context frames" has the measurements.
+ * V8's continuation data instead, with no hooks (the default from Node 24).
+ * docs/adr/0008-async-context-frames.md has the measurements.
  *
  * `--max-semi-space-size=32`: a request's garbage dies young, in V8's young generation, whose
- * two semi-spaces grow to 16 MiB each by default; a busy server spent 10% of its CPU scavenging
- * them. At 32 MiB they are scavenged half as often for as few survivors: 7%. The young generation
- * then takes up to 64 MiB per process instead of 32 (bench/README.md "A larger young generation").
+ * two semi-spaces grow to 16 MiB each by default, and scavenging them was a large share of a busy
+ * server's CPU. At 32 MiB they are scavenged half as often for as few survivors. The young
+ * generation then takes up to 64 MiB per process instead of 32
+ * (docs/adr/0010-larger-young-generation.md).
  */
 export const SERVER_NODE_FLAGS: readonly string[] = [
   ...(Number(process.versions.node.split('.')[0]) < 24 ? ['--experimental-async-context-frame'] : []),

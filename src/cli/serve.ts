@@ -73,7 +73,7 @@ export async function worker(config: Config, log: Logger): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
-/** The outbox topics delivered wherever background jobs run: mail (README "E-mail") and events, fanned out to webhook endpoints (README "Webhooks"). */
+/** The outbox topics delivered wherever background jobs run: mail (docs/partner-guide.md "E-mail") and events, fanned out to webhook endpoints (docs/partner-guide.md "Webhooks"). */
 export function outboxHandlers(config: Config, log: Logger): Record<string, OutboxHandler> {
   return { [MAIL_TOPIC]: mailHandler({ config, clock: systemClock, log }), [WEBHOOK_EVENT_TOPIC]: webhookFanOut({ clock: systemClock, config, log }) };
 }
@@ -83,7 +83,7 @@ export function moduleSweeps(config: Config, log: Logger): Sweep[] {
   const webhooks = webhookDeliveryLoop({ clock: systemClock, config, log });
   return [
     { name: 'booking sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireBookingSessions(orm.em.fork(), { clock: systemClock, config, log }) },
-    // Access codes past their day give their visit back (README "Access codes"), on the sessions' interval.
+    // Access codes past their day give their visit back (docs/partner-guide.md "Access codes"), on the sessions' interval.
     { name: 'access codes', everyMs: config.SESSION_SWEEP_MS, run: async (orm) => {
       const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
       return swept.expired + swept.sessionsExpired;

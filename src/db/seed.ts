@@ -69,7 +69,7 @@ export interface DemoSeed {
   resellers: {
     id: string; name: string; currency: string; balance: number; api_key: string;
     passes: { id: string; name: string; payment_model: PaymentModel }[];
-    /** Credit packages its clients can buy (README "Credits"), in the reseller's currency. */
+    /** Credit packages its clients can buy (docs/partner-guide.md "Credits"), in the reseller's currency. */
     credit_packages: { id: string; name: string; credits: number; price: number }[];
     clients: DemoClient[];
     bookings: DemoBookings;
@@ -99,7 +99,7 @@ const packages: PackageSpec[] = [
   },
 ];
 
-/** The credit packages of every demo reseller (README "Credits"); prices in minor units of its currency. */
+/** The credit packages of every demo reseller (docs/partner-guide.md "Credits"); prices in minor units of its currency. */
 const demoCreditPackages = [
   { name: 'Starter Credits', credits: 50, price: 2500 },
   { name: 'Plus Credits', credits: 120, price: 5500 },

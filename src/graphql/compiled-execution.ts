@@ -5,7 +5,7 @@ import type { Metrics } from '../platform/metrics.ts';
 /**
  * Executes a document that comes back through graphql-jit, which compiles it once into a
  * JavaScript function instead of walking the document and the schema for every field of every
- * row (README "Request pipeline"). Three conditions, checked per parsed document (yoga caches the
+ * row (docs/architecture.md "Request pipeline"). Three conditions, checked per parsed document (yoga caches the
  * parse by query text, so a repeated query is the same DocumentNode):
  *
  * - **It holds one operation.** graphql-jit's plugin keeps one compiled function per document,

@@ -7,7 +7,7 @@ import { registerNodeType } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { nullWhenNotFound, runQuery } from './use-case.ts';
 
-// How the GraphQL surface batches reads (README "Layout"); a new module copies these.
+// How the GraphQL surface batches reads (docs/architecture.md "Layout"); a new module copies these.
 //
 // A node type: `builder.loadableNode(ref, { load: rowsById(Entity, 'reseller' | 'catalogue'), … })`,
 // then `registerNode(kind, Ref)` so node(id:)/nodes(ids:) reach it, and a single-object query

@@ -127,7 +127,7 @@ function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: Op
 }
 
 /**
- * A Service-Lookup-Token caller (README "Lookup") may select only root fields that take a token
+ * A Service-Lookup-Token caller (docs/partner-guide.md "Lookup") may select only root fields that take a token
  * (and `__typename`); anything else refuses the whole operation before it runs.
  */
 function refusedForCaller(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, ctx: Partial<Ctx>): DomainError | undefined {

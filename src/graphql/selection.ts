@@ -4,7 +4,7 @@ import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveI
  * The field names the query selects at `path` below the field being resolved (for a connection,
  * `['edges', 'node']`: what is asked of each node), through inline fragments and fragment spreads
  * at every level. A superset: `@skip`/`@include` are not evaluated, and a fragment counts whatever
- * its type condition. A list can read only the columns behind these fields (README "Request pipeline").
+ * its type condition. A list can read only the columns behind these fields (docs/architecture.md "Request pipeline").
  * Kept per field node and path: yoga caches a query's parsed document, so a query sent again
  * resolves with the same (immutable) nodes and its fields are not walked again.
  */

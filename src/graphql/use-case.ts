@@ -27,7 +27,7 @@ export function nullWhenNotFound(err: unknown): null {
 /**
  * Field extensions the pipeline plugin reads (src/graphql/pipeline-plugin.ts), the GraphQL side of
  * a REST route's declaration (src/rest/route.ts):
- * - `takesLookupToken`: a root field a Service-Lookup-Token caller may select (README "Lookup"); an
+ * - `takesLookupToken`: a root field a Service-Lookup-Token caller may select (docs/partner-guide.md "Lookup"); an
  *   operation with a token and any other root field is a top-level 403 `permission_denied`, nothing run.
  * - `showsSecretOnce`: a mutation whose answer shows a secret once (a lookup token): it takes no
  *   Idempotency-Key, so its answer is never stored (400 `validation_error` on `Idempotency-Key`).

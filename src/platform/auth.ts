@@ -4,7 +4,7 @@ import { DomainError } from './errors.ts';
 import { sha256Hex } from './crypto.ts';
 import type { KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
 
-/** Reseller keys are `sk_…`, provider keys `pk_…` (README "Provider side"); the prefix says which table holds the hash. */
+/** Reseller keys are `sk_…`, provider keys `pk_…` (docs/partner-guide.md "Provider side"); the prefix says which table holds the hash. */
 const API_KEY = /^(sk|pk)_[0-9A-Za-z]{40}$/;
 
 /**
@@ -93,7 +93,7 @@ async function lookUpProviderKey(em: EntityManager, hash: string): Promise<Verdi
 export interface Credentials { authorization?: string; lookupToken?: string }
 
 /**
- * The caller of one request (README "Lookup", "Provider side"). Without a Service-Lookup-Token it is
+ * The caller of one request (docs/partner-guide.md "Lookup", "Provider side"). Without a Service-Lookup-Token it is
  * the API key's caller (`authenticate`). A token is taken only where the operation declares it
  * (`takesLookupToken`): anywhere else it is 403 `permission_denied` before the key or the token is
  * even read, so nothing runs. Where it is taken, the caller is the reseller that verified the
@@ -116,7 +116,7 @@ export async function authenticateRequest<K extends KeyKind>(em: EntityManager, 
   return { ...bearer, lookup: token.lookup } as Extract<KeyCaller, { kind: K }>;
 }
 
-/** Lookup tokens are `lkpt_` + 40 base62 characters (README "Lookup"). */
+/** Lookup tokens are `lkpt_` + 40 base62 characters (docs/partner-guide.md "Lookup"). */
 const LOOKUP_TOKEN = /^lkpt_[0-9A-Za-z]{40}$/;
 
 /** A token's verdict, cached like a key's; the pass expiry is checked against the clock on every use. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The client's address (README "Rate limits"): the socket's, unless TRUST_PROXY names how many
+ * The client's address (docs/operator-guide.md "Rate limits"): the socket's, unless TRUST_PROXY names how many
  * proxies in front of the service append to X-Forwarded-For; then the entry the outermost of them
  * appended, counted from the right, since anything to its left was written by the client itself.
  */

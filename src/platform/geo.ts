@@ -74,7 +74,7 @@ export interface ProximityQuery {
 export function proximityPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
   // The cube GiST guesses a radius box holds a few dozen rows, so for anything past the first
   // rows (a second page, limit=100) PostgreSQL bitmap-scans the whole box (tens of thousands of
-  // rows in a city) and sorts it: ~0.6 s instead of ~8 ms at 100k providers (bench/README.md).
+  // rows in a city) and sorts it, many times slower (docs/adr/0023-proximity-knn-scan.md).
   // The KNN index scan reads only what the page needs, so bitmap scans are off for these statements.
   return em.transactional(async (tx) => {
     for (const setting of proximityPlannerSettings) await tx.execute(setting);
@@ -124,7 +124,7 @@ async function nearestPage<T extends { id: string }>(em: EntityManager, q: Proxi
   const dir = backward ? 'desc' : 'asc';
   // Ordered by the chord alone, the inner query can be a GiST KNN scan ("Order By: <->") that the
   // outer LIMIT stops after the first rows; its never-reached LIMIT keeps PostgreSQL from planning
-  // it as a sort of everything in the radius (bench/README.md). The outer sort breaks chord ties
+  // it as a sort of everything in the radius (docs/adr/0023-proximity-knn-scan.md). The outer sort breaks chord ties
   // by id (an Incremental Sort over the KNN order), so the keyset stays exact.
   const rows = await em.execute<(T & { distance_m: number; proximity_chord?: number; proximity_id?: string })[]>(
     `select * from (

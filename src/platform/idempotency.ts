@@ -8,7 +8,7 @@ import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inTransaction, type TxCtx } from '../db/engine/index.ts';
 import { lastWriteWithCommit } from '../db/engine/index.ts';
 
-// docs/errors.md "Idempotency" and README "Request pipeline". The record is written in the same transaction as
+// docs/errors.md "Idempotency" and docs/architecture.md "Request pipeline". The record is written in the same transaction as
 // the effects, after them, in the statement sent with COMMIT: the
 // INSERT … ON CONFLICT waits on a concurrent uncommitted record of the same (reseller, key), which
 // is how a second request waits for the first, across processes.
@@ -57,7 +57,7 @@ type Scope = { resellerId: string; key: string; fingerprint: string };
 /**
  * Runs `execute` at most once per (reseller, key) within the retention window, in one transaction
  * with the record. The key is taken last, by the statement that stores the response, just before
- * COMMIT (README "Request pipeline"): a first request costs one statement for its key, not three (no
+ * COMMIT (docs/architecture.md "Request pipeline"): a first request costs one statement for its key, not three (no
  * claim ahead, no savepoint, no separate store). A concurrent request with the same key runs its use
  * case in its own transaction too, then waits on that statement for the first to commit; its effects
  * are rolled back and it answers the first's record, so the effects still happen once. A DomainError
@@ -185,7 +185,7 @@ function isLockTimeout(err: unknown): boolean {
 
 const boxes = new WeakMap<Buffer, SecretBox>();
 
-/** The box stored responses are sealed in (README "Secrets at rest"). */
+/** The box stored responses are sealed in (docs/operator-guide.md "Secrets at rest"). */
 async function responseBox(ctx: Pick<Ctx, 'em' | 'config'>): Promise<SecretBox> {
   const master = await masterKey(ctx.em, ctx.config);
   let box = boxes.get(master);

@@ -19,10 +19,10 @@ import { databaseHealth, unavailable } from './unavailable.ts';
 
 export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger; limits: RateLimits }
 
-/** What authentication counts against the client's address (README "Rate limits"): a key or token that is not one. */
+/** What authentication counts against the client's address (docs/operator-guide.md "Rate limits"): a key or token that is not one. */
 const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'invalid_lookup_token']);
 
-/** The bucket a caller's requests count in: its API key's, or its lookup token's (README "Rate limits"). */
+/** The bucket a caller's requests count in: its API key's, or its lookup token's (docs/operator-guide.md "Rate limits"). */
 const bucketOf = (caller: KeyCaller): string => (caller.kind === 'provider' ? `pk:${caller.providerKeyId}`
   : caller.lookup && caller.apiKeyId === null ? `lkpt:${caller.lookup.lookupId}` : `sk:${caller.apiKeyId}`);
 
@@ -48,7 +48,7 @@ export interface Pipeline {
   /**
    * Stage 1: who is calling, with a key of the kind this surface takes (`accepts`): the reseller
    * API and GraphQL take reseller keys, the provider API provider keys (401/403 as DomainErrors).
-   * A Service-Lookup-Token is read only where the operation takes one (`takesLookupToken`; README
+   * A Service-Lookup-Token is read only where the operation takes one (`takesLookupToken`; docs/partner-guide.md
    * "Lookup"), else it is 403 before anything runs; GraphQL takes it here and the plugin holds the
    * operation's fields to it (src/graphql/pipeline-plugin.ts).
    */
@@ -123,7 +123,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
   errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult> {
   if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
-    // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (README
+    // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (docs/partner-guide.md
     // "Lookup"), so a key one used answers the other 409 idempotency_key_reused, never the stored response.
     const { lookup } = ctx.caller;
     const fp = lookup ? sha256Hex(`${fingerprint()}\nlookup ${lookup.lookupId}`) : fingerprint();

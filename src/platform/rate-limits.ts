@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { DomainError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
-// Rate limits (README "Rate limits", decisions §14), on rate-limiter-flexible: per API key or
+// Rate limits (docs/operator-guide.md "Rate limits", decisions §14), on rate-limiter-flexible: per API key or
 // lookup token, per client address for failed authentication, per provider key for redeems. Each
 // is a bucket of `perSecond` points a second plus a burst bucket of `burst - perSecond` points that
 // refills over ten times as many seconds as it holds seconds of rate (rate-limiter-flexible's

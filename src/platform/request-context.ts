@@ -5,7 +5,7 @@ import type { Logger } from './logger.ts';
 import { newId } from './ids.ts';
 
 /**
- * What a Service-Lookup-Token adds to its reseller's caller (README "Lookup"): the one client the
+ * What a Service-Lookup-Token adds to its reseller's caller (docs/partner-guide.md "Lookup"): the one client the
  * request may act for, a client of `clientResellerId` (the issuer), and the issued pass the lookup
  * was verified against. Services resolve clients through clients.service.ts and passes.service.ts,
  * which honour it; the routes and GraphQL fields that take a token are the only ones it reaches.
@@ -19,10 +19,10 @@ export interface LookupScope { lookupId: string; clientId: string; clientReselle
  */
 export interface ResellerCaller {
   kind: 'reseller'; resellerId: string; apiKeyId: string | null; currency: string; lookup?: LookupScope;
-  /** The reseller's own rate limit per key (README "Rate limits"); absent: the configured default. */
+  /** The reseller's own rate limit per key (docs/operator-guide.md "Rate limits"); absent: the configured default. */
   rateLimit?: { perSecond: number; burst: number };
 }
-/** A provider acting on its own bookings with a provider API key (README "Provider side"). */
+/** A provider acting on its own bookings with a provider API key (docs/partner-guide.md "Provider side"). */
 export interface ProviderCaller { kind: 'provider'; providerId: string; providerKeyId: string }
 export type Caller = ResellerCaller | ProviderCaller | { kind: 'anonymous' };
 /** The callers an API key authenticates; each surface takes one kind (src/platform/auth.ts). */
@@ -42,7 +42,7 @@ export interface Ctx {
   idempotencyKey?: string;
   /**
    * The URL clients reach this service at, for links it hands out (a hosted session's page):
-   * PUBLIC_BASE_URL, else `http://` + the request's Host header (development; README "Configuration").
+   * PUBLIC_BASE_URL, else `http://` + the request's Host header (development; docs/operator-guide.md "Configuration").
    */
   origin?: string;
 }
@@ -71,7 +71,7 @@ export function resellerOf(ctx: Pick<Ctx, 'caller'>): ResellerCaller {
   return ctx.caller;
 }
 
-/** The lookup scope of a token caller (README "Lookup"), or undefined for every other caller. */
+/** The lookup scope of a token caller (docs/partner-guide.md "Lookup"), or undefined for every other caller. */
 export function lookupScopeOf(ctx: Pick<Ctx, 'caller'>): LookupScope | undefined {
   return ctx.caller.kind === 'reseller' ? ctx.caller.lookup : undefined;
 }

@@ -5,7 +5,7 @@ import { pooledRandomBytes } from './crypto.ts';
 
 // Secrets kept at rest that must be read back (a stored idempotent response that shows a code or
 // a URL once; webhook signing secrets) are sealed with AES-256-GCM under a key derived from
-// one master key per purpose (README "Secrets at rest"). The master key is SECRETS_KEY; when it is
+// one master key per purpose (docs/operator-guide.md "Secrets at rest"). The master key is SECRETS_KEY; when it is
 // unset, one is generated on first use and kept in the database (`instance_secret`), so every
 // process on that database agrees without configuration — a development convenience that protects
 // nothing against a copy of the database, which is why production sets SECRETS_KEY.

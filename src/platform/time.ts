@@ -48,8 +48,8 @@ function offsetByIntl(ms: number, timeZone: string): number {
  * Each zone's offset per UTC hour: the offset at the hour's first and last millisecond, or
  * undefined when they differ (a transition falls inside). Transitions are weeks apart, so equal
  * offsets at both ends hold for the whole hour, and an hour serves every instant in it, where a
- * memo per instant missed on a spa day's every new quarter hour (bench/README.md "Confirms debit
- * after the idempotency record, and a larger young generation").
+ * memo per instant missed on a spa day's every new quarter hour
+ * (docs/adr/0017-time-zone-offsets-per-hour.md).
  */
 const hourOffsets = new Map<string, number | undefined>();
 

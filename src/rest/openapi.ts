@@ -16,7 +16,7 @@ const IDEMPOTENT_REPLAYED = {
 };
 const ALLOW = { description: 'The methods this path takes, comma-separated', required: true, schema: { type: 'string' } };
 const RETRY_AFTER = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
-/** The IETF RateLimit fields of a 429 (README "Rate limits"). */
+/** The IETF RateLimit fields of a 429 (docs/operator-guide.md "Rate limits"). */
 const RATE_LIMIT_FIELDS = {
   'RateLimit-Policy': { description: 'The limit that refused the request: `"<key|failed_auth|redeem|lookups_per_client>";q=<points>;w=<seconds>`', required: true, schema: { type: 'string' } },
   RateLimit: { description: 'What is left of it: `"<limit>";r=<points left>;t=<seconds until it refills>`', required: true, schema: { type: 'string' } },
@@ -29,7 +29,7 @@ const securityOf = { reseller: 'bearerAuth', provider: 'providerKey' } as const;
  * OpenAPI 3.1 for the REST adapter, generated from the route tables and their zod schemas: the
  * query and body schemas the router parses with, and the presenters' response schemas. `routes`
  * is the reseller API (under /v3/api/business/reseller); the provider API (`provider`, under
- * /v3/api/provider, README "Provider side") is documented beside it with its own key.
+ * /v3/api/provider, docs/partner-guide.md "Provider side") is documented beside it with its own key.
  */
 export function openApiDocument(routes: Route[], provider: RouteTable = providerApi): object {
   if (cached) return cached;
@@ -128,7 +128,7 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     summary: route.summary,
     tags: [route.tag],
     ...(table.caller === 'reseller' ? {} : { security: [{ [securityOf[table.caller]]: [] }] }),
-    // A route that takes a lookup token: the key, the token, or both (README "Lookup").
+    // A route that takes a lookup token: the key, the token, or both (docs/partner-guide.md "Lookup").
     ...(route.takesLookupToken ? { security: [{ bearerAuth: [] }, { lookupToken: [] }, { bearerAuth: [], lookupToken: [] }] } : {}),
     parameters,
     ...(requestBody ? { requestBody } : {}),

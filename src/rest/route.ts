@@ -41,11 +41,11 @@ interface RouteDeclaration {
   /** Accepts Idempotency-Key (spec part 8 rule 1). */
   idempotent?: boolean;
   /**
-   * Takes a Service-Lookup-Token (README "Lookup"): the looked-up client's bookings, access codes and
+   * Takes a Service-Lookup-Token (docs/partner-guide.md "Lookup"): the looked-up client's bookings, access codes and
    * reads, with or without a bearer key. On any route without it, a token is 403 before anything runs.
    */
   takesLookupToken?: boolean;
-  /** A rate limit of its own besides the key's (README "Rate limits"): `redeem`, per provider key. */
+  /** A rate limit of its own besides the key's (docs/operator-guide.md "Rate limits"): `redeem`, per provider key. */
   limit?: 'redeem';
   /** The success response; `schema` (from the presenters) is what the OpenAPI document publishes for it. */
   success: { status: number; description: string; schema: z.ZodType; example?: string };
@@ -56,6 +56,6 @@ export const defineRoutes = (routes: Route[]): Route[] => routes;
 
 /**
  * A route table mounted under a base path for one kind of caller: every route of it takes only
- * that kind's API key (the reseller API `sk_…`, the provider API `pk_…`; README "Provider side").
+ * that kind's API key (the reseller API `sk_…`, the provider API `pk_…`; docs/partner-guide.md "Provider side").
  */
 export interface RouteTable { base: string; caller: KeyKind; routes: Route[] }

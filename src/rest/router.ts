@@ -44,7 +44,7 @@ export const routes: Route[] = [
   ...hostedSessionsRoutes,
 ];
 
-/** The provider side (README "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */
+/** The provider side (docs/partner-guide.md "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */
 export const providerRoutes: Route[] = [
   ...providerBookingsRoutes,
   ...providerAccessCodesRoutes,

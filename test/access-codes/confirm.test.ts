@@ -11,7 +11,7 @@ import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 
-// POST /access-codes/{session_id}/confirm (README "Access codes"): the class confirm's bodies and
+// POST /access-codes/{session_id}/confirm (docs/partner-guide.md "Access codes"): the class confirm's bodies and
 // purchase, one transaction that debits, grants, makes the code and uses the session; refusals
 // change nothing. Access-code sessions are booking sessions: the session sweep expires them.
 

@@ -11,9 +11,9 @@ import { createProvider } from '../support/catalog.ts';
 import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, createPassPackage, issuePass } from '../support/factories.ts';
 
-// POST /access-codes (README "Access codes"): its outcomes (a code now, an extra-visits session, a
+// POST /access-codes (docs/partner-guide.md "Access codes"): its outcomes (a code now, an extra-visits session, a
 // co-pay session, 403), the code's expiry at the end of the provider's local day, the signed QR
-// read back as a scanner reads it and verified with the README's recipe, and the code kept as a
+// read back as a scanner reads it and verified with the partner guide's recipe, and the code kept as a
 // hash only.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -8,7 +8,7 @@ import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
 
-// createAccessCode and confirmAccessCodeSession (README "Access codes"): the use cases of the REST
+// createAccessCode and confirmAccessCodeSession (docs/partner-guide.md "Access codes"): the use cases of the REST
 // routes, each outcome a member of the result union, failures typed error members with the same
 // catalogue codes and `param` in camelCase.
 

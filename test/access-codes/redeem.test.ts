@@ -8,7 +8,7 @@ import { createProvider } from '../support/catalog.ts';
 import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { issuePass } from '../support/factories.ts';
 
-// The provider side of access codes (README "Access codes", "Redeeming"): a provider key redeems a
+// The provider side of access codes (docs/partner-guide.md "Access codes", "Redeeming"): a provider key redeems a
 // code once, typed or scanned; every other attempt is refused and changes nothing.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -5,7 +5,7 @@ import { scanQr } from '../support/access-codes.ts';
 import { useApp } from '../support/app.ts';
 import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
-// Access codes on `serve` as an operator runs it (README "Access codes"): the demo data lets a
+// Access codes on `serve` as an operator runs it (docs/partner-guide.md "Access codes"): the demo data lets a
 // partner make one, production refuses to start without ACCESS_CODE_SIGNING_KEY and signs with it,
 // and nothing the server logs, even at LOG_LEVEL=trace, shows a code or its QR payload.
 

@@ -8,7 +8,7 @@ import { dbState } from '../support/db-state.ts';
 import { v3 } from '../support/http.ts';
 
 // Every field of every access-code operation is checked: a wrong type or format is a 400 naming the
-// field and nothing is written (README "Access codes"); no input answers 500.
+// field and nothing is written (docs/partner-guide.md "Access codes"); no input answers 500.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;

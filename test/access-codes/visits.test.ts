@@ -7,7 +7,7 @@ import { expectError } from '../support/assertions.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
-// Visits and access codes (README "Access codes"): a code holds its visit from creation, so codes
+// Visits and access codes (docs/partner-guide.md "Access codes"): a code holds its visit from creation, so codes
 // and bookings never overdraw a month's cap together; a code that expires unredeemed gives its visit
 // back (to its entitlement, or to the pass counter while it is still that month's), swept by serve
 // and worker and by `access-codes expire`.

@@ -7,7 +7,7 @@ import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, issuePass, walletLedger } from '../support/factories.ts';
 import { v3, type Reply } from '../support/http.ts';
 
-// Money moves once (docs/errors.md "Idempotency", README "Bookings"): the same confirm sent ten
+// Money moves once (docs/errors.md "Idempotency", docs/domain-rules.md "Money"): the same confirm sent ten
 // times at once with one Idempotency-Key books once, debits once and answers the first response
 // byte for byte (or 409 idempotency_request_in_progress when the wait runs out); two different
 // keys for one session book once and the other is 409 session_already_confirmed; concurrent

@@ -8,7 +8,7 @@ import { dbState } from '../support/db-state.ts';
 import { businessLedger, issuePass } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 
-// Time in bookings (README "Bookings"): sessions last 24 hours, then 422 session_expired with
+// Time in bookings (docs/partner-guide.md "Bookings"): sessions last 24 hours, then 422 session_expired with
 // nothing written; dates and times are the provider's wall clock, instants are UTC, across DST
 // changes (a local time the clocks skip is a 400 on `time`); the free-cancellation window is
 // measured to the instant; a visit goes back to the pass counter only while it is that month's.

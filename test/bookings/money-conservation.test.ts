@@ -8,7 +8,7 @@ import { businessLedger } from '../support/factories.ts';
 import { v3, type Reply } from '../support/http.ts';
 
 // Random sequences of bookings, confirms, cancels, reschedules and clock moves never create or
-// lose money, visits, spots or rooms (README "Bookings"). Each run gets a fresh world and a model
+// lose money, visits, spots or rooms (docs/domain-rules.md "Money"). Each run gets a fresh world and a model
 // of it written from the README's rules: every answer must be the one the model predicts (2xx or a
 // documented 4xx, never a 5xx), and after the sequence the database must agree with the model and
 // with itself (test/support/bookings-invariants.ts): balances and wallets equal their ledgers and
@@ -106,7 +106,7 @@ const actionArb = fc.oneof(
 );
 type Action = typeof actionArb extends fc.Arbitrary<infer A> ? A : never;
 
-// ── the model's rules (README "Bookings") ──────────────────────────────────────────────────────
+// ── the model's rules (docs/partner-guide.md "Bookings") ──────────────────────────────────────────────────────
 
 const now = () => app.clock.now().getTime();
 const monthOf = (at: number) => new Date(at).toISOString().slice(0, 7);

@@ -7,7 +7,7 @@ import { businessLedger } from '../support/factories.ts';
 import { v3, type Reply } from '../support/http.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
 
-// No overbooking under concurrency (README "Bookings", Concurrency): a class instance's row and a
+// No overbooking under concurrency (docs/domain-rules.md "Money", Concurrency): a class instance's row and a
 // spa's provider row are locked for every booking change, so 50 requests racing for 10 spots or one
 // room get exactly 10 spots or one room, in one process or spread over two `serve` processes on one
 // database. The server processes run on the real clock, so this file does too.
@@ -189,7 +189,7 @@ describe('one server process › other ways into a full instance or room', () =>
     await expectBookingInvariants(app, worldScope(w));
   }, T);
 
-  // README "Bookings", Class: covered → one visit of the month while the cap allows, else a session
+  // docs/partner-guide.md "Bookings", Class: covered → one visit of the month while the cap allows, else a session
   // (additional_visits_required). Concurrent bookings of one client must not share one reading of
   // the counter.
   it.each([

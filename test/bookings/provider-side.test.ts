@@ -13,7 +13,7 @@ import { createReseller } from '../support/factories.ts';
 import { call, gql, v3, type Call, type Reply } from '../support/http.ts';
 import { checkDocumentedResponse } from '../contract/response-schemas.ts';
 
-// The provider side (README "Provider side"): provider API keys, and the provider API under
+// The provider side (docs/partner-guide.md "Provider side"): provider API keys, and the provider API under
 // /v3/api/provider where a provider lists its bookings, confirms them and checks clients in.
 // Bookings are made over the reseller API; every provider answer is held to docs/openapi.json.
 

@@ -8,7 +8,7 @@ import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { v3 } from '../support/http.ts';
 import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
-// Sessions past their 24 hours are marked EXPIRED by the background sweep (README "Bookings"),
+// Sessions past their 24 hours are marked EXPIRED by the background sweep (docs/partner-guide.md "Bookings"),
 // each with a booking_session.expired event; a confirm refuses them either way.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -118,7 +118,7 @@ describe('statements per booking', () => {
     const { statements } = await counted(() => v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { key: w.reseller.key, body: {} }));
     // The generic plan, made from this test's statistics (a few rows, or none read yet): a join on
     // the session's columns was planned from such statistics as a walk over a whole index of
-    // bookings, filtered row by row (bench/README.md "A confirm in two round trips"). Which index
+    // bookings, filtered row by row (docs/adr/0021-pipelined-reads.md). Which index
     // serves the range depends on the statistics; that the spa bounds it must not.
     const scans = await planScans(app, statements, /^with s as \(select provider_id, starts_at, ends_at from booking_session /, [session.body.session_id, w.reseller.id, '90000 seconds'], { indexesOnly: true });
     const onBookings = scans.filter((n) => n['Relation Name'] === 'booking');

@@ -7,7 +7,7 @@ import { dbState } from '../support/db-state.ts';
 import { v3 } from '../support/http.ts';
 
 // Every field of every booking operation is checked: a wrong type or format is a 400 naming the
-// field, and nothing is written (README "Bookings"); no input answers 500.
+// field, and nothing is written (docs/partner-guide.md "Bookings"); no input answers 500.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;

@@ -5,7 +5,7 @@ import { createPassPackage, issuePass } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 
 // The pass's visit counters equal the visit ledger's sums for the counter's month, through
-// bookings, cancellations and a renewal that starts the counters again (README "Bookings").
+// bookings, cancellations and a renewal that starts the counters again (docs/domain-rules.md "Money").
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;

@@ -8,7 +8,7 @@ import { createPassPackage, createReseller, type TestReseller } from '../support
 import { gql, v3, type Reply } from '../support/http.ts';
 import { lastOutboxId, outboxSince, type EventRow } from '../support/db-state.ts';
 
-// The event catalogue is a public contract (README "Events"): one list, documented as it is, and
+// The event catalogue is a public contract (docs/partner-guide.md "Events"): one list, documented as it is, and
 // every event the passes flows record is catalogued, in the envelope, with the V3 representation.
 
 const app = useApp();
@@ -20,9 +20,9 @@ const DECIDED = [
   'credits.purchased', 'lookup.verified', 'hosted_session.completed', 'hosted_session.expired',
 ];
 
-/** The README's event table, row by row: type, data.object, recorded today, meaning. */
+/** The partner guide's event table, row by row: type, data.object, recorded today, meaning. */
 function documentedEvents(): string[][] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/partner-guide.md', import.meta.url), 'utf8');
   return [...readme.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \| `([a-z_]+)` \| (yes|planned) \| (.+) \|$/gm)].map((m) => m.slice(1));
 }
 

@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// `npm run lint` holds the module boundaries (README "Module boundaries"). A resolver or parser
+// `npm run lint` holds the module boundaries (docs/architecture.md "Module boundaries"). A resolver or parser
 // setting that goes missing makes those rules pass silently, so each is shown to still bite.
 
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });

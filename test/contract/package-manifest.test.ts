@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 // package.json carries no dead weight, and what it cannot explain itself (it has no comments) the
-// README does: every override has its reason under "Why the overrides".
+// operator guide (docs/operator-guide.md) does: every override has its reason under "Why the overrides".
 
 const read = (file: string) => fs.readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 const manifest = JSON.parse(read('package.json')) as {
@@ -11,9 +11,9 @@ const manifest = JSON.parse(read('package.json')) as {
 };
 const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
 
-/** The README section under `heading`, up to the next heading of any level. */
+/** The operator guide's section under `heading`, up to the next heading of any level. */
 function section(heading: string): string {
-  const readme = read('README.md');
+  const readme = read('docs/operator-guide.md');
   const start = readme.indexOf(`\n${heading}\n`);
   expect(start, `README has no "${heading}"`).toBeGreaterThan(-1);
   const rest = readme.slice(start + heading.length + 2);

@@ -6,7 +6,7 @@ import { createCreditPackage, expectChainNewestFirst, purchased, walletRowsInBal
 import { createPassPackage, createReseller, issuePass } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 
-// GET /clients/{client_id}/credits and GraphQL Client.credits (README "Credits"): the balance and
+// GET /clients/{client_id}/credits and GraphQL Client.credits (docs/partner-guide.md "Credits"): the balance and
 // the wallet's rows newest first (the order the balance moved in), the 20 most recent by default,
 // older (or newer) ones with limit, starting_after and ending_before; a page of clients costs no
 // statement per client.

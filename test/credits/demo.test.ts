@@ -4,7 +4,7 @@ import { useApp } from '../support/app.ts';
 import { businessLedger, walletLedger } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 
-// `seed --demo` gives every demo reseller credit packages (README "Credits"), and a demo client
+// `seed --demo` gives every demo reseller credit packages (docs/partner-guide.md "Credits"), and a demo client
 // can buy one with the demo key right away.
 
 const app = useApp();

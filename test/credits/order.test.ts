@@ -5,7 +5,7 @@ import { businessLedger, createPassPackage, createReseller, issuePass, walletLed
 import { gql, v3 } from '../support/http.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
 
-// "Newest first" in a wallet is the order its balance moved (README "Credits"): a wallet row's id
+// "Newest first" in a wallet is the order its balance moved (docs/domain-rules.md "Money"): a wallet row's id
 // is made before its statement waits for the client row's lock, so it cannot be the order. Here
 // two processes share one database: this file's app, whose clock runs a day ahead, and a `serve`
 // on the real clock. Ids the app makes sort after every id the other process makes, whatever

@@ -5,7 +5,7 @@ import { createCreditPackage } from '../support/credits.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 
-// GET /credit_packages and GraphQL `creditPackages` (README "Credits"): a reseller's own packages,
+// GET /credit_packages and GraphQL `creditPackages` (docs/partner-guide.md "Credits"): a reseller's own packages,
 // in its currency, newest first, paged like every V3 list.
 
 const app = useApp({}, { now: new Date('2026-05-04T10:00:00Z') });

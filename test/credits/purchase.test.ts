@@ -6,7 +6,7 @@ import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
 
-// POST /credit_purchases and GraphQL purchaseCredits (README "Credits"): one transaction debits
+// POST /credit_purchases and GraphQL purchaseCredits (docs/partner-guide.md "Credits"): one transaction debits
 // the business account the package's price and credits the client's wallet its credits, a ledger
 // row each referencing the purchase, with the purchase row and its credits.purchased event.
 // Refused requests write nothing; the same Idempotency-Key moves money once.

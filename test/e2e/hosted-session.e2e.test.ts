@@ -13,7 +13,7 @@ import { useApp } from '../support/app.ts';
 import { createBookingWorld, instanceIn } from '../support/bookings.ts';
 import { bookingsOf, createHostedSession } from '../support/hosted-sessions.ts';
 
-// A hosted session's page in a real browser (README "Hosted sessions"): Debian's Chromium
+// A hosted session's page in a real browser (docs/partner-guide.md "Hosted sessions"): Debian's Chromium
 // (`apt-get install chromium`), as in graphiql.e2e.test.ts. The client opens the URL the API
 // answered, books (or gets an access code) with the mouse and the keyboard, and lands on the
 // reseller's return_url: here a small receiver on 127.0.0.1.
@@ -113,7 +113,7 @@ describe('a hosted session in Chromium', () => {
 
     const bookings = await bookingsOf(app, w, w.client.id);
     expect(bookings).toEqual([expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id })]);
-    // What Chromium sends with the page's own post, which the page takes (README "Hosted sessions"):
+    // What Chromium sends with the page's own post, which the page takes (docs/partner-guide.md "Hosted sessions"):
     // Origin null under the page's no-referrer policy, Sec-Fetch-Site same-origin, and the form token.
     expect(posted).toHaveLength(1);
     expect(posted[0]).toMatchObject({ origin: 'null', 'sec-fetch-site': 'same-origin' });

@@ -113,7 +113,7 @@ function expectCatalogued(what: string, res: Reply): void {
   if (error.code === 'validation_error') expect(error.param, `${what}: validation_error names its param`).toEqual(expect.any(String));
 }
 
-/** Answers whose change of state the rules allow: a wrong lookup code uses an attempt (README "Lookup"). */
+/** Answers whose change of state the rules allow: a wrong lookup code uses an attempt (docs/partner-guide.md "Lookup"). */
 const CHANGES_BY_DESIGN = new Set(['invalid_lookup_code']);
 
 async function sendRest(base: string, key: string, route: Route, path: string, query: string, body: unknown): Promise<void> {

@@ -10,7 +10,7 @@ import {
   createHostedSession, getPage, h1, hostedSessionCount, openSession, secretOf, sha256,
 } from '../support/hosted-sessions.ts';
 
-// POST /hosted_sessions and createHostedSession (README "Hosted sessions"): the session and its URL
+// POST /hosted_sessions and createHostedSession (docs/partner-guide.md "Hosted sessions"): the session and its URL
 // for one client of the reseller with an ACTIVE pass, every field checked (a 400 naming it, nothing
 // written), the URL's secret answered once and kept only as its SHA-256, idempotent replays, and
 // the URL's base (PUBLIC_BASE_URL, else the request's Host).
@@ -103,7 +103,7 @@ describe('POST /hosted_sessions › the secret at rest', () => {
     expect(rowText).not.toContain(secret);
     expect(rowText).not.toContain(secret.slice(4));
 
-    // The idempotency record keeps the answer sealed (README "Secrets at rest"): not the secret.
+    // The idempotency record keeps the answer sealed (docs/operator-guide.md "Secrets at rest"): not the secret.
     const columns = await app.sql<{ column_name: string }>(
       "select column_name from information_schema.columns where table_name = 'idempotency_record' order by ordinal_position");
     expect(columns.map((c) => c.column_name)).toEqual(expect.arrayContaining(['key', 'response_body']));

@@ -5,7 +5,7 @@ import { expectUnchanged } from '../support/assertions.ts';
 import { dbState } from '../support/db-state.ts';
 import { fieldOf, forms, getPage, h1, openSession, parseHtml, sectionTitled, sessionRow, type OpenedSession } from '../support/hosted-sessions.ts';
 
-// README "Hosted sessions": the page's forms take posts from the page only. Another Origin, a
+// docs/partner-guide.md "Hosted sessions": the page's forms take posts from the page only. Another Origin, a
 // Sec-Fetch-Site other than same-origin (or none), or a form token that is not one of this
 // session's pages' is a 403 page, and nothing is written. Origin: null alone refuses nothing:
 // browsers send it for the page's own posts under its no-referrer policy (test/e2e drives that).

@@ -14,7 +14,7 @@ import {
 } from '../support/hosted-sessions.ts';
 import { capturingLogger, useAppWithLog } from '../support/lookups.ts';
 
-// The hosted page (README "Hosted sessions"): what a client's browser gets at the session's URL,
+// The hosted page (docs/partner-guide.md "Hosted sessions"): what a client's browser gets at the session's URL,
 // without an API key. Booking mode lists classes and spa times and books one; access-code mode
 // hands out a code with its QR; either way the client is sent back to return_url with what was
 // done, the session is COMPLETED once (hosted_session.completed), and the link is then used. A
@@ -534,7 +534,7 @@ describe('expiry sweep', () => {
   });
 });
 
-// The log (README "Hosted sessions"): request lines name the page `/hosted/[secret]`, never the secret.
+// The log (docs/partner-guide.md "Hosted sessions"): request lines name the page `/hosted/[secret]`, never the secret.
 const logged = capturingLogger('debug');
 const loggedApp = useAppWithLog(logged, { now: NOW });
 

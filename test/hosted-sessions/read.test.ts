@@ -10,7 +10,7 @@ import { createReseller } from '../support/factories.ts';
 import { call, gql, v3 } from '../support/http.ts';
 import { getPage, openSession, postFromPage } from '../support/hosted-sessions.ts';
 
-// Reading a hosted session back (README "Hosted sessions"): GET /hosted_sessions/{id} and GraphQL
+// Reading a hosted session back (docs/partner-guide.md "Hosted sessions"): GET /hosted_sessions/{id} and GraphQL
 // hostedSession(id:) show its status and, once the client is done, what they got; never the URL.
 
 const NOW = new Date('2026-03-02T08:00:00Z');

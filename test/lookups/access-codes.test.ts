@@ -6,7 +6,7 @@ import { dbState } from '../support/db-state.ts';
 import { v3 } from '../support/http.ts';
 import { createLookupWorld, lookUp, startSmtp, withToken, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
 
-// README "Lookup": a lookup token makes access codes for its one client (POST /access-codes takes
+// docs/partner-guide.md "Lookup": a lookup token makes access codes for its one client (POST /access-codes takes
 // it), by client_id or by that client's passcode; any other client or passcode is 403, nothing written.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -8,7 +8,7 @@ import {
   capturingLogger, codeIn, useLookupWorld, deliverMail, useAppWithLog, withToken, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
-// README "Lookup", "E-mail", "Secrets at rest": the code and the token are kept only as hashes; the
+// docs/partner-guide.md "Lookup", "E-mail", docs/operator-guide.md "Secrets at rest": the code and the token are kept only as hashes; the
 // mail body is sealed while it waits and erased once delivered; neither they nor the client's
 // e-mail reach the log or the lookup's answers.
 

@@ -9,7 +9,7 @@ import {
   codeIn, useLookupWorld, deliverMail, gqlWithToken, setLookup, withToken, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
-// README "Lookup": issuers, a lookup started, its code mailed over real SMTP and read back from the
+// docs/partner-guide.md "Lookup": issuers, a lookup started, its code mailed over real SMTP and read back from the
 // message, verified, and the token used to book for the client and read it; on REST and GraphQL.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -5,7 +5,7 @@ import {
   capturingLogger, codeIn, useLookupWorld, deliverMail, startLookup, startSmtp, type LookupWorld, type TestSmtp,
 } from '../support/lookups.ts';
 
-// README "E-mail": mail leaves through the outbox to SMTP_URL; a failing server is retried with the
+// docs/partner-guide.md "E-mail": mail leaves through the outbox to SMTP_URL; a failing server is retried with the
 // outbox's backoff and the message delivered once when it recovers, with the same Message-ID; a
 // message past its expiry is dropped; without SMTP_URL, development writes it to the log.
 

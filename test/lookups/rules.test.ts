@@ -7,7 +7,7 @@ import { createPassPackage, createReseller, issuePass } from '../support/factori
 import { gql, v3 } from '../support/http.ts';
 import { codeIn, useLookupWorld, deliverMail, setLookup, startLookup, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
 
-// README "Lookup": who can be looked up (nothing told apart), bad input, the rate limit, the code's
+// docs/partner-guide.md "Lookup": who can be looked up (nothing told apart), bad input, the rate limit, the code's
 // 15 minutes and 5 attempts (also under concurrent verifies), and who sees a lookup.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

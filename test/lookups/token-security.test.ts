@@ -7,7 +7,7 @@ import { clientBody, createPassPackage, createReseller, issuePass } from '../sup
 import { call, gql, v3 } from '../support/http.ts';
 import { createLookupWorld, deliverMail, gqlWithToken, lookUp, startSmtp, withToken, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
 
-// README "Lookup", the token's rules: it acts for its one client, only on the operations that take
+// docs/partner-guide.md "Lookup", the token's rules: it acts for its one client, only on the operations that take
 // it, while its pass is active; anything else is refused before it writes a thing.
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { onDatabaseMigratedTo } from '../support/migrations.ts';
 
 // Migration20261125000000_business_account moves each reseller's balance into business_account
-// (README "Bookings"): on a database that already holds funded resellers, no balance may be lost.
+// (docs/domain-rules.md "Money"): on a database that already holds funded resellers, no balance may be lost.
 describe('the business_account migration on an existing database', () => {
   it('gives every reseller its account with the balance its row held, and drops the old column', async () => {
     await onDatabaseMigratedTo('Migration20261124140000_hosted_sessions', async ({ sql, up }) => {

@@ -7,13 +7,13 @@ import { killStartedProcesses, repoRoot, Service } from './processes.ts';
 
 const app = useApp();
 
-// The README's settings table is the configuration schema, and logs are JSON lines unless a
+// The operator guide's settings table is the configuration schema, and logs are JSON lines unless a
 // person is reading them.
 
 afterAll(async () => { await killStartedProcesses(); });
 
 function readmeSettings(): Map<string, string> {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(repoRoot, 'docs', 'operator-guide.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
   const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (`[^`]*`|unset) \|/gm)];
   return new Map(rows.map((m) => [m[1], m[2] === 'unset' ? 'unset' : m[2].slice(1, -1)]));

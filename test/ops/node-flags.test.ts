@@ -7,7 +7,7 @@ import { isRunning, killStartedProcesses, repoRoot, Service } from './processes.
 
 const app = useApp();
 
-// `serve` and `worker` run with the server's Node flags (src/cli/node-flags.ts, README "Node and
+// `serve` and `worker` run with the server's Node flags (src/cli/node-flags.ts, docs/operator-guide.md "Node and
 // npm"): `npm start` passes them; started any other way, the command runs itself again with them.
 
 const T = 120_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { onDatabaseMigratedTo } from '../support/migrations.ts';
 
-// Migration20261128000000_paid_through brings existing data into README "Issued passes" and
+// Migration20261128000000_paid_through brings existing data into docs/domain-rules.md "Decisions recorded here" and
 // "Lookup": each PREPAID pass gets the paid_through its ledger paid for, and lookups at an issuer
 // that has lookup off are REVOKED. It moves no money: every ledger still sums to its balance.
 const R = { off: 'res_01J00000000000000000000OFF', on: 'res_01J000000000000000000000ON', asker: 'res_01J00000000000000000000ASK' };

@@ -7,7 +7,7 @@ import { createPassPackage, createReseller, issuePass } from '../support/factori
 import { v3 } from '../support/http.ts';
 import { planScans } from '../support/plans.ts';
 
-// The pass expiry sweep (README "Events"): an ACTIVE pass past its expiry is stored EXPIRED once,
+// The pass expiry sweep (docs/partner-guide.md "Events"): an ACTIVE pass past its expiry is stored EXPIRED once,
 // with issued_pass.expired carrying the pass as it then is; a new expiry makes it ACTIVE again and
 // its next expiry is announced again. Reads show EXPIRED before the sweep as after it.
 

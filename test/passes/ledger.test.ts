@@ -30,7 +30,7 @@ interface ModelPackage { id: string; price: number; paymentModel: 'PAYG' | 'PREP
 interface ModelClient { id: string; pkg: ModelPackage; wallet: number; expires: Date; paidThrough: Date | null }
 
 /**
- * The money of a package change as README "Issued passes" states it: the unused whole days of a
+ * The money of a package change as docs/domain-rules.md "Decisions recorded here" states it: the unused whole days of a
  * PREPAID period come back with the same share of its credits; credits already spent shrink the
  * refund in proportion.
  */

@@ -88,7 +88,7 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     const record = await storedRecord(reseller.id, key);
     expect(record!.status_code).toBe(201);
     expect(record!.response_text).toBe(res.text);
-    // Sealed at rest (README "Secrets at rest"): none of the response is readable in the table.
+    // Sealed at rest (docs/operator-guide.md "Secrets at rest"): none of the response is readable in the table.
     expect(record!.sealed_text).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
     for (const shown of [res.body.passcode, res.body.client_id, res.body.id]) expect(record!.sealed_text).not.toContain(shown);
     // The event written with the effects names the key it was made under.

@@ -6,7 +6,7 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { clientBody, createPassPackage, createReseller } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 
-// README "Secrets at rest": every response kept for an Idempotency-Key is sealed, under SECRETS_KEY
+// docs/operator-guide.md "Secrets at rest": every response kept for an Idempotency-Key is sealed, under SECRETS_KEY
 // when it is set, else under a master key the database keeps; replays still return the same bytes.
 
 const configured = randomBytes(32);

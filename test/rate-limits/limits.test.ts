@@ -11,7 +11,7 @@ import { call, gql, v3, type Reply } from '../support/http.ts';
 import { capturingLogger } from '../support/lookups.ts';
 import { runCli } from '../ops/processes.ts';
 
-// README "Rate limits" (decisions §14): per API key, per client address for failed
+// docs/operator-guide.md "Rate limits" (decisions §14): per API key, per client address for failed
 // authentication, per provider key for redeems; 429 rate_limited with Retry-After and the RateLimit
 // fields; shared through Redis; Redis down fails open with one log line.
 

@@ -12,7 +12,7 @@ import { checkDocumentedResponse } from '../contract/response-schemas.ts';
 import { registerDbTable } from './db-state.ts';
 import { call, v3, type Call, type Reply } from './http.ts';
 
-// Access codes (README "Access codes"): made over the reseller API (or GraphQL), redeemed over the
+// Access codes (docs/partner-guide.md "Access codes"): made over the reseller API (or GraphQL), redeemed over the
 // provider API with a provider key. Their tables join every dbState (with the bookings' tables of
 // test/support/bookings.ts: entitlements and the visit ledger), so a refused request is seen to
 // write nothing there either.
@@ -73,13 +73,13 @@ export type VerifyAccessCodeQr = (text: string, key: VerificationKey, providerId
 let recipe: Promise<VerifyAccessCodeQr> | undefined;
 
 /**
- * README "Access codes" gives providers a Node snippet to verify a scanned QR payload offline; this
- * is that snippet, read from the README and loaded as a module, so the README's recipe is what the
+ * docs/partner-guide.md "Access codes" gives providers a Node snippet to verify a scanned QR payload offline; this
+ * is that snippet, read from the guide and loaded as a module, so the guide's recipe is what the
  * tests verify with.
  */
 export function readmeVerifier(): Promise<VerifyAccessCodeQr> {
   recipe ??= (async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/partner-guide.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('\n## Access codes\n'));
     const code = /```js\n([\s\S]+?)\n```/.exec(section)?.[1];
     expect(code, 'README "Access codes" has a ```js verification snippet').toBeDefined();

@@ -4,7 +4,7 @@ import { createPassPackage, issuePass } from './factories.ts';
 import type { BookingWorld } from './bookings.ts';
 import type { Reply } from './http.ts';
 
-// The guarantees bookings keep whatever happened (README "Bookings": Concurrency and Ledgers),
+// The guarantees bookings keep whatever happened (docs/domain-rules.md "Money": Concurrency and Ledgers),
 // read back from the database for one reseller and the providers its bookings went to. Each check
 // returns what it found wrong, so a property test can print every broken rule at once.
 

@@ -6,7 +6,7 @@ import { registerDbTable } from './db-state.ts';
 import type { TestReseller } from './factories.ts';
 import { v3, type Reply } from './http.ts';
 
-// Credits (README "Credits"): credit packages are made as the operator makes them (the service
+// Credits (docs/partner-guide.md "Credits"): credit packages are made as the operator makes them (the service
 // seed --demo uses); everything a reseller does goes through HTTP. Credits' tables join every
 // dbState, so a refused request is seen to write nothing there either.
 

@@ -5,7 +5,7 @@ import type { BookingWorld } from './bookings.ts';
 import { registerDbTable } from './db-state.ts';
 import { v3, type Reply } from './http.ts';
 
-// Hosted sessions (README "Hosted sessions"): created over the reseller API, then used by the
+// Hosted sessions (docs/partner-guide.md "Hosted sessions"): created over the reseller API, then used by the
 // client's browser on the page at their URL, which no API key opens. The page is HTML: a small
 // parser here reads it back as a browser would (headings, forms with their fields and buttons,
 // labels, alerts), and forms are submitted the way a browser submits them (urlencoded), without
@@ -93,7 +93,7 @@ export async function postForm(app: TestApp, action: string, fields: Record<stri
 
 /**
  * A post as the page's own forms send it: `fields` beside the form token of the session's page,
- * rendered now (README "Hosted sessions": a post without one of its session's is refused).
+ * rendered now (docs/partner-guide.md "Hosted sessions": a post without one of its session's is refused).
  */
 export async function postFromPage(app: TestApp, secret: string, action: string, fields: Record<string, string> | [string, string][]): Promise<Page> {
   const page = await getPage(app, `/hosted/${secret}`);
@@ -115,7 +115,7 @@ export async function submit(app: TestApp, page: Page, form: Form, button?: El, 
   return postForm(app, target.href, fields);
 }
 
-/** What every answer of the page carries (README "Hosted sessions"). */
+/** What every answer of the page carries (docs/partner-guide.md "Hosted sessions"). */
 export function expectPageHeaders(page: Page): void {
   expect(page.headers.get('content-type'), page.url).toBe('text/html; charset=utf-8');
   expect(page.headers.get('cache-control')).toBe('no-store');

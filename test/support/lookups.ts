@@ -22,7 +22,7 @@ import { createReseller, type TestReseller } from './factories.ts';
 import { createBookingWorld, type BookingWorld } from './bookings.ts';
 import { gql, v3 } from './http.ts';
 
-// Lookups with real mail (README "Lookup", "E-mail"): an SMTP server in-process on 127.0.0.1, the
+// Lookups with real mail (docs/partner-guide.md "Lookup", "E-mail"): an SMTP server in-process on 127.0.0.1, the
 // outbox's mail handler run against it, and the received messages parsed back.
 
 registerDbTable('lookup', 'select id, status, attempts_remaining, token_hash from lookup order by id');

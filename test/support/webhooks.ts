@@ -11,7 +11,7 @@ import { registerDbTable } from './db-state.ts';
 import { createPassPackage, issuePass, type TestReseller } from './factories.ts';
 import { v3, type Reply } from './http.ts';
 
-// Webhooks (README "Webhooks"): a real node:http receiver on loopback that records every request
+// Webhooks (docs/partner-guide.md "Webhooks"): a real node:http receiver on loopback that records every request
 // as it arrived (raw body, headers), and the two steps of delivery run by hand with the app's
 // clock: the outbox fan-out, then the delivery worker. Webhooks' tables join every dbState.
 

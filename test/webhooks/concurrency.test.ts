@@ -11,7 +11,7 @@ import { createEndpoint, deliveriesOf, makeEvent, passFor, Receiver, verified } 
 // Two dispatchers on one database, each with its own connection pool, fanning out and delivering
 // the same events at once: SKIP LOCKED on the outbox, the (endpoint, event) key and the delivery
 // lease keep every event to one delivery per endpoint, sent by one of them. A receiver sees an event
-// more than once only when an attempt really failed and was retried (README "Webhooks").
+// more than once only when an attempt really failed and was retried (docs/partner-guide.md "Webhooks").
 
 const app = useApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const log = createLogger({ LOG_LEVEL: 'silent' });

@@ -4,7 +4,7 @@ import { createReseller, type TestReseller } from '../support/factories.ts';
 import { createEndpoint, deliveriesOf, passFor, Receiver, verified } from '../support/webhooks.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
 
-// At least once across a crash (README "Webhooks"): `serve` (node src/main.ts serve, background jobs
+// At least once across a crash (docs/partner-guide.md "Webhooks"): `serve` (node src/main.ts serve, background jobs
 // in-process) is killed with SIGKILL after the business commit, before its event was delivered;
 // a new `serve` on the same database delivers it. The test app serves only as the database and
 // its factories.

@@ -14,7 +14,7 @@ import {
   createEndpoint, deliveriesOf, dispatch, fanOut, makeEvent, passFor, Receiver, settlePendingDeliveries, verified, verifies,
 } from '../support/webhooks.ts';
 
-// Delivery (README "Webhooks"), to a real receiver on loopback, every request verified with the
+// Delivery (docs/partner-guide.md "Webhooks"), to a real receiver on loopback, every request verified with the
 // public Standard Webhooks library: what is sent and signed, to which endpoints, the retry schedule
 // on the domain clock, 410, redirects, timeouts, key rotation and the private-address rule.
 

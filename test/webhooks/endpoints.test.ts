@@ -6,7 +6,7 @@ import { createReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 import { createEndpoint, deliveriesOf, dispatch, makeEvent, passFor, Receiver, settlePendingDeliveries } from '../support/webhooks.ts';
 
-// Webhook endpoints on both surfaces (README "Webhooks"): the secret is shown by create and rotate
+// Webhook endpoints on both surfaces (docs/partner-guide.md "Webhooks"): the secret is shown by create and rotate
 // only and kept sealed; bad input is a 400 naming the field with nothing written; another
 // reseller's endpoint is a 404. Private targets are allowed here (WEBHOOK_ALLOW_PRIVATE_URLS) and
 // refused by the second app, which keeps the default.

@@ -10,7 +10,7 @@ import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 import { createEndpoint, deliveriesOf, fanOut, makeEvent, passFor, Receiver, settlePendingDeliveries, verified } from '../support/webhooks.ts';
 
-// Fair delivery (README "Webhooks"): one reseller's endpoint that never answers, with a backlog of
+// Fair delivery (docs/partner-guide.md "Webhooks"): one reseller's endpoint that never answers, with a backlog of
 // 10,000 due deliveries, does not delay another reseller's event: its first attempt goes out
 // within 2 s, and the silent endpoint never has more than 4 attempts under way. The background
 // jobs run as `serve` runs them, with the default poll interval and the 10 s timeout.

@@ -8,7 +8,7 @@ import { createReseller } from '../support/factories.ts';
 import { createEndpoint, deliveriesOf, dispatch, makeEvent, passFor } from '../support/webhooks.ts';
 import { repoRoot } from '../ops/processes.ts';
 
-// README "Webhooks" shows a receiver that verifies with the standardwebhooks library and drops
+// docs/partner-guide.md "Webhooks" shows a receiver that verifies with the standardwebhooks library and drops
 // repeats by webhook-id: it runs here as written, in its own Node process, and receives a delivery,
 // then the same event again after a retry by hand (printed once).
 
@@ -17,7 +17,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-receiver-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function readmeReceiver(): string {
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(repoRoot, 'docs', 'partner-guide.md'), 'utf8');
   const start = readme.indexOf('\n## Webhooks\n');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const [snippet] = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);

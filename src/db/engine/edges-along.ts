@@ -1,10 +1,10 @@
 import pg from 'pg';
 
-// A transaction's edges ride with its statements (README "What replaces a part of a dependency").
+// A transaction's edges ride with its statements (docs/architecture.md "The data engine").
 // MikroORM, through Kysely, sends `begin` on its own and waits for its answer before the
 // transaction's first statement, and sends `commit` on its own after the last: two round trips
 // through our process and PostgreSQL's protocol for every write, on a path where round trips are
-// most of the cost (bench/README.md "Bookings").
+// most of the cost (docs/adr/0019-edges-along.md).
 //
 // BEGIN: this client answers `begin` at once and sends it with the next statement in one
 // extended-protocol exchange: BEGIN's Parse, Bind and Execute, then the statement's, then one Sync.
@@ -160,7 +160,7 @@ export class EdgesAlongClient extends pg.Client {
    * What this client writes in one turn of the event loop reaches the socket in one write: pg writes
    * each statement on its own (its Query corks and uncorks the socket around it), so three
    * statements pipelined together were three writes, each a system call and, on loopback, the
-   * receiving side's work too (bench/README.md "Bookings"). The socket is uncorked once the turn's
+   * receiving side's work too (docs/adr/0019-edges-along.md). The socket is uncorked once the turn's
    * synchronous code and queued callbacks are done (process.nextTick), so nothing waits longer.
    */
   #corkTurn(): void {

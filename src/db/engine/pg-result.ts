@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 // every row of the result is spread from. It builds it on `Object.create(null)`, which V8 keeps in
 // dictionary mode, and copying that out costs 2.2 µs for a 10-column row (0.33 µs on a plain
 // object): 3.9% of our server's busy samples under the GraphQL pass list, more on a booking's
-// joined reads of 30 columns (bench/README.md "Rows from pg without a dictionary-mode object").
+// joined reads of 30 columns (docs/adr/0011-rows-without-a-dictionary-mode-object.md).
 // The null prototype is there for a column named `__proto__`, which would set a plain object's
 // prototype instead of becoming a property: such a result takes pg's own path.
 

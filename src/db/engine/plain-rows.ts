@@ -7,7 +7,7 @@ import type { TxEm } from './transaction.ts';
 // co-pay options; pass packages) as plain objects of their entity's shape, with the values em.map
 // would give them, but not merged into the entity manager: em.map builds a managed entity with a
 // snapshot, and each flush of the transaction then scans it for changes. On the booking path that
-// was a fifth of the server's JavaScript time (bench/README.md "Bookings"). A row that is written
+// was a fifth of the server's JavaScript time (docs/adr/0014-plain-rows-and-no-unit-of-work.md). A row that is written
 // stays a managed entity, unless it is written by SQL of its own: the booking path's new rows
 // (insertPlain) and its counters, which no flush then has to find.
 

@@ -5,8 +5,8 @@ import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
 import { refusalOf } from '../../platform/errors.ts';
 import { isTuned } from './mode.ts';
 
-// The hottest statements (the pass lists, a booking's reads and its raw writes: README "Request
-// pipeline", bench/README.md) as named prepared statements. MikroORM sends every statement as text
+// The hottest statements (the pass lists, a booking's reads and its raw writes: docs/architecture.md "Request
+// pipeline", docs/adr/0015-prepared-statements-and-joined-reads.md) as named prepared statements. MikroORM sends every statement as text
 // with its values inlined, so PostgreSQL parses and plans each one anew (60-80 µs of its CPU for a
 // booking's reads here); a prepared statement is parsed once per connection and its plan reused
 // (12-16 µs), and its values (an event's JSON payload, say) travel as parameters, not as SQL text.

@@ -5,7 +5,7 @@ import { refusalOf } from '../../platform/errors.ts';
 import type { Ctx } from '../../platform/request-context.ts';
 
 // A writing use case takes a TxCtx, and only `inTransaction`/`withTransaction` make one, so a write
-// cannot run outside a transaction by construction (docs: README "Request pipeline").
+// cannot run outside a transaction by construction (docs: docs/architecture.md "Request pipeline").
 
 declare const inTransactionBrand: unique symbol;
 
@@ -40,7 +40,7 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
  * into `em` and the transaction events, which nothing here uses (a request's entity manager is its
  * own; no subscriber is registered), and the flush when the unit of work holds nothing (a booking
  * writes by SQL: src/db/engine/prepared-read.ts). Together they were a tenth of a booking's
- * allocations (bench/README.md "Our process's work per booking").
+ * allocations (docs/adr/0022-transaction-machinery.md).
  */
 async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!isTuned(em)) return em.transactional(run);

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 // Bookings: co-pay and extra-visit sessions, bookings with their status history, the visit
 // entitlements a confirm buys, the visit ledger that the pass counters and entitlements sum from,
-// and provider API keys (the provider side moves bookings on). README "Bookings" states the rules.
+// and provider API keys (the provider side moves bookings on). docs/partner-guide.md "Bookings" states the rules.
 export class Migration20261124000000_bookings extends Migration {
   override name = 'Migration20261124000000_bookings';
 

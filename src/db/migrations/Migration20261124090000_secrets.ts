@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 // The database's own master key for sealing secrets at rest, used only while SECRETS_KEY is unset
-// (README "Secrets at rest"). One row per name; written once, never updated.
+// (docs/operator-guide.md "Secrets at rest"). One row per name; written once, never updated.
 export class Migration20261124090000_secrets extends Migration {
   override name = 'Migration20261124090000_secrets';
 

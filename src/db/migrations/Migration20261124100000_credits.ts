@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Credits (README "Credits"): credit packages a reseller sells, the purchases of them into a
+// Credits (docs/partner-guide.md "Credits"): credit packages a reseller sells, the purchases of them into a
 // client's wallet, and two additions to the wallet ledger: the purchase a row belongs to, and
 // `seq`, the order the wallet moved in.
 export class Migration20261124100000_credits extends Migration {

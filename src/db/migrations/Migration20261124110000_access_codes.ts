@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Access codes (README "Access codes"): single-use codes for one visit, kept as their SHA-256 only,
+// Access codes (docs/partner-guide.md "Access codes"): single-use codes for one visit, kept as their SHA-256 only,
 // and their sessions (a co-pay or extra visits to buy first); the visit ledger names the code a
 // visit was taken for, and gives a visit back when a code expires unredeemed; and the database's
 // own QR signing key, used only while ACCESS_CODE_SIGNING_KEY is unset.

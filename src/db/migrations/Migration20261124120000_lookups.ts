@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Lookups and the mail they send (README "Lookup", "E-mail"). A lookup keeps its 6-digit code and
+// Lookups and the mail they send (docs/partner-guide.md "Lookup", "E-mail"). A lookup keeps its 6-digit code and
 // its token only as hashes; a mail message keeps its body sealed, and only until it is delivered.
 export class Migration20261124120000_lookups extends Migration {
   override name = 'Migration20261124120000_lookups';

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Webhooks (README "Webhooks"): the events a reseller can list and receive, its endpoints, and one
+// Webhooks (docs/partner-guide.md "Webhooks"): the events a reseller can list and receive, its endpoints, and one
 // delivery row per event and endpoint that the delivery worker claims with a lease.
 export class Migration20261124130000_webhooks extends Migration {
   override name = 'Migration20261124130000_webhooks';

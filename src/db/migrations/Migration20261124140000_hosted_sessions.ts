@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Hosted sessions (README "Hosted sessions"): a page of this service where one client books or
+// Hosted sessions (docs/partner-guide.md "Hosted sessions"): a page of this service where one client books or
 // gets an access code for its reseller. The URL's secret is kept only as its SHA-256.
 export class Migration20261124140000_hosted_sessions extends Migration {
   override name = 'Migration20261124140000_hosted_sessions';

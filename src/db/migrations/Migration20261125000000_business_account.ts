@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 // write of a reseller's data (clients, bookings, ledgers, outbox, idempotency records) locks the
 // reseller row FOR KEY SHARE through its foreign key; while the balance lived there, each debit
 // updated that same row, and under concurrency PostgreSQL tracked the lockers and the updater as
-// multixacts, and a debit had to come first in its transaction (README "Bookings"). Nothing
+// multixacts, and a debit had to come first in its transaction (docs/domain-rules.md "Money"). Nothing
 // references business_account, so a debit locks only its own row, for as long as its
 // transaction has left to run.
 export class Migration20261125000000_business_account extends Migration {

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 // How many providers each (category, tier) has. A pass covers every provider of the (category,
 // tier) pairs it lists, so the pass lists' provider counts (GET /passes, GraphQL providerCount) sum
 // these few rows instead of counting the provider table on every request: at 100,000 providers
-// that count took 46 ms of PostgreSQL per GET /passes (bench/README.md). Triggers on provider keep
+// that count grew with the catalogue (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md). Triggers on provider keep
 // the table right for every way a provider is written (the catalogue import's upserts, seeds, SQL
 // by hand), once per statement, from its transition tables.
 export class Migration20261127000000_provider_tiers extends Migration {

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
 // a deferred constraint trigger then applies it to business_account when the transaction commits,
 // refusing an overdraft, and fills in the row's balance_after. Every confirm of a reseller needs
 // that account's row lock; taken at COMMIT, it is held over the trigger and the commit's WAL flush,
-// not over a statement's round trip to our process and back (bench/README.md "Bookings").
+// not over a statement's round trip to our process and back (docs/adr/0016-business-account-row-and-commit.md).
 // A savepoint that answers for its own writes (a GraphQL mutation field) settles them at its end
 // with SET CONSTRAINTS business_transaction_settles IMMEDIATE (src/db/engine/transaction.ts
 // `settleDeferred`).

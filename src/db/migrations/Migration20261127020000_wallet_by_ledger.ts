@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
 // with its other writes (src/db/engine/prepared-read.ts): a covered spa booking's debit rides in the
 // statement that carries its booking, one round trip fewer with the spa's lock held (bench/README.md
 // "Bookings"). seq is drawn after the lock, as its column default was, so one client's rows in
-// seq order are the order the balance moved (README "Credits").
+// seq order are the order the balance moved (docs/domain-rules.md "Money").
 export class Migration20261127020000_wallet_by_ledger extends Migration {
   override name = 'Migration20261127020000_wallet_by_ledger';
 

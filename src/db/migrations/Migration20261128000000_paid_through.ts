@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Money follows coverage (README "Issued passes"): an issued pass keeps `paid_through`, the end of
+// Money follows coverage (docs/domain-rules.md "Decisions recorded here"): an issued pass keeps `paid_through`, the end of
 // its last paid PREPAID period, and its expiry may not pass it. Existing PREPAID passes get the end
 // their ledger paid for, replayed as issue and renewal computed it: the issue's debit pays one
 // duration from the start date, each later debit one duration from the later of its own time and

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// A reseller's own rate limit (README "Rate limits"), set by the operator (`resellers limits`);
+// A reseller's own rate limit (docs/operator-guide.md "Rate limits"), set by the operator (`resellers limits`);
 // null is the configured default (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). Both or neither.
 export class Migration20261128010000_rate_limits extends Migration {
   override name = 'Migration20261128010000_rate_limits';

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Fair webhook delivery (README "Webhooks"): due attempts are claimed per endpoint in turn. The
+// Fair webhook delivery (docs/partner-guide.md "Webhooks"): due attempts are claimed per endpoint in turn. The
 // claim looks up each endpoint's due deliveries and its leased ones (few: an outcome clears the
 // lease) by these indexes, and takes endpoints in the order they were last served
 // (`last_claimed_at`, never served first).

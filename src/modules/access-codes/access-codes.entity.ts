@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const accessCodeStatuses = ['ACTIVE', 'REDEEMED', 'EXPIRED'] as const;
 export type AccessCodeStatus = (typeof accessCodeStatuses)[number];
 
-/** A single-use code for one visit (README "Access codes"); only the SHA-256 of the code is kept. */
+/** A single-use code for one visit (docs/partner-guide.md "Access codes"); only the SHA-256 of the code is kept. */
 export const AccessCodeSchema = defineEntity({
   name: 'AccessCode',
   tableName: 'access_code',
@@ -34,7 +34,7 @@ export const AccessCodeSchema = defineEntity({
 export type AccessCode = InferEntity<typeof AccessCodeSchema>;
 
 /**
- * An access code waiting for a purchase (README "Access codes"): a co-pay option at its provider
+ * An access code waiting for a purchase (docs/partner-guide.md "Access codes"): a co-pay option at its provider
  * (`COPAY`), or extra visits (`EXTRA_VISITS`). A code for any covered gym has no provider.
  */
 export const AccessCodeSessionSchema = defineEntity({

@@ -10,7 +10,7 @@ import { confirmAccessCodeSession } from './confirm-access-code.ts';
 import { createAccessCode, type AccessCodeCreation } from './create-access-code.ts';
 import type { IssuedAccessCode } from './issue-access-code.ts';
 
-// The GraphQL surface of access codes (README "Access codes"): each mutation calls the use case its
+// The GraphQL surface of access codes (docs/partner-guide.md "Access codes"): each mutation calls the use case its
 // REST route calls (access-codes.rest.ts) with the same V3 input, and reads the answer through the
 // REST presenters, so both surfaces show the same code, status and amounts.
 

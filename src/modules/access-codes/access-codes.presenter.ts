@@ -4,7 +4,7 @@ import { copayOptionSchema, presentCopayOption } from '../providers/providers.pr
 import type { CopayOption } from '../providers/providers.service.ts';
 import { accessCodeStatuses, type AccessCode, type AccessCodeSession, type AccessCodeStatus } from './access-codes.entity.ts';
 
-// V3 presenters of access codes and their sessions (README "Access codes"); each returns z.infer of
+// V3 presenters of access codes and their sessions (docs/partner-guide.md "Access codes"); each returns z.infer of
 // the schema the OpenAPI document publishes. The code and its QR are a secret shown once: only the
 // answer that made the code carries them (IssuedAccessCode), never a later read or an event.
 

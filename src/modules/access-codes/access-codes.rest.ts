@@ -5,7 +5,7 @@ import {
   accessCodeCreationSchema, issuedAccessCodeSchema, presentAccessCodeSession, presentIssuedAccessCode,
 } from './access-codes.presenter.ts';
 
-// The reseller API's access-code routes (README "Access codes").
+// The reseller API's access-code routes (docs/partner-guide.md "Access codes").
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 const idempotencyErrors = ['idempotency_key_reused', 'idempotency_request_in_progress'] as const;

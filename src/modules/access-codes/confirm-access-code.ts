@@ -8,7 +8,7 @@ import { findProviders } from '../providers/providers.service.ts';
 import { AccessCodeSessionSchema, type AccessCodeSession } from './access-codes.entity.ts';
 import { issueAccessCode, newAccessCodeId, type IssuedAccessCode } from './issue-access-code.ts';
 
-// The confirm of an access-code session is one transaction, as a class session's is (README
+// The confirm of an access-code session is one transaction, as a class session's is (docs/partner-guide.md
 // "Bookings", "Access codes"): lock the session, check it is open, debit the business account,
 // grant the visits bought, make the code holding one of them, mark the session used, record
 // access_code.created. The purchase itself is the class confirm's (src/modules/bookings/eligibility.ts).

@@ -31,7 +31,7 @@ function gymCoverage(pass: PassPackage): { covered: boolean; category: PassCateg
 }
 
 /**
- * POST /access-codes (README "Access codes"), with the eligibility of a class booking: the client
+ * POST /access-codes (docs/partner-guide.md "Access codes"), with the eligibility of a class booking: the client
  * (`client_id` or `pass_code`) must hold an ACTIVE pass. Covered (the provider's category and tier,
  * or any gym without `provider_id`) → a code holding one visit of the month, else one of extra
  * visits bought before, else an `additional_visits_required` session. Not covered → a code holding

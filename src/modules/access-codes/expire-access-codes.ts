@@ -8,7 +8,7 @@ export interface AccessCodeSweep { expired: number; visitsRestored: number; sess
 
 /**
  * The access-code expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, and the one-shot
- * `access-codes expire`; README "Access codes"): ACTIVE codes past `expires_at` become EXPIRED and
+ * `access-codes expire`; docs/partner-guide.md "Access codes"): ACTIVE codes past `expires_at` become EXPIRED and
  * give their visit back, to its entitlement or to the pass counter while it is still that month's
  * (restoreVisit's rule), with an ACCESS_CODE_EXPIRED row in the visit ledger; in batches
  * (src/platform/sweep.ts: a redeem holding a code's lock is not waited for; it refuses an expired

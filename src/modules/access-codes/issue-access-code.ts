@@ -12,7 +12,7 @@ import { presentAccessCode } from './access-codes.presenter.ts';
 import { qrPngDataUrl, signingKey, signQrPayload } from './qr.ts';
 
 // Making a code and opening a session, shared by POST /access-codes and the session confirm
-// (README "Access codes").
+// (docs/partner-guide.md "Access codes").
 
 /** Upper-case letters and digits without the look-alikes 0/O and 1/I: 32 symbols, 5 bits each. */
 export const ACCESS_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';

@@ -3,7 +3,7 @@ import { redeemAccessCode, redeemAccessCodeInput, verificationKey, type RedeemAc
 import { accessCodeSchema, presentAccessCode, presentVerificationKey, verificationKeySchema } from './access-codes.presenter.ts';
 
 // The provider API's access-code routes, mounted under /v3/api/provider for provider keys
-// (src/rest/router.ts; README "Access codes"). No Idempotency-Key: its records are kept per
+// (src/rest/router.ts; docs/partner-guide.md "Access codes"). No Idempotency-Key: its records are kept per
 // reseller, and a repeated redeem is a 409 access_code_used that changes nothing.
 
 const authErrors = ['validation_error', 'invalid_api_key', 'permission_denied'] as const;

@@ -4,7 +4,7 @@ import QRCode from 'qrcode';
 import { accessCodeSigningKeyBytes, type Config } from '../../config.ts';
 import { constantTimeEqual } from '../../platform/crypto.ts';
 
-// The signed QR payload of an access code (README "Access codes"):
+// The signed QR payload of an access code (docs/partner-guide.md "Access codes"):
 //   AC1.<base64url(JSON {kid, id, code, client_id, provider_id, exp})>.<base64url(HMAC-SHA256(key, "AC1.<payload>"))>
 // A provider's scanner verifies it offline with the key from GET /v3/api/provider/access-codes/
 // verification-key; that is a screen only: redeeming online is what counts.

@@ -13,7 +13,7 @@ import { accessCodeStatusAt, presentAccessCode } from './access-codes.presenter.
 import { accessCodeHash, normalisedCode } from './issue-access-code.ts';
 import { isQrPayload, signingKey, verifyQrPayload, type SigningKey } from './qr.ts';
 
-// The provider side of access codes (README "Access codes"), with a provider key: the key to verify
+// The provider side of access codes (docs/partner-guide.md "Access codes"), with a provider key: the key to verify
 // QR payloads offline, and redemption, which is the authority.
 
 /** GET /access-codes/verification-key: the key QR payloads are signed with now. */

@@ -69,7 +69,7 @@ async function readForBooking(ctx: TxCtx, input: z.output<typeof bookClassInput>
 }
 
 /**
- * POST /bookings/class, three outcomes (README "Bookings"): booked now with a visit taken from the
+ * POST /bookings/class, three outcomes (docs/partner-guide.md "Bookings"): booked now with a visit taken from the
  * pass (or from extra visits bought before, or a co-pay package at this provider);
  * `additional_visits_required` when the pass covers the tier but the month's visits are used up;
  * `copay_required` when it does not cover the tier and the provider offers co-pay options.

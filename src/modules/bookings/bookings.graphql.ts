@@ -17,7 +17,7 @@ import {
 } from './bookings.presenter.ts';
 import { BookingSchema, bookingStatuses, type Booking, type Refund, type StatusChange } from './bookings.entity.ts';
 
-// The GraphQL surface of bookings (README "Layout"): every mutation calls the use case its REST
+// The GraphQL surface of bookings (docs/architecture.md "Layout"): every mutation calls the use case its REST
 // route calls (bookings.rest.ts) with the same V3 input, camelCase fields mapped to snake_case, so
 // both surfaces answer the same catalogue codes; the initiations are read through the REST
 // presenters, so their status and amounts are the V3 ones.

@@ -4,7 +4,7 @@ import { copayOptionSchema, presentCopayOption } from '../providers/providers.pr
 import type { CopayOption } from '../providers/providers.service.ts';
 import { bookingStatuses, bookingTypes, type Booking, type BookingSession } from './bookings.entity.ts';
 
-// V3 presenters of bookings and their sessions (README "Bookings"); each returns z.infer of the
+// V3 presenters of bookings and their sessions (docs/partner-guide.md "Bookings"); each returns z.infer of the
 // schema the OpenAPI document publishes. Amounts are minor units of `currency`.
 
 const unixTime = (what: string) => z.int().min(0).describe(`${what}, Unix seconds`);

@@ -17,9 +17,9 @@ import {
 } from './bookings.entity.ts';
 import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 
-// Other modules reach bookings only through this file (README "Module boundaries").
+// Other modules reach bookings only through this file (docs/architecture.md "Module boundaries").
 export { expireBookingSessions } from './expire-sessions.ts';
-// Who may use a pass where, and what a session's confirm buys: access codes apply the same rules (README "Access codes").
+// Who may use a pass where, and what a session's confirm buys: access codes apply the same rules (docs/partner-guide.md "Access codes").
 export { buyVisits, checkOpen, costPerVisit, coverageOf, holderOf, purchaseInput, purchaseOf } from './eligibility.ts';
 export type { Holder, HolderInput, Purchase, PurchaseInput, PurchasingSession } from './eligibility.ts';
 export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
@@ -117,7 +117,7 @@ export function parseBookingFilters(f: BookingFilters): { status?: BookingStatus
 export async function listClientBookings(ctx: Ctx, clientId: string, filters: BookingFilters, page: PageArgs): Promise<Page<Booking>> {
   const where = parseBookingFilters(filters);
   const client = await getOwnClient(ctx, clientId);
-  // The caller's bookings of the client: a looked-up client's own reseller's bookings are not the caller's (README "Lookup").
+  // The caller's bookings of the client: a looked-up client's own reseller's bookings are not the caller's (docs/partner-guide.md "Lookup").
   return keysetPage(ctx.em, BookingSchema, { clientId: client.id, resellerId: resellerOf(ctx).resellerId, ...where }, page, 'booking');
 }
 
@@ -182,7 +182,7 @@ function lockedSession(ctx: Ctx, id: string, type: BookingType, [row]: readonly 
  * the spa's lock, in the same round trip. Empty for a session that is not the caller's spa session.
  * The session's values reach the index as the scalar subqueries' results, as parameters would: a
  * join on them let a prepared statement's generic plan, from statistics of a table that had grown
- * since, scan every appointment of the spa index (10-23 ms at 20,000 bookings, not 0.1).
+ * since, scan every appointment of the spa index (docs/adr/0021-pipelined-reads.md).
  */
 export async function readBookedAheadOfSession(em: TxEm, id: string, resellerId: string): Promise<BookedInterval[]> {
   if (!isId('session', id)) return [];

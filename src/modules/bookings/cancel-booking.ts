@@ -34,7 +34,7 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
   const copay = Math.floor(((booking.copayAmount ?? 0) * percent) / 100);
   if (credits > 0) {
     await creditWallet(ctx.em, {
-      // The wallet is the client's own, also when another reseller booked through a lookup (README "Lookup").
+      // The wallet is the client's own, also when another reseller booked through a lookup (docs/partner-guide.md "Lookup").
       resellerId: await walletResellerOf(ctx.em, booking.clientId), clientId: booking.clientId, amount: credits, at: now, bookingId: booking.id,
       description: `Refund of cancelled booking ${booking.id} (${full ? 'full' : `${percent}%`})`,
     });

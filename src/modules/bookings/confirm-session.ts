@@ -12,7 +12,7 @@ import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from '.
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
 // write the outbox row and the business account's ledger row, which moves the balance at COMMIT
-// (README "Bookings"). A retry with the same Idempotency-Key replays; another confirm of
+// (docs/partner-guide.md "Bookings"). A retry with the same Idempotency-Key replays; another confirm of
 // a used session is 409, of an expired one 422, and debits nothing.
 
 export const confirmSpaInput = z.strictObject({});

@@ -13,7 +13,7 @@ import { coveredTiers, findCopayOptions, type Provider } from '../providers/prov
 import type { BookingSession } from './bookings.entity.ts';
 
 // Who a booking is for and what their pass covers: shared by spa and class bookings (and, later,
-// access codes). README "Bookings" states the rules.
+// access codes). docs/partner-guide.md "Bookings" states the rules.
 
 /** The client fields of an initiation: `client_id` or `user_pass_id` (or both, agreeing), names optional. */
 export const holderFields = {
@@ -27,7 +27,7 @@ export interface HolderInput { client_id?: string; user_pass_id?: string; pass_c
 
 /**
  * `resellerId` is the reseller acting (the caller's): it owns the bookings and sessions it makes and
- * pays their co-pays, also for a client of another reseller looked up with a token (README "Lookup");
+ * pays their co-pays, also for a client of another reseller looked up with a token (docs/partner-guide.md "Lookup");
  * the wallet stays the client's own (`client.resellerId`).
  */
 export interface Holder { client: Client; issuedPass: IssuedPass; pass: PassPackage; resellerId: string }
@@ -97,15 +97,15 @@ const MONTHS: Record<Duration, number> = { MONTHLY: 1, QUARTERLY: 3, ANNUALLY: 1
 
 /**
  * The price of one visit bought on top of the pass: the pass's price spread over the visits it
- * allows in a period, rounded up (README "Bookings"). A pass without a cap never needs one.
+ * allows in a period, rounded up (docs/partner-guide.md "Bookings"). A pass without a cap never needs one.
  */
 export function costPerVisit(pass: PassPackage, category: PassCategory): number {
   const visits = (category.visits_allowed ?? 0) * MONTHS[pass.duration];
   return visits > 0 ? Math.ceil(pass.price / visits) : pass.price;
 }
 
-// What a session's confirm buys (README "Bookings"): shared by class sessions and access-code
-// sessions (README "Access codes"), which buy visits the same way and differ only in what the
+// What a session's confirm buys (docs/partner-guide.md "Bookings"): shared by class sessions and access-code
+// sessions (docs/partner-guide.md "Access codes"), which buy visits the same way and differ only in what the
 // bought visit then goes to (a booking, or an access code).
 
 /** The session must still be OPEN and younger than 24 hours. */

@@ -9,7 +9,7 @@ import { BookingSessionSchema } from './bookings.entity.ts';
 import { presentBookingSession } from './bookings.presenter.ts';
 
 /**
- * The session expiry sweep (in `serve` and `worker`, README "Bookings"): OPEN sessions past their
+ * The session expiry sweep (in `serve` and `worker`, docs/partner-guide.md "Bookings"): OPEN sessions past their
  * `expires_at` become EXPIRED, each with its `booking_session.expired` event in the same
  * transaction, in batches (src/platform/sweep.ts: a confirm holding a session's lock is never
  * waited for; its own check refuses an expired session anyway). Returns how many sessions expired.

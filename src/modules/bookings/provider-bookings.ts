@@ -9,7 +9,7 @@ import { BookingSchema } from './bookings.entity.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { bookingsOfProvider, moveTo, type Booking, type BookingFilters, type BookingStatus } from './bookings.service.ts';
 
-// The provider side of bookings (README "Provider side"): a provider, with its own API key, sees
+// The provider side of bookings (docs/partner-guide.md "Provider side"): a provider, with its own API key, sees
 // the bookings made at it and moves them on: PENDING → CONFIRMED (confirm), CONFIRMED → COMPLETED
 // (check-in). Another provider's booking is indistinguishable from a missing one (404).
 

@@ -7,7 +7,7 @@ import type { TxEm } from '../../db/engine/index.ts';
 import { findProviders, joinedProvider, joinedProviderColumns, type Provider } from '../providers/providers.service.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema, type Class, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 
-// Other modules reach classes only through this file (README "Module boundaries").
+// Other modules reach classes only through this file (docs/architecture.md "Module boundaries").
 export { classInstanceStatuses } from './classes.entity.ts';
 import { pagesPerParent } from '../../platform/pages-per-parent.ts';
 
@@ -130,7 +130,7 @@ export async function releaseSpot(em: TxEm, instanceId: string): Promise<void> {
   await preparedWrite(em, 'update class_instance set spots_taken = spots_taken - 1 where id = ? and spots_taken > 0', [instanceId]);
 }
 
-/** An upcoming instance with spots left, named for a person choosing one (the hosted page, README "Hosted sessions"). */
+/** An upcoming instance with spots left, named for a person choosing one (the hosted page, docs/partner-guide.md "Hosted sessions"). */
 export interface UpcomingClass {
   instanceId: string; className: string; providerName: string; category: Provider['category']; tier: string; timezone: string; startsAt: Date; spotsLeft: number;
 }

@@ -5,7 +5,7 @@ import { resellerOf } from '../../platform/request-context.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { maskEmail, maskPhone, readableClients, type Client } from './clients.service.ts';
 
-/** Another reseller's client, read through a lookup (README "Lookup"): its contact details are masked. */
+/** Another reseller's client, read through a lookup (docs/partner-guide.md "Lookup"): its contact details are masked. */
 const foreign = (c: Client, ctx: GraphQLContext) => c.resellerId !== resellerOf(ctx).resellerId;
 
 export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'), {

@@ -30,7 +30,7 @@ export const clientSchema = z.object({
 }).meta({ id: 'Client', description: 'A client of the reseller' });
 export type ClientResource = z.infer<typeof clientSchema>;
 
-/** Another reseller's client (read through a lookup, README "Lookup") shows masked contact details and no external id. */
+/** Another reseller's client (read through a lookup, docs/partner-guide.md "Lookup") shows masked contact details and no external id. */
 export function presentClient(view: ClientView, now: Date): ClientResource {
   const { client, current, foreign } = view;
   return {

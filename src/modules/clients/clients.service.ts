@@ -5,12 +5,12 @@ import { joinedColumns, plainJoined, preparedRead } from '../../db/engine/index.
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
-// Other modules reach clients only through this file (README "Module boundaries"). It is also the
-// one place a client is resolved for a caller, lookups included (README "Lookup"): a token caller
+// Other modules reach clients only through this file (docs/architecture.md "Module boundaries"). It is also the
+// one place a client is resolved for a caller, lookups included (docs/partner-guide.md "Lookup"): a token caller
 // names only its looked-up client; a reseller holding an active lookup reads that client, masked.
 export type { Client } from './clients.entity.ts';
 
-/** 403 for a Service-Lookup-Token naming anything but its own client (README "Lookup"); nothing runs on. */
+/** 403 for a Service-Lookup-Token naming anything but its own client (docs/partner-guide.md "Lookup"); nothing runs on. */
 export function notTheLookedUpClient(): DomainError {
   return new DomainError('permission_denied', 'This Service-Lookup-Token acts only for the client it was verified for');
 }
@@ -71,7 +71,7 @@ export interface ReadableClient { client: Client; foreign: boolean }
 /**
  * The reads of a client (GET /clients/{id}, its credits): the caller's own client, a lookup token's
  * client, or, with a bearer key alone, a client of another reseller the caller holds an active lookup
- * of (README "Lookup"). Anything else is 404, as for another reseller's client.
+ * of (docs/partner-guide.md "Lookup"). Anything else is 404, as for another reseller's client.
  */
 export async function getReadableClient(ctx: Ctx, clientId: string): Promise<ReadableClient> {
   const { resellerId } = resellerOf(ctx);
@@ -112,14 +112,14 @@ export function readableClientSql(ctx: Ctx, alias: string): { sql: string; param
   return { sql: `(${alias}.reseller_id = ? or ${readGrant.condition(alias)})`, params: [resellerId, ...readGrant.params(resellerId, ctx.clock.now())] };
 }
 
-/** 403 unless a lookup token caller names its own client (README "Lookup"); nothing for other callers. */
+/** 403 unless a lookup token caller names its own client (docs/partner-guide.md "Lookup"); nothing for other callers. */
 export function checkLookedUpClient(ctx: Ctx, clientId: string): void {
   const scope = lookupScopeOf(ctx);
   if (scope && clientId !== scope.clientId) throw notTheLookedUpClient();
 }
 
 /**
- * A client of a given reseller, or null: the lookups module finds an issuer's client with it (README
+ * A client of a given reseller, or null: the lookups module finds an issuer's client with it (docs/partner-guide.md
  * "Lookup"). It checks no caller: the use case decides who may learn of the client, and how.
  */
 export async function findClientOf(em: EntityManager, resellerId: string, clientId: string): Promise<Client | null> {
@@ -130,7 +130,7 @@ export async function findClientOf(em: EntityManager, resellerId: string, client
   return row ? em.map(ClientSchema, row) : null;
 }
 
-/** The reseller whose client this is: the wallet's owner, whoever booked (README "Lookup"). */
+/** The reseller whose client this is: the wallet's owner, whoever booked (docs/partner-guide.md "Lookup"). */
 export async function walletResellerOf(em: EntityManager, clientId: string): Promise<string> {
   const [row] = await em.execute<{ reseller_id: string }[]>('select reseller_id from client where id = ?', [clientId]);
   if (!row) throw new Error(`no client ${clientId}`);

@@ -7,7 +7,7 @@ import { checkLookedUpClient, readableClientSql } from '../clients/clients.servi
 import type { CreditTransaction } from './credits.entity.ts';
 import type { CreditBalanceView } from './credits.presenter.ts';
 
-// A client's wallet read back (README "Credits"): its balance and its rows newest first. "Newest"
+// A client's wallet read back (docs/partner-guide.md "Credits"): its balance and its rows newest first. "Newest"
 // is the order the balance moved in, `seq` (drawn under the client row's lock), not the id, which
 // was made before the lock wait; cursors are still row ids.
 
@@ -31,12 +31,12 @@ function walletRow(row: WalletRow): CreditTransaction {
 /**
  * GET /clients/{client_id}/credits, in one statement so the balance and the rows are one snapshot
  * (with no cursor, the first row's balance_after is the balance): a client the caller may read (its
- * reseller's, or a looked-up one: README "Lookup"; else 404), then a page of its wallet, newest first. A cursor that is not a row of this
+ * reseller's, or a looked-up one: docs/partner-guide.md "Lookup"; else 404), then a page of its wallet, newest first. A cursor that is not a row of this
  * wallet is 400 invalid_cursor.
  */
 export async function clientCredits(ctx: Ctx, clientId: string, page: PageArgs): Promise<CreditBalanceView> {
   const { currency } = resellerOf(ctx);
-  // The caller's own client, or a looked-up one (README "Lookup"): clients.service.ts says which it may read.
+  // The caller's own client, or a looked-up one (docs/partner-guide.md "Lookup"): clients.service.ts says which it may read.
   checkLookedUpClient(ctx, clientId);
   const readable = readableClientSql(ctx, 'client');
   if (!isId('client', clientId)) throw notFound('client', clientId);
@@ -70,7 +70,7 @@ export async function clientCredits(ctx: Ctx, clientId: string, page: PageArgs):
  * A page of wallet rows for each client of a page of clients (GraphQL Client.credits.transactions),
  * by the rules of clientCredits, in one statement for all of them (src/platform/pages-per-parent.ts).
  * The clients are the caller's to read already (Client nodes load through clients.service.ts: its
- * own, or looked-up ones, README "Lookup"), so a wallet is read whoever wrote its rows; a cursor is a
+ * own, or looked-up ones, docs/partner-guide.md "Lookup"), so a wallet is read whoever wrote its rows; a cursor is a
  * row of one client's wallet, so every other client's connection answers invalid_cursor.
  */
 export async function creditTransactionPagesOfClients(ctx: Ctx, clientIds: readonly string[], page: PageArgs): Promise<Map<string, Page<CreditTransaction> | Error>> {

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * One row per change of a client's credit wallet (`ctxn_…`). Append-only. The table's `seq`
- * (drawn under the client row's lock, README "Credits") orders the rows as the balance moved;
+ * (drawn under the client row's lock, docs/domain-rules.md "Money") orders the rows as the balance moved;
  * it is read by plain SQL only, so it is not mapped here.
  */
 export const CreditTransactionSchema = defineEntity({

@@ -11,7 +11,7 @@ import { listCreditPackages } from './list-credit-packages.ts';
 import { purchaseCredits } from './purchase-credits.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditPurchase, type CreditTransaction } from './credits.entity.ts';
 
-// The GraphQL surface of credits (README "Credits"): the same use cases as credits.rest.ts, with
+// The GraphQL surface of credits (docs/partner-guide.md "Credits"): the same use cases as credits.rest.ts, with
 // the V3 input mapped from camelCase, so both surfaces answer the same values and catalogue codes.
 
 export const CreditPackageRef = builder.loadableNode(builder.objectRef<CreditPackage>('CreditPackage'), {

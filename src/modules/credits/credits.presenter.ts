@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import type { CreditPackage, CreditPurchase, CreditTransaction } from './credits.entity.ts';
 
-// V3 presenters of credits (README "Credits"); each returns z.infer of the schema the OpenAPI
+// V3 presenters of credits (docs/partner-guide.md "Credits"); each returns z.infer of the schema the OpenAPI
 // document publishes. Credits and money are integers; money is minor units of `currency`.
 
 const unixTime = (what: string) => z.int().min(0).describe(`${what}, Unix seconds`);

@@ -4,7 +4,7 @@ import type { TxEm } from '../../db/engine/index.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
 import type { presentCreditPurchase } from './credits.presenter.ts';
 
-// Other modules reach credits only through this file (README "Module boundaries").
+// Other modules reach credits only through this file (docs/architecture.md "Module boundaries").
 export type { CreditPackage, CreditPurchase, CreditTransaction } from './credits.entity.ts';
 /** The payload (`data.object`) of the credits.purchased event: the V3 `credit_purchase`. */
 export type CreditPurchaseObject = ReturnType<typeof presentCreditPurchase>;
@@ -16,7 +16,7 @@ export interface WalletChange {
   amount: number;
   description: string;
   bookingId?: string;
-  /** The credit purchase this change belongs to (README "Credits"). */
+  /** The credit purchase this change belongs to (docs/partner-guide.md "Credits"). */
   creditPurchaseId?: string;
   at: Date;
 }
@@ -41,7 +41,7 @@ function entryOf(type: 'CREDIT' | 'DEBIT', c: WalletChange): { entry: WalletEntr
  * src/db/migrations/Migration20261127020000_wallet_by_ledger.ts: it locks the client row, refuses
  * an overdraft as 400 insufficient_credits through src/platform/errors.ts `refusalOf`, and fills in
  * balance_after and seq, drawn after the lock so one client's rows in seq order are the order its
- * balance moved, README "Credits"). The INSERT is queued: it rides in the transaction's next
+ * balance moved, docs/domain-rules.md "Money"). The INSERT is queued: it rides in the transaction's next
  * statement, where a refusal fails that statement and the use case with it.
  */
 async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Promise<WalletEntry> {
@@ -71,7 +71,7 @@ export const debitWallet = (em: TxEm, c: WalletChange) => change(em, 'DEBIT', c)
 export interface NewCreditPackage { resellerId: string; name: string; credits: number; price: number; currency: string; createdAt: Date }
 
 /**
- * A credit package of a reseller (the operator's and seed --demo's, README "Credits"), in the
+ * A credit package of a reseller (the operator's and seed --demo's, docs/partner-guide.md "Credits"), in the
  * reseller's currency; persisted at the next flush. Credits and price are positive integers.
  */
 export function createCreditPackage(em: TxEm, p: NewCreditPackage): CreditPackage {

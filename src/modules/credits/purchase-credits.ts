@@ -20,7 +20,7 @@ export const purchaseCreditsInput = z.strictObject({
 export type PurchaseCreditsInput = z.input<typeof purchaseCreditsInput>;
 
 /**
- * POST /credit_purchases (README "Credits"), one transaction: the business account pays the
+ * POST /credit_purchases (docs/partner-guide.md "Credits"), one transaction: the business account pays the
  * package's price (422 insufficient_balance, nothing written), the client's wallet gets its
  * credits, each with its ledger row referencing the purchase, then the purchase row and the
  * credits.purchased event. The business account's row is locked before the client row, as a pass

@@ -6,7 +6,7 @@ import type { CreditPurchaseObject } from '../credits/credits.service.ts';
 import type { HostedSessionObject } from '../hosted-sessions/hosted-sessions.service.ts';
 
 // The catalogue of event types: what a webhook endpoint can subscribe to (`enabled_events`) and
-// receive. It is a public contract: types are added, never renamed or reshaped (README "Events").
+// receive. It is a public contract: types are added, never renamed or reshaped (docs/partner-guide.md "Events").
 // Each entry names the `object` of its `data.object` and says what happened; its payload type
 // comes from the module that emits it (that module's presenter, the V3 representation).
 

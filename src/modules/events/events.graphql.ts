@@ -5,7 +5,7 @@ import { pageArgsFromConnection, toConnection } from '../../platform/pagination.
 import { listEvents, type EventRecord } from './events.service.ts';
 import { EventSchema } from './events.entity.ts';
 
-// The GraphQL surface of events (README "Events"): the same reads as events.rest.ts. The event's
+// The GraphQL surface of events (docs/partner-guide.md "Events"): the same reads as events.rest.ts. The event's
 // `data.object` is another module's V3 representation, so GraphQL gives the whole event as the
 // JSON text webhooks deliver (`json`) beside its typed envelope fields.
 

@@ -7,13 +7,13 @@ import { lookupSchema } from '../lookups/lookups.presenter.ts';
 import { issuedPassSchema, passRenewalSchema } from '../passes/passes.presenter.ts';
 import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventRecord } from './events.service.ts';
 
-// The V3 `event` (README "Events"): exactly what webhooks deliver, so it is the stored payload as
+// The V3 `event` (docs/partner-guide.md "Events"): exactly what webhooks deliver, so it is the stored payload as
 // recordEvent wrote it. `data.object` is the V3 representation of its type's object, owned by the
 // module that records it: its schema comes from that module's presenter.
 
 /**
  * The schema of each recorded type's `data.object`. Keyed by EmittedEventType, so a type that
- * starts being recorded (README "Events": planned to yes) does not type-check until it is listed.
+ * starts being recorded (docs/partner-guide.md "Events": planned to yes) does not type-check until it is listed.
  */
 const payloadSchemas: { [T in EmittedEventType]: z.ZodType<EventObjects[T]> } = {
   'issued_pass.created': issuedPassSchema,

@@ -8,7 +8,7 @@ import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventType } from './events.catalog.ts';
 import { EventSchema, type EventRecord } from './events.entity.ts';
 
-// Other modules record events only through this file (README "Module boundaries", "Events").
+// Other modules record events only through this file (docs/architecture.md "Module boundaries", docs/partner-guide.md "Events").
 export { eventCatalog } from './events.catalog.ts';
 export type { DomainEvent, EmittedEventType, EventObjects, EventType } from './events.catalog.ts';
 export type { EventRecord } from './events.entity.ts';
@@ -20,7 +20,7 @@ export const EVENT_TOPIC = 'event';
  * Records a domain event (`evt_…`) for webhook delivery, in the use case's transaction (ctx.em).
  * Only a catalogued type with its declared payload type-checks. Events go to the caller's
  * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
- * The `event` row (GET /events) and the outbox row that fans it out to webhook endpoints (README
+ * The `event` row (GET /events) and the outbox row that fans it out to webhook endpoints (docs/partner-guide.md
  * "Webhooks") are queued (src/db/engine/prepared-read.ts queueWrite): they go with the use case's
  * next statement or at its end, in its transaction, so recording an event costs no round trip of its own.
  */

@@ -9,7 +9,7 @@ import { getOwnClient } from '../clients/clients.service.ts';
 import { currentPassOf, effectiveStatus, idParam } from '../passes/passes.service.ts';
 import { hostedSessionModes, HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 
-/** A session's page works at most this long (README "Hosted sessions"). */
+/** A session's page works at most this long (docs/partner-guide.md "Hosted sessions"). */
 export const MAX_HOSTED_SESSION_SECONDS = 24 * 3600;
 export const MIN_HOSTED_SESSION_SECONDS = 5 * 60;
 
@@ -40,7 +40,7 @@ export type CreateHostedSessionInput = z.input<typeof createHostedSessionInput>;
 const newHostedSecret = (): string => `hss_${randomBase62(40)}`;
 
 /**
- * POST /hosted_sessions (README "Hosted sessions"): a session for one client of the caller's
+ * POST /hosted_sessions (docs/partner-guide.md "Hosted sessions"): a session for one client of the caller's
  * reseller that holds an ACTIVE pass, and its URL under `ctx.origin`. The URL is answered once;
  * only the SHA-256 of its secret is stored (an idempotent replay answers it from the sealed record).
  */

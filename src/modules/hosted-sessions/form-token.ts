@@ -3,12 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { masterKey } from '../../platform/secrets.ts';
 
-// The hosted page's forms carry a token made when the page was rendered (README "Hosted sessions"):
+// The hosted page's forms carry a token made when the page was rendered (docs/partner-guide.md "Hosted sessions"):
 // an HMAC of the session's id and the render time, under a key of its own derived from the master
 // key. A post must bring one of this session's, so a form built elsewhere, or a token lifted from
 // another session's page, is refused. Nothing is stored: any process on the database can check it.
 
-/** A token lives as long as a session can: the longest `expires_in` (README "Hosted sessions"). */
+/** A token lives as long as a session can: the longest `expires_in` (docs/partner-guide.md "Hosted sessions"). */
 const TOKEN_LIFETIME_MS = 24 * 3600_000;
 /** Clocks of two processes may differ a little; a token from a little ahead is still this one's. */
 const CLOCK_SKEW_MS = 60_000;

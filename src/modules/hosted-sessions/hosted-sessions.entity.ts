@@ -6,7 +6,7 @@ export type HostedSessionMode = (typeof hostedSessionModes)[number];
 export const hostedSessionStatuses = ['OPEN', 'COMPLETED', 'EXPIRED'] as const;
 export type HostedSessionStatus = (typeof hostedSessionStatuses)[number];
 
-/** A page of this service acting for one client of one reseller (README "Hosted sessions"). */
+/** A page of this service acting for one client of one reseller (docs/partner-guide.md "Hosted sessions"). */
 export const HostedSessionSchema = defineEntity({
   name: 'HostedSession',
   tableName: 'hosted_session',

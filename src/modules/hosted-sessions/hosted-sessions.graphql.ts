@@ -7,7 +7,7 @@ import { hostedSessionStatuses, type HostedSession } from './hosted-sessions.ent
 import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
 import { getOwnHostedSession } from './hosted-sessions.service.ts';
 
-// Hosted sessions on GraphQL (README "Hosted sessions"): the use case of hosted-sessions.rest.ts.
+// Hosted sessions on GraphQL (docs/partner-guide.md "Hosted sessions"): the use case of hosted-sessions.rest.ts.
 
 const HostedSessionModeEnum = builder.enumType('HostedSessionMode', {
   description: 'What the client does on the page.',

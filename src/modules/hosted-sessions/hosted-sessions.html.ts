@@ -1,4 +1,4 @@
-// The hosted page's HTML (README "Hosted sessions"): server-rendered, one inline style sheet and one
+// The hosted page's HTML (docs/partner-guide.md "Hosted sessions"): server-rendered, one inline style sheet and one
 // small script (both allowed by the response's CSP nonce), no external assets, so it works offline
 // and on a phone. Every value is escaped here; nothing else writes HTML.
 

@@ -17,7 +17,7 @@ import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
 import { html, page, type Html } from './hosted-sessions.html.ts';
 import { formToken, isFormTokenOf } from './form-token.ts';
 
-// The hosted page (README "Hosted sessions"): what the URL's secret opens. Transport-free: src/server.ts
+// The hosted page (docs/partner-guide.md "Hosted sessions"): what the URL's secret opens. Transport-free: src/server.ts
 // reads the request and writes the answer. The secret is the caller: it acts as the session's
 // reseller for the session's one client and this one session, through the same pipeline and use
 // cases as the API (bookings, access codes); nothing here takes a client id from the browser.
@@ -30,7 +30,7 @@ export interface PageRequest {
   query: URLSearchParams;
   form: URLSearchParams;
   host: string | undefined;
-  /** The client's address: an unknown secret counts as a failed authentication (README "Rate limits"). */
+  /** The client's address: an unknown secret counts as a failed authentication (docs/operator-guide.md "Rate limits"). */
   address: string;
   /** The request's `Origin` and `Sec-Fetch-Site` headers: where a post came from. */
   origin: string | undefined;

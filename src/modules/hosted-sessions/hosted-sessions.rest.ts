@@ -3,7 +3,7 @@ import { createHostedSession, createHostedSessionInput, type CreateHostedSession
 import { getOwnHostedSession } from './hosted-sessions.service.ts';
 import { hostedSessionCreationSchema, hostedSessionSchema, presentHostedSession, presentHostedSessionCreation } from './hosted-sessions.presenter.ts';
 
-// README "Hosted sessions". The page itself is served outside the V3 base (src/modules/hosted-sessions/hosted-page.ts).
+// docs/partner-guide.md "Hosted sessions". The page itself is served outside the V3 base (src/modules/hosted-sessions/hosted-page.ts).
 export const hostedSessionsRoutes = defineRoutes([
   {
     method: 'POST', path: '/hosted_sessions', operationId: 'createHostedSession', tag: 'Hosted sessions',

@@ -13,7 +13,7 @@ import { recordEvent } from '../events/events.service.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 import { presentHostedSession } from './hosted-sessions.presenter.ts';
 
-// Other modules reach hosted sessions only through this file (README "Module boundaries").
+// Other modules reach hosted sessions only through this file (docs/architecture.md "Module boundaries").
 export type { HostedSession } from './hosted-sessions.entity.ts';
 /** The `data.object` of hosted_session.* events: the session without its URL. */
 export type HostedSessionObject = ReturnType<typeof presentHostedSession>;
@@ -53,7 +53,7 @@ export async function completeSession(tx: TxCtx, session: HostedSession, result:
 }
 
 /**
- * The hosted-session expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, README "Hosted
+ * The hosted-session expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, docs/partner-guide.md "Hosted
  * sessions"): OPEN sessions past `expires_at` become EXPIRED, each with hosted_session.expired in
  * the same transaction, in batches (src/platform/sweep.ts: a page completing a session, holding
  * its lock, is not waited for). Returns how many expired.

@@ -1,4 +1,4 @@
-// The e-mail that carries a lookup's code to the client (README "Lookup", "E-mail"): plain text and
+// The e-mail that carries a lookup's code to the client (docs/partner-guide.md "Lookup", "E-mail"): plain text and
 // simple HTML, naming the reseller that asks, the issuer the client knows, and how long the code works.
 
 export interface LookupMailParts { requester: string; issuer: string; firstName: string; code: string; expiresAt: Date }

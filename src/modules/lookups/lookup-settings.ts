@@ -6,7 +6,7 @@ import { LookupSchema } from './lookups.entity.ts';
  * POST /settings/lookup: whether other resellers (and the caller itself) may look up this
  * reseller's clients. Turning it off revokes every PENDING or ACTIVE lookup of its clients for
  * good: their tokens stop working (within the token cache's 1 s) and turning it on again revives
- * none of them, so a client's consent is never renewed without a new code (README "Lookup").
+ * none of them, so a client's consent is never renewed without a new code (docs/partner-guide.md "Lookup").
  */
 export async function setLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): Promise<Reseller> {
   const reseller = await storeLookupEnabled(ctx, raw);

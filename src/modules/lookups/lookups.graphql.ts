@@ -5,7 +5,7 @@ import { getOwnLookup, lookupStatus, presentedLookupStatuses, type LookupView } 
 import { startLookup } from './start-lookup.ts';
 import { verifyLookup } from './verify-lookup.ts';
 
-// Lookups on GraphQL (README "Lookup"): the same use cases as lookups.rest.ts.
+// Lookups on GraphQL (docs/partner-guide.md "Lookup"): the same use cases as lookups.rest.ts.
 
 const LookupStatusEnum = builder.enumType('LookupStatus', {
   description: 'PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left), EXPIRED (unverified after '

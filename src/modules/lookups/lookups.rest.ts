@@ -7,7 +7,7 @@ import { lookupSchema, lookupVerificationSchema, presentLookup, presentLookupVer
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
-// README "Lookup". Neither POST takes an Idempotency-Key: a start mails a new code each time (the
+// docs/partner-guide.md "Lookup". Neither POST takes an Idempotency-Key: a start mails a new code each time (the
 // rate limit bounds retries), and a verify answers its token once and never stores it.
 export const lookupsRoutes = defineRoutes([
   {

@@ -7,9 +7,9 @@ import { grantClientReads } from '../clients/clients.service.ts';
 import { LookupSchema, type Lookup, type LookupStatus } from './lookups.entity.ts';
 import type { presentLookup } from './lookups.presenter.ts';
 
-// Lookups (README "Lookup"): a reseller asks an issuer's client, by a 6-digit code mailed to the
+// Lookups (docs/partner-guide.md "Lookup"): a reseller asks an issuer's client, by a 6-digit code mailed to the
 // client, for a token to act for that client. The code and the token are kept only as hashes.
-// Other modules reach lookups only through this file (README "Module boundaries").
+// Other modules reach lookups only through this file (docs/architecture.md "Module boundaries").
 
 export type { Lookup, LookupStatus } from './lookups.entity.ts';
 export { presentedLookupStatuses } from './lookups.entity.ts';
@@ -59,7 +59,7 @@ export async function viewOf(em: EntityManager, lookup: Lookup): Promise<LookupV
   return { lookup, passStatus: row.pass_status, passExpiresAt: new Date(row.pass_expires_at), issuerEnabled: row.issuer_enabled };
 }
 
-// The read grant (README "Lookup"): with a bearer key alone, a reseller reads a client of another
+// The read grant (docs/partner-guide.md "Lookup"): with a bearer key alone, a reseller reads a client of another
 // reseller while it holds an ACTIVE lookup of it whose token would still work (the rule of tokenWorks).
 grantClientReads({
   condition: (alias) => `exists (

@@ -72,7 +72,7 @@ async function checkRate(ctx: TxCtx, clientId: string, now: Date): Promise<void>
     `This client was looked up ${LOOKUPS_PER_CLIENT_PER_HOUR} times in the last hour; retry after ${seconds} seconds`,
     { headers: {
       'Retry-After': String(seconds),
-      // The IETF RateLimit fields, as every 429 carries them (README "Rate limits").
+      // The IETF RateLimit fields, as every 429 carries them (docs/operator-guide.md "Rate limits").
       'RateLimit-Policy': `"lookups_per_client";q=${LOOKUPS_PER_CLIENT_PER_HOUR};w=${HOUR_MS / 1000}`,
       RateLimit: `"lookups_per_client";r=0;t=${seconds}`,
     } });

@@ -7,8 +7,8 @@ import { enqueue, type OutboxHandler, type OutboxRow } from '../../platform/outb
 import { masterKey, secretBox, type SecretBox } from '../../platform/secrets.ts';
 import type { TxEm } from '../../db/engine/index.ts';
 
-// E-mail (README "E-mail"). A message is queued in the use case's transaction: a mail_message row
-// with its body sealed (it may hold a code: README "Secrets at rest") and an outbox row (topic
+// E-mail (docs/partner-guide.md "E-mail"). A message is queued in the use case's transaction: a mail_message row
+// with its body sealed (it may hold a code: docs/operator-guide.md "Secrets at rest") and an outbox row (topic
 // `mail`) that delivers it. Delivery is the outbox's: a failure is retried with its backoff, and the
 // message is marked delivered in the transaction that completes its outbox row, so it is sent once;
 // only a crash between the SMTP server's "250" and that commit sends it again, with the same
@@ -80,7 +80,7 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
     if (!transport) {
       if (config.NODE_ENV !== 'development') throw new Error('SMTP_URL is not set: mail waits in the outbox until it is (README "E-mail")');
       await finish(em, mail.id, 'LOGGED', messageId, now);
-      // Development only (README "E-mail"): the log stands in for the mailbox, code included.
+      // Development only (docs/partner-guide.md "E-mail"): the log stands in for the mailbox, code included.
       log.info({ mail_message_id: mail.id, mail: { to: mail.to_address, subject: mail.subject, text: body.text } },
         'SMTP_URL is not set (development): the mail is written here instead of sent');
       return;

@@ -30,10 +30,10 @@ async function lockChangeablePass(ctx: TxCtx, clientId: string, param?: string):
 }
 
 /**
- * Moves the client's issued pass to another package; money follows the coverage (README "Issued
- * passes"). Leaving a PREPAID package refunds its unused whole days; entering one starts a paid
- * period now (its price debited, its credits granted, expiry one duration on). PAYG to PAYG moves
- * nothing and keeps the expiry. The same package again is 409 pass_unchanged.
+ * Moves the client's issued pass to another package; money follows the coverage
+ * (docs/domain-rules.md "Decisions recorded here"). Leaving a PREPAID package refunds its unused
+ * whole days; entering one starts a paid period now (its price debited, its credits granted, expiry
+ * one duration on). PAYG to PAYG moves nothing and keeps the expiry. The same package again is 409 pass_unchanged.
  */
 export async function updateIssuedPass(ctx: TxCtx, raw: UpdateIssuedPassInput): Promise<IssuedPassResult> {
   const input = parseInput(updateIssuedPassInput, raw);

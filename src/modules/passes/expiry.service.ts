@@ -12,7 +12,7 @@ import { presentIssuedPass } from './passes.presenter.ts';
 // passes.service.ts.
 
 /**
- * The issued-pass expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, README "Events"):
+ * The issued-pass expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, docs/partner-guide.md "Events"):
  * an ACTIVE pass past `expires_at` is stored EXPIRED, with issued_pass.expired in the same
  * transaction. Reads never waited for it (an ACTIVE pass past its expiry reads EXPIRED already);
  * it is the one moment the change is announced. A later expiry or renewal makes the pass ACTIVE

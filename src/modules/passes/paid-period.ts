@@ -7,7 +7,7 @@ import type { IssuedPass, PassPackage } from './passes.entity.ts';
 import { daysInPeriodEnding } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';
 
-// The money of a PREPAID period when a pass changes package (README "Issued passes"): the coverage
+// The money of a PREPAID period when a pass changes package (docs/domain-rules.md "Decisions recorded here"): the coverage
 // and the credits of a period are paid together, so they come back together.
 
 interface Held { issuedPass: IssuedPass; pass: PassPackage; client: Client }

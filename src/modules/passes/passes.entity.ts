@@ -50,7 +50,7 @@ export const IssuedPassSchema = defineEntity({
     paymentModel: p.enum(paymentModels),
     startDate: p.string().columnType('date'),
     expiresAt: p.datetime(),
-    // PREPAID: the end of the last paid period; expiry may not pass it (README "Issued passes"). PAYG: null.
+    // PREPAID: the end of the last paid period; expiry may not pass it (docs/domain-rules.md "Decisions recorded here"). PAYG: null.
     paidThrough: p.datetime().nullable(),
     // Visit counters belong to one calendar month (YYYY-MM, UTC); another month reads as zero.
     visitsPeriod: p.string(),

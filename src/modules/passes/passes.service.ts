@@ -16,7 +16,7 @@ import {
 } from './passes.entity.ts';
 import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
-// Other modules reach passes only through this file (README "Module boundaries").
+// Other modules reach passes only through this file (docs/architecture.md "Module boundaries").
 export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
 export type { Duration, IssuedPass, IssuedPassStatus, PassCategory, PassPackage, PaymentModel, CategoryType, VisitEntitlement } from './passes.entity.ts';
 export { grantEntitlement, restoreVisit, takeEntitlementVisit, takePassVisit, visitsPeriodOf } from './visits.ts';
@@ -151,7 +151,7 @@ export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, pa
 /**
  * An issued pass of the caller's reseller by its id (a booking's `user_pass_id`, a confirm's
  * session), with its package and its client, in one statement; 404 on `param` otherwise. A lookup
- * token caller names only the pass its lookup was verified against (README "Lookup"); any other is 403.
+ * token caller names only the pass its lookup was verified against (docs/partner-guide.md "Lookup"); any other is 403.
  */
 export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<HeldPassWithClient> {
   const resellerId = ownIssuedPassReseller(ctx, id);
@@ -219,7 +219,7 @@ export async function findIssuedPassWithPackage(em: EntityManager, id: string): 
 /**
  * An issued pass of the caller's reseller by its 8-character `passcode` (any case; an access code's
  * `pass_code`); 404 on `param` otherwise. The message does not repeat the passcode. A lookup token
- * caller names only the pass its lookup was verified against (README "Lookup"): any other passcode,
+ * caller names only the pass its lookup was verified against (docs/partner-guide.md "Lookup"): any other passcode,
  * known or not, is 403, so a token cannot probe the issuer's passcodes.
  */
 export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, param?: string): Promise<HeldPassWithClient> {

@@ -6,11 +6,11 @@ import { VisitEntitlementSchema, type CategoryType, type VisitEntitlement } from
 // Visits: a pass's monthly counters (issued_pass.visits_used for visits_period) and the visit
 // entitlements bought on top of it (extra visits, co-pay packages). Every change moves the counter
 // and appends its visit_transaction row in one statement (a visit of an unlimited pass: in two
-// writes queued together), so the counters always equal the ledger's sums (README "Bookings").
+// writes queued together), so the counters always equal the ledger's sums (docs/domain-rules.md "Money").
 
 export const visitsPeriodOf = (at: Date): string => at.toISOString().slice(0, 7);
 
-/** ACCESS_CODE: taken for an access code; ACCESS_CODE_EXPIRED: given back by a code that expired unredeemed (README "Access codes"). */
+/** ACCESS_CODE: taken for an access code; ACCESS_CODE_EXPIRED: given back by a code that expired unredeemed (docs/partner-guide.md "Access codes"). */
 export type VisitReason = 'BOOKING' | 'CANCELLATION' | 'RENEWAL' | 'ACCESS_CODE' | 'ACCESS_CODE_EXPIRED';
 
 interface PassVisit {

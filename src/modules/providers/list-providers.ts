@@ -8,7 +8,7 @@ import { coveredTiers, type CoveredTiers } from './pass-coverage.ts';
 import { ProviderSchema, providerCategories, type Provider, type ProviderCategory } from './providers.entity.ts';
 import { providersFromRows } from './providers.service.ts';
 
-// Filters accept any case (README "Decisions recorded here"). Tiers are open labels (BRONZE, SILVER, GOLD …), so an
+// Filters accept any case (docs/domain-rules.md "Decisions recorded here"). Tiers are open labels (BRONZE, SILVER, GOLD …), so an
 // unknown tier is not an error but an empty list; only a malformed label is refused.
 export const providerFilterSchema = z.object({
   category: z.string()

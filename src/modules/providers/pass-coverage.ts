@@ -4,7 +4,7 @@ import type { ProviderCategory } from './providers.entity.ts';
 
 // A pass covers a provider when one of its categories has the provider's category as `type` and
 // the provider's tier among its `tiers`. Tier labels are upper case like every V3 enum value
-// (README "Decisions recorded here"), so a pass's labels are upper-cased and the provider's tier compared exactly,
+// (docs/domain-rules.md "Decisions recorded here"), so a pass's labels are upper-cased and the provider's tier compared exactly,
 // which keeps the (category, tier, id) index usable.
 
 export interface CoveredTiers { category: ProviderCategory; tiers: string[] }

@@ -4,7 +4,7 @@ import { notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { ProviderApiKeySchema, ProviderSchema } from './providers.entity.ts';
 
-// Operator use cases (the CLI): a provider's API keys for the provider API (README "Provider
+// Operator use cases (the CLI): a provider's API keys for the provider API (docs/partner-guide.md "Provider
 // side"). They mirror the resellers' keys: `pk_` + 40 base62 characters, shown once, stored as
 // SHA-256 only, refused within 1 s of their revocation (src/platform/auth.ts).
 

@@ -51,7 +51,7 @@ export const CopayOptionSchema = defineEntity({
 });
 export type CopayOption = InferEntity<typeof CopayOptionSchema>;
 
-/** A provider's API key for the provider API (README "Provider side"): only its SHA-256 is stored. */
+/** A provider's API key for the provider API (docs/partner-guide.md "Provider side"): only its SHA-256 is stored. */
 export const ProviderApiKeySchema = defineEntity({
   name: 'ProviderApiKey',
   tableName: 'provider_api_key',

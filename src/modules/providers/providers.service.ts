@@ -5,7 +5,7 @@ import { joinedColumns, plainJoined, plainRows, preparedRead } from '../../db/en
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
-// Other modules reach providers only through this file (README "Module boundaries").
+// Other modules reach providers only through this file (docs/architecture.md "Module boundaries").
 export { providerCategories } from './providers.entity.ts';
 export type { CopayOption, OpeningHours, Provider, ProviderCategory } from './providers.entity.ts';
 export { countCoveredProviders, coveredProviderCountsSql, coveredTiers } from './pass-coverage.ts';
@@ -55,5 +55,5 @@ export function findCopayOptions(em: EntityManager, ids: readonly string[]): Pro
   return em.find(CopayOptionSchema, { id: { $in: [...new Set(ids)] } }, { orderBy: { id: 'desc' } });
 }
 
-// Provider API keys, for the operator CLI (README "Provider side").
+// Provider API keys, for the operator CLI (docs/partner-guide.md "Provider side").
 export { createProviderKey, listProviderKeys, revokeProviderKey, type ProviderKeyListing } from './provider-keys.ts';

@@ -9,7 +9,7 @@ export const ResellerSchema = defineEntity({
     currency: p.string(),
     status: p.enum(['ACTIVE', 'DISABLED'] as const),
     lookupEnabled: p.boolean(),
-    // Its own rate limit (README "Rate limits"); null: the configured default.
+    // Its own rate limit (docs/operator-guide.md "Rate limits"); null: the configured default.
     rateLimitPerSecond: p.integer().nullable(),
     rateLimitBurst: p.integer().nullable(),
     createdAt: p.datetime(),

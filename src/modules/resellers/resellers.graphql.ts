@@ -5,7 +5,7 @@ import { pageArgsFromConnection, toConnection } from '../../platform/pagination.
 import { getOwnReseller, listIssuers, type Reseller } from './resellers.service.ts';
 import { setLookupEnabled } from '../lookups/lookups.service.ts';
 
-// A reseller's lookup setting and the issuers (README "Lookup"), as REST's resellers.rest.ts.
+// A reseller's lookup setting and the issuers (docs/partner-guide.md "Lookup"), as REST's resellers.rest.ts.
 
 export const IssuerRef = builder.objectRef<Reseller>('Issuer').implement({
   description: 'A reseller whose clients can be looked up (it has lookup enabled): `issuerId` of startLookup.',

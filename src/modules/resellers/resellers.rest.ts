@@ -7,7 +7,7 @@ import { issuerSchema, lookupSettingsSchema, presentIssuer, presentLookupSetting
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
-// A reseller's lookup setting and the issuers it can look up clients at (README "Lookup").
+// A reseller's lookup setting and the issuers it can look up clients at (docs/partner-guide.md "Lookup").
 export const resellersRoutes = defineRoutes([
   {
     method: 'GET', path: '/settings/lookup', operationId: 'getLookupSettings', tag: 'Lookups',

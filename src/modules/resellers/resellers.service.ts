@@ -11,8 +11,8 @@ import { withTransaction, type TxCtx } from '../../db/engine/index.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
 // Operator use cases (the CLI): resellers, their API keys and business-account funding; and a
-// reseller's own lookup setting and the issuers it can look clients up at (README "Lookup").
-// Other modules reach resellers only through this file (README "Module boundaries").
+// reseller's own lookup setting and the issuers it can look clients up at (docs/partner-guide.md "Lookup").
+// Other modules reach resellers only through this file (docs/architecture.md "Module boundaries").
 export type { Reseller } from './resellers.entity.ts';
 
 export const lookupSettingsInput = z.strictObject({

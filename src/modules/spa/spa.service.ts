@@ -138,7 +138,7 @@ export function slotAt(em: EntityManager, spa: Provider, date: string, time: str
   return spaSlotAt(em, spa, date, time, durationMinutes, now, ahead);
 }
 
-/** A spa service named for a person choosing one (the hosted page, README "Hosted sessions"). */
+/** A spa service named for a person choosing one (the hosted page, docs/partner-guide.md "Hosted sessions"). */
 export interface SpaTreatment {
   serviceId: string; spaId: string; name: string; spaName: string; tier: string; durationMinutes: number;
   /** In the service's own currency; null: no co-pay price. */

@@ -8,7 +8,7 @@ import type { TxCtx } from '../../db/engine/index.ts';
 import { getOwnEndpoint } from './endpoints.ts';
 import { WebhookDeliverySchema, type WebhookDelivery } from './webhooks.entity.ts';
 
-// Deliveries (README "Webhooks"): one row per event and endpoint, listed under the endpoint,
+// Deliveries (docs/partner-guide.md "Webhooks"): one row per event and endpoint, listed under the endpoint,
 // newest first, and retried by hand.
 
 /** A delivery id, `whd_<ULID>`: time-ordered like every id (src/platform/ids.ts). */

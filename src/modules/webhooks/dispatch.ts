@@ -10,7 +10,7 @@ import { newDeliveryId } from './deliveries.ts';
 import { secretsBox, signature } from './signing.ts';
 import { guardedLookup, refusedTarget } from './urls.ts';
 
-// Delivery, at least once (README "Webhooks"):
+// Delivery, at least once (docs/partner-guide.md "Webhooks"):
 // 1. recordEvent writes the event and its outbox row with the use case's effects (one commit).
 // 2. The outbox handler of topic `event` fans it out, in the outbox claim's transaction, to one
 //    PENDING webhook_delivery per ENABLED endpoint of the reseller subscribed to its type: the

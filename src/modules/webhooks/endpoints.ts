@@ -11,7 +11,7 @@ import { newWebhookSecret, secretsBox } from './signing.ts';
 import { checkEndpointUrl, MAX_URL_LENGTH } from './urls.ts';
 import { WebhookEndpointSchema, type WebhookEndpoint } from './webhooks.entity.ts';
 
-// Webhook endpoints (README "Webhooks"): created, listed, read, deleted and their secret rotated.
+// Webhook endpoints (docs/partner-guide.md "Webhooks"): created, listed, read, deleted and their secret rotated.
 // The secret is answered only by create and rotate; the row keeps it sealed.
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */

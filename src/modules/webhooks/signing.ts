@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { masterKey, secretBox, type SecretBox } from '../../platform/secrets.ts';
 
-// Standard Webhooks signing (README "Webhooks"): a secret is `whsec_` and the base64 of 32 random
+// Standard Webhooks signing (docs/partner-guide.md "Webhooks"): a secret is `whsec_` and the base64 of 32 random
 // bytes; a signature is `v1,` and the base64 HMAC-SHA256, keyed with those bytes, of
-// `<webhook-id>.<webhook-timestamp>.<body>`. Secrets are kept sealed (README "Secrets at rest"):
+// `<webhook-id>.<webhook-timestamp>.<body>`. Secrets are kept sealed (docs/operator-guide.md "Secrets at rest"):
 // they sign, so they cannot be kept as a hash.
 
 const PREFIX = 'whsec_';

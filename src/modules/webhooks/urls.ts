@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { validationError } from '../../platform/errors.ts';
 
-// Where webhooks may go (README "Webhooks"): http or https, no credentials in the URL, and no
+// Where webhooks may go (docs/partner-guide.md "Webhooks"): http or https, no credentials in the URL, and no
 // private, loopback, link-local or unique-local target unless WEBHOOK_ALLOW_PRIVATE_URLS=true. An
 // address written in the URL is refused when the endpoint is created; a name is resolved at each
 // delivery and refused then, on the very addresses the connection would use.

@@ -6,8 +6,8 @@ export const deliveryStatuses = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /**
- * A reseller's webhook endpoint (`we_…`, README "Webhooks"). `secret` and `previousSecret` are
- * sealed (README "Secrets at rest"); the previous one signs too until `previousSecretExpiresAt`.
+ * A reseller's webhook endpoint (`we_…`, docs/partner-guide.md "Webhooks"). `secret` and `previousSecret` are
+ * sealed (docs/operator-guide.md "Secrets at rest"); the previous one signs too until `previousSecretExpiresAt`.
  */
 export const WebhookEndpointSchema = defineEntity({
   name: 'WebhookEndpoint',

@@ -8,7 +8,7 @@ import { deliveryPagesOfEndpoints, retryDelivery } from './deliveries.ts';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, type EndpointWithSecret } from './endpoints.ts';
 import { deliveryStatuses, endpointStatuses, WebhookEndpointSchema, type WebhookDelivery, type WebhookEndpoint } from './webhooks.entity.ts';
 
-// The GraphQL surface of webhooks (README "Webhooks"): the use cases of webhooks.rest.ts, with the
+// The GraphQL surface of webhooks (docs/partner-guide.md "Webhooks"): the use cases of webhooks.rest.ts, with the
 // V3 input mapped from camelCase, so both surfaces answer the same catalogue codes.
 
 const WebhookEndpointStatusEnum = builder.enumType('WebhookEndpointStatus', {

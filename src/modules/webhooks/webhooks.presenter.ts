@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { deliveryStatuses, endpointStatuses, type WebhookDelivery, type WebhookEndpoint } from './webhooks.entity.ts';
 
-// V3 presenters of webhooks (README "Webhooks"); each returns z.infer of the schema the OpenAPI
+// V3 presenters of webhooks (docs/partner-guide.md "Webhooks"); each returns z.infer of the schema the OpenAPI
 // document publishes. The secret appears only in the answers of create and rotate.
 
 const unixTime = (what: string) => z.int().min(0).describe(`${what}, Unix seconds`);
