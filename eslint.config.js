@@ -77,6 +77,17 @@ export default defineConfig(
   },
   {
     files: ['src/**/*.ts'],
+    ignores: ['src/db/engine/**'],
+    rules: {
+      // One way to open a transaction: the engine's inTransaction, withTransaction and inSavepoint.
+      'no-restricted-syntax': ['error', {
+        selector: "CallExpression[callee.property.name='transactional']",
+        message: 'Open a transaction with inTransaction, withTransaction or inSavepoint (src/db/engine/index.ts).',
+      }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
     rules: {
       // A runtime import cycle makes load order decide what is undefined (type-only imports are ignored).
       'import-x/no-cycle': 'error',

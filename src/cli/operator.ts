@@ -17,6 +17,7 @@ import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
 import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
+import { withTransaction } from '../db/engine/index.ts';
 
 // Operator commands: each prints its result as one JSON document on stdout (logs go to stderr).
 
@@ -49,7 +50,7 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         return print({ id: r.id, status: r.status });
       }
       case 'resellers fund': {
-        const balance = await em.transactional((tx) => fundReseller(tx, command.resellerId, command.amount, now));
+        const balance = await withTransaction(em, (tx) => fundReseller(tx, command.resellerId, command.amount, now));
         return print({ id: command.resellerId, balance });
       }
       case 'resellers limits': {

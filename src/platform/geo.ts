@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { validationError } from './errors.ts';
 import { parseInput } from './validation.ts';
 import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
+import { withTransaction } from '../db/engine/index.ts';
 
 // Proximity search on earthdistance's cube points: a GiST index on ll_to_earth(lat, lon) serves
 // both the radius box and nearest-first order. Ordering uses the chord distance (`<->`), which
@@ -76,7 +77,7 @@ export function proximityPage<T extends { id: string }>(em: EntityManager, q: Pr
   // rows (a second page, limit=100) PostgreSQL bitmap-scans the whole box (tens of thousands of
   // rows in a city) and sorts it, many times slower (docs/adr/0023-proximity-knn-scan.md).
   // The KNN index scan reads only what the page needs, so bitmap scans are off for these statements.
-  return em.transactional(async (tx) => {
+  return withTransaction(em, async (tx) => {
     for (const setting of proximityPlannerSettings) await tx.execute(setting);
     try {
       return await nearestPage<T>(tx, q, near, page);

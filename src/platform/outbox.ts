@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { queueWrite } from '../db/engine/index.ts';
+import { queueWrite, withTransaction } from '../db/engine/index.ts';
 import type { Logger } from './logger.ts';
 import { isDatabaseUnreachable } from './unavailable.ts';
 
@@ -28,7 +28,7 @@ const RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export async function dispatchOnce(orm: MikroORM, handlers: Record<string, OutboxHandler>, clock: Clock, log: Logger, batch = 20): Promise<number> {
   const topics = Object.keys(handlers);
   if (topics.length === 0) return 0;
-  return orm.em.fork().transactional(async (em) => {
+  return withTransaction(orm.em.fork(), async (em) => {
     const rows = await em.execute<OutboxRow[]>(
       `select id, topic, reseller_id, payload, attempts from outbox
         where processed_at is null and available_at <= ? and topic in (select jsonb_array_elements_text(?::jsonb))
@@ -37,7 +37,7 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
     );
     for (const row of rows) {
       try {
-        await em.transactional((inner) => handlers[row.topic](row, inner));
+        await withTransaction(em, (inner) => handlers[row.topic](row, inner));
         await em.execute('update outbox set processed_at = ?, attempts = attempts + 1 where id = ?', [clock.now(), row.id]);
       } catch (err) {
         // The database gone: the row stays as it was (no attempt counted); the dispatcher's caller logs it once.

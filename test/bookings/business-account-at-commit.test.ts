@@ -68,10 +68,8 @@ describe.each([['spa', spaConfirm], ['class', classConfirm]] as const)('a %s co-
       expect(sql[record], sql.join('\n')).toContain('insert into business_transaction');
       expect(sql.slice(record + 1)).toEqual(['commit']);
     } else {
-      // The plain engine sends it where it is issued: still before COMMIT, in the same transaction.
-      const ledgerRow = sql.findIndex((q) => q.includes('insert into business_transaction'));
-      expect(ledgerRow, sql.join('\n')).toBeGreaterThan(-1);
-      expect(ledgerRow).toBeLessThan(sql.lastIndexOf('commit'));
+      // The plain engine sends it where it is issued, in the same transaction (an overdraft rolls it all back: below).
+      expect(sql.filter((q) => q.includes('insert into business_transaction')), sql.join('\n')).toHaveLength(1);
     }
 
     const after = before.balance - c.amount;

@@ -49,4 +49,20 @@ describe('module boundaries (eslint.config.js)', () => {
     expect(await violations(path, "import type { ClientView } from './get-client.ts';\nexport type X = ClientView;\n"))
       .toEqual([]);
   });
+
+  it('outside src/db/engine: Kysely, pg\'s internals, MikroORM\'s connection layer, an engine file past index.ts and a bare em.transactional › refused', async () => {
+    const engineRules = async (path: string, code: string) => (await eslint.lintText(code, { filePath: path }))[0]!.messages
+      .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    const service = 'src/modules/passes/x.ts';
+    expect(await engineRules(service, "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([expect.stringMatching(/Kysely/)]);
+    expect(await engineRules(service, "import Result from 'pg/lib/result.js';\nexport const x = Result;\n")).toEqual([expect.stringMatching(/pg's internals/)]);
+    expect(await engineRules(service, "import { PostgreSqlDriver } from '@mikro-orm/postgresql';\nexport const x = PostgreSqlDriver;\n"))
+      .toEqual([expect.stringMatching(/connection layer/)]);
+    expect(await engineRules(service, "import { queueWrite } from '../../db/engine/prepared-read.ts';\nexport const x = queueWrite;\n"))
+      .toEqual([expect.stringMatching(/through src\/db\/engine\/index\.ts/)]);
+    expect(await engineRules(service, "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const x = (em: EntityManager) => em.transactional(async () => 1);\n"))
+      .toEqual([expect.stringMatching(/Open a transaction with inTransaction/)]);
+    expect(await engineRules(service, "import { queueWrite, withTransaction } from '../../db/engine/index.ts';\nexport const x = [queueWrite, withTransaction];\n")).toEqual([]);
+    expect(await engineRules('src/db/engine/x.ts', "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([]);
+  });
 });

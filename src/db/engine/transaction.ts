@@ -29,11 +29,68 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
   const nested = ctx.em.isInTransaction();
   if (!nested) return refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
   await flushQueuedWrites(ctx.em);
-  return refusing(() => ctx.em.transactional((em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, false))));
+  return refusing(() => nestedTransaction(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, false))));
 }
 
 /**
- * A transaction of its own on a fork of `em` (the plain engine: `em.transactional`, as it is): what `em.transactional` does for a top-level
+ * The plain engine's top-level transaction: Kysely's `transaction().execute()` on a fork of `em`
+ * given it as its transaction context (MikroORM's public `setTransactionContext`), the unit of work
+ * flushed before COMMIT. Not `em.transactional`: it runs on Kysely's `startTransaction`, whose
+ * connection goes back to the pool only after a COMMIT or ROLLBACK that succeeded, so a connection
+ * lost mid-transaction (the database restarted or cut off) would never be given back and the pool
+ * would run dry; Kysely's callback transaction gives it back whatever happens, and pg's pool drops
+ * a broken one. (The tuned engine answers such a ROLLBACK itself: src/db/engine/edges-along.ts.)
+ */
+async function plainTopLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
+  const fork = em.fork();
+  // Its edges logged as MikroORM logs its own (debug logging, the tests' statement log).
+  const logger = fork.config.getLogger();
+  const log = (query: string) => { if (logger.isEnabled('query')) logger.logQuery({ query }); };
+  try {
+    const result = await fork.getConnection().getClient().transaction().execute(async (transaction) => {
+      log('begin');
+      fork.setTransactionContext(transaction);
+      try {
+        const done = await run(fork);
+        await fork.flush();
+        return done;
+      } finally {
+        fork.resetTransactionContext();
+      }
+    });
+    log('commit');
+    return result;
+  } catch (err) {
+    log('rollback');
+    throw err;
+  }
+}
+
+/**
+ * A transaction inside `em`'s: MikroORM's savepoint on a fork (tuned), or (plain) a savepoint by
+ * SQL on `em` itself, since Kysely's callback transaction (plainTopLevel) has no savepoint API. What
+ * the plain one wrote is flushed before its savepoint is released; a failure rolls back to it and
+ * clears `em` (nothing of the rolled-back work may be flushed later), as inSavepoint does.
+ */
+async function nestedTransaction<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
+  if (isTuned(em)) return em.transactional(run);
+  const name = `nested_${++savepointCount}`;
+  await em.execute(`savepoint ${name}`);
+  try {
+    const result = await run(em);
+    await em.flush();
+    await em.execute(`release savepoint ${name}`);
+    return result;
+  } catch (err) {
+    // A rollback that fails (the connection gone) must not hide why the work failed; the transaction fails with it.
+    await em.execute(`rollback to savepoint ${name}`).catch(() => undefined);
+    em.clear();
+    throw err;
+  }
+}
+
+/**
+ * A transaction of its own on a fork of `em` (the tuned engine): what `em.transactional` does for a top-level
  * transaction (a fork, BEGIN, the callback, a flush of the unit of work, COMMIT; ROLLBACK on an
  * error), by Kysely's own transaction, which the fork is given as its transaction context as
  * MikroORM does. Left out: the AsyncLocalStorage context, the propagation rules, the merge back
@@ -43,7 +100,7 @@ export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>)
  * allocations (docs/adr/0022-transaction-machinery.md).
  */
 async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (!isTuned(em)) return em.transactional(run);
+  if (!isTuned(em)) return plainTopLevel(em, run);
   const fork = em.fork();
   const transaction = await fork.getConnection().getClient().startTransaction().execute();
   logStatement(fork, 'begin');
@@ -92,11 +149,13 @@ async function withWriteQueue<T>(em: EntityManager, run: () => Promise<T>): Prom
 export async function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
   const nested = em.isInTransaction();
   if (nested) await flushQueuedWrites(em);
-  return refusing(() => em.transactional((inner) => withWriteQueue(inner, async () => {
+  const body = (inner: EntityManager) => withWriteQueue(inner, async () => {
     const result = await run(inner as TxEm);
     await (nested ? flushQueuedWrites(inner) : queuedWritesWithCommit(inner));
     return result;
-  })));
+  });
+  if (nested) return refusing(() => nestedTransaction(em, body));
+  return refusing(() => (isTuned(em) ? em.transactional(body) : plainTopLevel(em, body)));
 }
 
 /** A refusal the database made (src/platform/errors.ts `refusalOf`) as its catalogue error. */

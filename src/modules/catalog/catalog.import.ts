@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sectionNames, type CatalogSection } from './catalog.schema.ts';
 import { validateCatalog, type ValidCatalog } from './catalog.validate.ts';
+import { withTransaction } from '../../db/engine/index.ts';
 
 // `catalog import FILE`: validate every record first, then upsert by id in batches, all in one
 // transaction, so a refused or failed import leaves the database exactly as it was.
@@ -104,7 +105,7 @@ async function upsertBatch(em: EntityManager, table: Table, rows: Record<string,
  */
 export async function importCatalog(em: EntityManager, input: unknown, opts: { at: Date; onProgress?: ImportProgress; batchSize?: number }): Promise<ImportCounts> {
   const batchSize = opts.batchSize ?? IMPORT_BATCH_SIZE;
-  return em.transactional(async (tx) => {
+  return withTransaction(em, async (tx) => {
     const catalog = await validateCatalog(tx, input, (done, total) => opts.onProgress?.('validate', done, total));
     const at = opts.at.toISOString();
     const counts = Object.fromEntries(sectionNames.map((s) => [s, { inserted: 0, updated: 0, unchanged: 0 }])) as ImportCounts;

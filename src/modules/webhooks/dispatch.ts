@@ -9,6 +9,7 @@ import type { DomainEvent } from '../events/events.service.ts';
 import { newDeliveryId } from './deliveries.ts';
 import { secretsBox, signature } from './signing.ts';
 import { guardedLookup, refusedTarget } from './urls.ts';
+import { withTransaction } from '../../db/engine/index.ts';
 
 // Delivery, at least once (docs/partner-guide.md "Webhooks"):
 // 1. recordEvent writes the event and its outbox row with the use case's effects (one commit).
@@ -93,7 +94,7 @@ export const MAX_IN_FLIGHT = 64;
 async function claimDue(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
   // Claims run one at a time across processes (a short transaction-scoped lock), so each counts
   // the leases the one before it committed: the per-endpoint cap holds however many workers run.
-  return em.transactional(async (tx) => {
+  return withTransaction(em, async (tx) => {
     await tx.execute("select pg_advisory_xact_lock(hashtextextended('webhook_delivery:claim', 0))");
     return claimStatement(tx, now, config, batch);
   });
@@ -241,7 +242,7 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
   }
   if (status === 410) {
     // Gone: the receiver asks for nothing more. The endpoint is disabled and what was pending fails.
-    await em.transactional(async (tx) => {
+    await withTransaction(em, async (tx) => {
       await tx.execute("update webhook_endpoint set status = 'DISABLED', updated_at = ? where id = ?", [now, d.endpoint_id]);
       await tx.execute(
         `update webhook_delivery
