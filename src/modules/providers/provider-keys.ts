@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newApiKeySecret } from '../../platform/crypto.ts';
+import { keyListing, newKey, revokeKey, type KeyListing } from '../../platform/api-keys.ts';
 import { notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { ProviderApiKeySchema, ProviderSchema } from './providers.entity.ts';
@@ -15,16 +15,8 @@ async function checkProvider(em: EntityManager, providerId: string): Promise<voi
 /** Creates a provider key; the secret is returned once and only its SHA-256 is stored. */
 export async function createProviderKey(em: EntityManager, providerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
   await checkProvider(em, providerId);
-  const { secret, secretHash, last4 } = newApiKeySecret('pk');
-  const key = em.create(ProviderApiKeySchema, {
-    id: newId('providerKey', at.getTime()),
-    providerId,
-    secretHash,
-    last4,
-    label: label ?? null,
-    createdAt: at,
-    revokedAt: null,
-  });
+  const { secret, columns } = newKey('pk', at, label);
+  const key = em.create(ProviderApiKeySchema, { id: newId('providerKey', at.getTime()), providerId, ...columns });
   await em.flush();
   return { id: key.id, secret };
 }
@@ -33,17 +25,15 @@ export async function createProviderKey(em: EntityManager, providerId: string, a
 export async function revokeProviderKey(em: EntityManager, keyId: string, at: Date): Promise<void> {
   const key = isId('providerKey', keyId) ? await em.findOne(ProviderApiKeySchema, { id: keyId }) : null;
   if (!key) throw notFound('provider API key', keyId);
-  key.revokedAt ??= at;
+  revokeKey(key, at);
   await em.flush();
 }
 
-export interface ProviderKeyListing { id: string; label: string | null; last4: string; created_at: string; revoked_at: string | null }
+export type ProviderKeyListing = KeyListing;
 
-/** A provider's keys, oldest first, without their secrets (only a SHA-256 is stored anyway). */
+/** A provider's keys, oldest first, without their secrets. */
 export async function listProviderKeys(em: EntityManager, providerId: string): Promise<ProviderKeyListing[]> {
   await checkProvider(em, providerId);
   const rows = await em.find(ProviderApiKeySchema, { providerId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return rows.map((k) => ({
-    id: k.id, label: k.label ?? null, last4: k.last4, created_at: k.createdAt.toISOString(), revoked_at: k.revokedAt?.toISOString() ?? null,
-  }));
+  return rows.map(keyListing);
 }

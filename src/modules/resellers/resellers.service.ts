@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { isId, newId } from '../../platform/ids.ts';
-import { newApiKeySecret } from '../../platform/crypto.ts';
+import { keyListing, newKey, revokeKey, type KeyListing } from '../../platform/api-keys.ts';
 import { notFound } from '../../platform/errors.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
@@ -111,16 +111,8 @@ export async function fundReseller(em: EntityManager, id: string, amount: number
 /** Creates an API key; the secret is returned once and only its SHA-256 is stored. */
 export async function createApiKey(em: EntityManager, resellerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
   await getReseller(em, resellerId);
-  const { secret, secretHash, last4 } = newApiKeySecret('sk');
-  const key = em.create(ApiKeySchema, {
-    id: newId('apiKey', at.getTime()),
-    resellerId,
-    secretHash,
-    last4,
-    label: label ?? null,
-    createdAt: at,
-    revokedAt: null,
-  });
+  const { secret, columns } = newKey('sk', at, label);
+  const key = em.create(ApiKeySchema, { id: newId('apiKey', at.getTime()), resellerId, ...columns });
   await em.flush();
   return { id: key.id, secret };
 }
@@ -128,7 +120,7 @@ export async function createApiKey(em: EntityManager, resellerId: string, at: Da
 export async function revokeApiKey(em: EntityManager, keyId: string, at: Date): Promise<void> {
   const key = await em.findOne(ApiKeySchema, { id: keyId });
   if (!key) throw notFound('API key', keyId);
-  key.revokedAt ??= at;
+  revokeKey(key, at);
   await em.flush();
 }
 
@@ -141,16 +133,14 @@ export async function listResellers(em: EntityManager): Promise<ResellerListing[
   return rows.map((r) => ({ id: r.id, name: r.name, currency: r.currency, status: r.status, balance: balances.get(r.id) ?? 0, created_at: r.createdAt.toISOString() }));
 }
 
-export interface ApiKeyListing { id: string; label: string | null; last4: string; created_at: string; revoked_at: string | null }
+export type ApiKeyListing = KeyListing;
 
 /**
- * A reseller's keys, oldest first, without their secrets (only a SHA-256 is stored anyway). When a
- * key was last used is not tracked: that would be a write on every request.
+ * A reseller's keys, oldest first, without their secrets. When a key was last used is not
+ * tracked: that would be a write on every request.
  */
 export async function listApiKeys(em: EntityManager, resellerId: string): Promise<ApiKeyListing[]> {
   await getReseller(em, resellerId);
   const rows = await em.find(ApiKeySchema, { resellerId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  return rows.map((k) => ({
-    id: k.id, label: k.label ?? null, last4: k.last4, created_at: k.createdAt.toISOString(), revoked_at: k.revokedAt?.toISOString() ?? null,
-  }));
+  return rows.map(keyListing);
 }
