@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
-import { DomainError } from './platform/errors.ts';
+import { DomainError, errorBody, validationError } from './platform/errors.ts';
 import { createPipeline, type Pipeline } from './platform/pipeline.ts';
 import { newRequestId } from './platform/request-context.ts';
 import { RETRY_AFTER_SECONDS } from './platform/unavailable.ts';
@@ -79,7 +79,7 @@ function answerTransportError(err: NodeJS.ErrnoException, socket: Socket, log: L
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
   const message = tooLarge ? 'The request headers are larger than the server accepts' : 'The request is not valid HTTP';
-  const body = JSON.stringify({ error: { type: 'invalid_request_error', code: 'validation_error', message, param: tooLarge ? 'headers' : 'request', request_id: requestId } });
+  const body = JSON.stringify(errorBody(validationError(tooLarge ? 'headers' : 'request', message), requestId));
   log.info({ request_id: requestId, code: err.code, status }, 'transport error');
   socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
     `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

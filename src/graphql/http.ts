@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, errorBody } from '../platform/errors.ts';
+import { DomainError, graphqlErrorBody } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
 import { checkUtf8, decodeUtf8, parseQueryString } from '../platform/text.ts';
@@ -37,8 +37,7 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     const err = thrown instanceof DomainError ? thrown : pipeline.unavailable(thrown);
     if (!err) throw thrown;
     // GraphQL-over-HTTP shape for errors raised before execution (auth, body).
-    const { error } = errorBody(err, requestId);
-    return sendJson(res, err.status, { errors: [{ message: error.message, extensions: { ...error } }] }, {
+    return sendJson(res, err.status, graphqlErrorBody(err, requestId), {
       'Content-Type': 'application/graphql-response+json; charset=utf-8',
       ...(err.headers ?? {}),
     });

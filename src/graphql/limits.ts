@@ -2,6 +2,7 @@ import { GraphQLError, getOperationAST, parse, validate, type ASTVisitor, type D
 import { createComplexityRule } from '@pothos/plugin-complexity';
 import { queryLimits } from './builder.ts';
 import type { Plugin } from 'graphql-yoga';
+import { DomainError, errorExtensions } from '../platform/errors.ts';
 
 // docs/errors.md (Limits): documents past these limits are rejected at parse/validation time, before any
 // resolver runs. Depth, breadth and cost are enforced by queryCostLimits, before execution.
@@ -61,8 +62,10 @@ function costErrors(schema: GraphQLSchema, document: DocumentNode, variables: Re
     validate(result, reportError) {
       for (const limit of ['depth', 'breadth', 'complexity'] as const) {
         if (result[limit] <= queryLimits[limit]) continue;
-        reportError(new GraphQLError(`Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`, {
-          extensions: { code: 'validation_error', type: 'invalid_request_error', limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
+        const message = `Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`;
+        const { code, type } = errorExtensions(new DomainError('validation_error', message));
+        reportError(new GraphQLError(message, {
+          extensions: { code, type, limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
         }));
       }
     },

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, errorBody, validationError } from '../platform/errors.ts';
+import { DomainError, errorExtensions, validationError } from '../platform/errors.ts';
 
 // Every answer of /graphql carries a catalogue code (docs/errors.md "GraphQL over HTTP"): yoga's
 // own transport failures (a body it cannot read, a wrong method, an operation it cannot pick) come
@@ -32,9 +32,8 @@ export function transportError(error: GraphQLError): DomainError | undefined {
 
 /** A catalogue error in the GraphQL-over-HTTP error shape, its status and headers under `extensions.http`. */
 export function asGraphQLError(err: DomainError, requestId?: string): GraphQLError {
-  const { message, request_id: _, ...extensions } = errorBody(err, requestId ?? '').error;
   const http = { status: err.status, ...(err.headers ? { headers: err.headers } : {}) };
-  return new GraphQLError(message, { extensions: { ...extensions, ...(requestId ? { request_id: requestId } : {}), http } });
+  return new GraphQLError(err.message, { extensions: { ...errorExtensions(err, requestId), http } });
 }
 
 /** The body types /graphql reads (yoga's parsers, less multipart: the API takes no files). */

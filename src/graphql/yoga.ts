@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, useErrorHandler, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, errorExtensions } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
@@ -50,9 +50,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
         const down = pipeline.unavailable(original);
         if (down) {
-          return restated(error as GraphQLError, down.message, { code: down.code, type: down.type, http: { status: down.status, headers: down.headers } });
+          return restated(error as GraphQLError, down.message, { ...errorExtensions(down), http: { status: down.status, headers: down.headers } });
         }
-        return restated(error as GraphQLError, message, { code: 'internal_error', type: 'api_error', ...(requestId ? { request_id: requestId } : {}) });
+        return restated(error as GraphQLError, message, errorExtensions(new DomainError('internal_error', message), requestId as string | undefined));
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,

@@ -112,6 +112,7 @@ export interface ErrorBody {
   error: { type: ErrorType; code: ErrorCode; message: string; param?: string; request_id: string };
 }
 
+/** The error envelope (docs/errors.md): every surface's errors leave in it, or in one of the two shapes below built from it. */
 export function errorBody(err: DomainError, requestId: string): ErrorBody {
   return {
     error: {
@@ -122,4 +123,16 @@ export function errorBody(err: DomainError, requestId: string): ErrorBody {
       request_id: requestId,
     },
   };
+}
+
+/** The envelope's fields but the message, as a GraphQL error's extensions (`request_id` when known). */
+export function errorExtensions(err: DomainError, requestId?: string): Omit<ErrorBody['error'], 'message' | 'request_id'> & { request_id?: string } {
+  const { message: _, request_id: __, ...fields } = errorBody(err, '').error;
+  return { ...fields, ...(requestId ? { request_id: requestId } : {}) };
+}
+
+/** The envelope in the GraphQL-over-HTTP response shape, for an error before execution (authentication, the body). */
+export function graphqlErrorBody(err: DomainError, requestId: string): { errors: [{ message: string; extensions: ErrorBody['error'] }] } {
+  const { error } = errorBody(err, requestId);
+  return { errors: [{ message: error.message, extensions: error }] };
 }
