@@ -11,13 +11,22 @@ import type { TxEm } from './transaction.ts';
 // stays a managed entity, unless it is written by SQL of its own: the booking path's new rows
 // (insertPlain) and its counters, which no flush then has to find.
 
+declare const plainBrand: unique symbol;
+
+/**
+ * A row read by SQL as a plain object of an entity's shape: not managed, so a change to it would
+ * never be flushed. Readonly, so such a change does not compile; branded, so a signature can ask
+ * for one (or, taking the entity type, tell a reader it wants a managed one).
+ */
+export type Plain<T> = Readonly<T> & { readonly [plainBrand]?: true };
+
 type Convert = (value: unknown) => unknown;
 interface Column { property: string; column: string; convert: Convert | undefined; json: boolean }
 /** By the entity as named (its schema object, for the process's life): no metadata lookup per row. */
 const columnsByEntity = new Map<unknown, Column[]>();
 
 /** `select *` rows of `entity`'s table as plain objects of its properties (not managed); other columns are left out. */
-export function plainRows<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly Record<string, unknown>[]): T[] {
+export function plainRows<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly Record<string, unknown>[]): Plain<T>[] {
   const columns = columnsOf(em, entity);
   return rows.map((row) => {
     const plain: Record<string, unknown> = {};
@@ -25,12 +34,12 @@ export function plainRows<T extends object>(em: EntityManager, entity: EntityNam
       const value = row[column];
       plain[property] = value === null || value === undefined || !convert ? value : convert(value);
     }
-    return plain as T;
+    return plain as Plain<T>;
   });
 }
 
 /** One row as plainRows reads it. */
-export function plainRow<T extends object>(em: EntityManager, entity: EntityName<T>, row: Record<string, unknown>): T {
+export function plainRow<T extends object>(em: EntityManager, entity: EntityName<T>, row: Record<string, unknown>): Plain<T> {
   return plainRows(em, entity, [row])[0]!;
 }
 
@@ -44,7 +53,7 @@ export function joinedColumns<T extends object>(em: EntityManager, entity: Entit
 }
 
 /** The `joinedColumns` of each row as plainRows reads them; rows where the join found none (a null `id`) are left out. */
-export function plainJoined<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, rows: readonly Record<string, unknown>[]): T[] {
+export function plainJoined<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, rows: readonly Record<string, unknown>[]): Plain<T>[] {
   return plainRows(em, entity, rows.flatMap((row) => { const own = joinedRow(em, entity, alias, row); return own ? [own] : []; }));
 }
 
@@ -82,7 +91,7 @@ function joinedOf<T extends object>(em: EntityManager, entity: EntityName<T>, al
  * reads (a booking, a session): em.create and flush would build a managed entity and its change
  * set for one INSERT, and a round trip of its own.
  */
-export async function insertPlain<T extends object>(em: TxEm, entity: EntityName<T>, row: T): Promise<T> {
+export async function insertPlain<T extends object>(em: TxEm, entity: EntityName<T>, row: T): Promise<Plain<T>> {
   const meta = em.getMetadata().get(entity);
   const columns = columnsOf(em, entity);
   let sql = insertsByEntity.get(meta.className);

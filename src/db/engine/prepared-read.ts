@@ -246,16 +246,24 @@ const queuedOf = (em: EntityManager): QueuedWrite[] | undefined => {
  * one statement: an UPDATE or DELETE of a table the queue already writes sends the queue first, and
  * a carrier that names a table the queue writes does not carry it. A full queue is sent first too.
  */
-export async function queueWrite(em: EntityManager, sql: string, params: readonly unknown[]): Promise<void> {
+export async function queueWrite(em: EntityManager, sql: string, params: readonly unknown[]): Promise<Deferred> {
   const target = targetOf(sql);
   const queue = queuedOf(em);
   if (!queue) {
     await preparedWrite(em, sql, params);
-    return;
+    return DEFERRED;
   }
   if (queue.length >= MAX_QUEUED_WRITES || (target.changesRows && queue.some((w) => w.table === target.table))) await flushQueuedWrites(em);
   queue.push({ sql, params, ...target });
+  return DEFERRED;
 }
+
+/**
+ * What queueWrite answers: not rows, not a count, not "done". The write may not have been sent yet;
+ * it happens, or fails and rolls its transaction back, by the time the transaction commits.
+ */
+export interface Deferred { readonly happens: 'by COMMIT' }
+const DEFERRED: Deferred = Object.freeze({ happens: 'by COMMIT' });
 
 /**
  * At most this many go in one statement (a booking queues 4 or 5): a sweep that records an event

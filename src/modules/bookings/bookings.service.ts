@@ -5,7 +5,7 @@ import { isId, newId } from '../../platform/ids.ts';
 import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxEm } from '../../db/engine/index.ts';
+import type { Plain, TxEm } from '../../db/engine/index.ts';
 import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow } from '../../db/engine/index.ts';
 import { getOwnClient } from '../clients/clients.service.ts';
 import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.service.ts';
@@ -65,7 +65,7 @@ export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt'
  * on) and returns it as a plain object: nothing on the booking path writes it again, so it is not
  * managed (src/db/engine/plain-rows.ts insertPlain).
  */
-export function insertBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Promise<Booking> {
+export function insertBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Promise<Plain<Booking>> {
   return insertPlain(em, BookingSchema, {
     rescheduledFrom: null, sessionId: null, visitEntitlementId: null, visitPeriod: null, copayAmount: null,
     ...fields,
@@ -124,7 +124,7 @@ export async function listClientBookings(ctx: Ctx, clientId: string, filters: Bo
 export type NewSession = Omit<BookingSession, 'id' | 'status' | 'bookingId' | 'expiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** Inserts a new OPEN session that expires SESSION_LIFETIME_MS after `at`, now; a plain object like insertBooking's. */
-export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<BookingSession> {
+export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<Plain<BookingSession>> {
   return insertPlain(em, BookingSessionSchema, {
     ...fields, id: newId('session', at.getTime()), status: 'OPEN', bookingId: null,
     expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS), createdAt: at, updatedAt: at,
@@ -167,7 +167,7 @@ export async function lockOwnSpaSession(ctx: Ctx & { em: TxEm }, id: string): Pr
   return { ...locked, spa: () => lockedSpaAlong.fromRows(ctx.em, locked.session.providerId, locked.session.serviceIds, rows) };
 }
 
-interface LockedSession { session: BookingSession; heldPass: () => HeldPassWithClient }
+interface LockedSession { session: Plain<BookingSession>; heldPass: () => HeldPassWithClient }
 
 function lockedSession(ctx: Ctx, id: string, type: BookingType, [row]: readonly Record<string, unknown>[]): LockedSession {
   if (!row) throw notFound(`${type} booking session`, id);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, preparedRead } from '../../db/engine/index.ts';
+import { joinedColumns, plainJoined, preparedRead, type Plain } from '../../db/engine/index.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
@@ -42,7 +42,7 @@ export function ownClientsReseller(ctx: Ctx, clientId: string): string {
  * the row has none.
  */
 export const joinedClientColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ClientSchema, alias);
-export function joinedClient(em: EntityManager, alias: string, row: Record<string, unknown>): Client | undefined {
+export function joinedClient(em: EntityManager, alias: string, row: Record<string, unknown>): Plain<Client> | undefined {
   return plainJoined(em, ClientSchema, alias, [row])[0];
 }
 

@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { joinedColumns, plainJoined, plainRows, preparedRead, sqlText } from '../../db/engine/index.ts';
+import { joinedColumns, plainJoined, plainRows, preparedRead, sqlText, type Plain } from '../../db/engine/index.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -120,7 +120,7 @@ async function issuedPassWithPackage(em: EntityManager, where: string, params: u
 }
 
 /** The issued pass and package (plain objects) of a row read with their joinedColumns as `ip` and `pp`; undefined without one. */
-function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass: IssuedPass; pass: PassPackage } | undefined {
+function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass: Plain<IssuedPass>; pass: Plain<PassPackage> } | undefined {
   const [issuedPass] = plainJoined(em, IssuedPassSchema, 'ip', [row]);
   return issuedPass && { issuedPass, pass: plainJoined(em, PassPackageSchema, 'pp', [row])[0]! };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, plainRows, preparedRead } from '../../db/engine/index.ts';
+import { joinedColumns, plainJoined, plainRows, preparedRead, type Plain } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
@@ -19,7 +19,7 @@ export async function getProvider(ctx: Ctx, id: string, param?: string): Promise
 }
 
 /** Raw `select *` rows (snake_case, from proximity SQL) as Providers: plain, not managed, as no request writes one. */
-export function providersFromRows(em: EntityManager, rows: Record<string, unknown>[]): Provider[] {
+export function providersFromRows(em: EntityManager, rows: Record<string, unknown>[]): Plain<Provider>[] {
   return plainRows(em, ProviderSchema, rows);
 }
 
@@ -29,7 +29,7 @@ export function providersFromRows(em: EntityManager, rows: Record<string, unknow
  * provider such a row holds (plainRows' joinedColumns and plainJoined).
  */
 export const joinedProviderColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ProviderSchema, alias);
-export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Provider | undefined => plainJoined(em, ProviderSchema, alias, [row])[0];
+export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Plain<Provider> | undefined => plainJoined(em, ProviderSchema, alias, [row])[0];
 
 /** Providers by id, in no particular order; unknown ids are left out. */
 export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
