@@ -6,7 +6,9 @@ import { defineConfig } from 'eslint/config';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-const modules = readdirSync('src/modules', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const modules = readdirSync('src/modules', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts', 'src/modules/*/*.page.ts'];
 
 /** Another module is used through its service; Pothos types may reference each other, and presenters may nest. */
@@ -37,7 +39,10 @@ export default defineConfig(
     },
     rules: {
       // `_`-prefixed names are deliberately unused (callback positions, destructuring leftovers).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // Type-only imports stay `import type`, so erasing them (verbatimModuleSyntax) never changes what loads.
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       // A module imported twice hides which names come from where.
@@ -59,20 +64,33 @@ export default defineConfig(
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     ignores: ['src/db/engine/**', 'test/engine/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          { name: 'kysely', message: 'Kysely is reached only from src/db/engine.' },
-          ...['@mikro-orm/postgresql', '@mikro-orm/sql', '@mikro-orm/core'].map((name) => ({
-            name,
-            importNames: ['PostgreSqlConnection', 'PostgreSqlDriver', 'AbstractSqlConnection', 'AbstractSqlDriver', 'Connection', 'DatabaseDriver'],
-            message: "MikroORM's connection layer is reached only from src/db/engine.",
-          })),
-        ],
-        patterns: [
-          { group: ['pg/*', 'pg-protocol', 'pg-protocol/*', 'pg-pool/*'], message: "pg's internals are reached only from src/db/engine." },
-          { regex: 'db/engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'kysely', message: 'Kysely is reached only from src/db/engine.' },
+            ...['@mikro-orm/postgresql', '@mikro-orm/sql', '@mikro-orm/core'].map((name) => ({
+              name,
+              importNames: [
+                'PostgreSqlConnection',
+                'PostgreSqlDriver',
+                'AbstractSqlConnection',
+                'AbstractSqlDriver',
+                'Connection',
+                'DatabaseDriver',
+              ],
+              message: "MikroORM's connection layer is reached only from src/db/engine.",
+            })),
+          ],
+          patterns: [
+            {
+              group: ['pg/*', 'pg-protocol', 'pg-protocol/*', 'pg-pool/*'],
+              message: "pg's internals are reached only from src/db/engine.",
+            },
+            { regex: 'db/engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -80,10 +98,13 @@ export default defineConfig(
     ignores: ['src/db/engine/**'],
     rules: {
       // One way to open a transaction: the engine's inTransaction, withTransaction and inSavepoint.
-      'no-restricted-syntax': ['error', {
-        selector: "CallExpression[callee.property.name='transactional']",
-        message: 'Open a transaction with inTransaction, withTransaction or inSavepoint (src/db/engine/index.ts).',
-      }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transactional']",
+          message: 'Open a transaction with inTransaction, withTransaction or inSavepoint (src/db/engine/index.ts).',
+        },
+      ],
     },
   },
   {
@@ -91,19 +112,22 @@ export default defineConfig(
     rules: {
       // A runtime import cycle makes load order decide what is undefined (type-only imports are ignored).
       'import-x/no-cycle': 'error',
-      'import-x/no-restricted-paths': ['error', {
-        zones: [
-          // Entities, services, the platform and the database layer never reach up into a surface.
-          {
-            target: ['src/platform/**', 'src/db/**', 'src/modules/*/!(*.graphql|*.rest|*.presenter).ts'],
-            from: surfaces,
-            message: 'Entities, services and src/platform never import a surface (README "Module boundaries").',
-          },
-          // The platform sits below every module.
-          { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },
-          ...moduleZones,
-        ],
-      }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            // Entities, services, the platform and the database layer never reach up into a surface.
+            {
+              target: ['src/platform/**', 'src/db/**', 'src/modules/*/!(*.graphql|*.rest|*.presenter).ts'],
+              from: surfaces,
+              message: 'Entities, services and src/platform never import a surface (README "Module boundaries").',
+            },
+            // The platform sits below every module.
+            { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },
+            ...moduleZones,
+          ],
+        },
+      ],
     },
   },
 );

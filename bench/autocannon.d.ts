@@ -10,7 +10,16 @@ declare module 'autocannon' {
     body?: string;
     timeout?: number;
   }
-  export interface Stats { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number }
+  export interface Stats {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p99: number;
+  }
   export interface Result {
     requests: Stats;
     /** Milliseconds. */

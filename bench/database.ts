@@ -10,7 +10,10 @@ import { createLogger } from '../src/platform/logger.ts';
 // `bench_<name>_<random>` on that server, else an embedded PostgreSQL under the system temp folder;
 // drop() removes either, and is safe to call twice.
 
-export interface Database { url: string; drop(): Promise<void> }
+export interface Database {
+  url: string;
+  drop(): Promise<void>;
+}
 
 export async function openDatabase(name: string, progress: (m: string) => void): Promise<Database> {
   const log = createLogger({ LOG_LEVEL: 'warn' });
@@ -34,17 +37,18 @@ export async function openDatabase(name: string, progress: (m: string) => void):
   let dropped: Promise<void> | undefined;
   return {
     url: url.toString(),
-    drop: () => (dropped ??= (async () => {
-      const client = new pg.Client({ connectionString: admin });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${client.escapeIdentifier(database)} with (force)`);
-      } finally {
-        await client.end();
-      }
-      await embedded?.stop();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    })()),
+    drop: () =>
+      (dropped ??= (async () => {
+        const client = new pg.Client({ connectionString: admin });
+        await client.connect();
+        try {
+          await client.query(`drop database if exists ${client.escapeIdentifier(database)} with (force)`);
+        } finally {
+          await client.end();
+        }
+        await embedded?.stop();
+        if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      })()),
   };
 }
 

@@ -24,17 +24,25 @@ export function runBench(main: () => Promise<void>, progress: (message: string) 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       progress(`${signal}: stopping the servers and dropping the database …`);
-      const hard = setTimeout(() => { killAllServersNow(); process.exit(130); }, 15_000);
-      void cleanup(progress).finally(() => { clearTimeout(hard); process.exit(130); });
+      const hard = setTimeout(() => {
+        killAllServersNow();
+        process.exit(130);
+      }, 15_000);
+      void cleanup(progress).finally(() => {
+        clearTimeout(hard);
+        process.exit(130);
+      });
     });
   }
   process.once('exit', killAllServersNow);
-  main().then(
-    () => cleanup(progress),
-    async (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-      await cleanup(progress);
-    },
-  ).finally(() => sleep(0));
+  main()
+    .then(
+      () => cleanup(progress),
+      async (err: unknown) => {
+        console.error(err);
+        process.exitCode = 1;
+        await cleanup(progress);
+      },
+    )
+    .finally(() => sleep(0));
 }

@@ -55,9 +55,19 @@ function provider(i: number): ProviderRecord {
   const lat = centre.lat + (km / 111.2) * Math.cos(angle);
   const lon = centre.lon + (km / (111.2 * Math.cos((centre.lat * Math.PI) / 180))) * Math.sin(angle);
   return {
-    id: newId('provider'), name: `Bench Provider ${i}`, category: i % 3 === 0 ? 'SPA' : 'GYM', tier: ['BRONZE', 'SILVER', 'GOLD', 'PLATINUM'][i % 4],
-    description: '', address: `${i} Bench Street`, city: 'Bench', country: 'DE', lat: Math.round(lat * 1e6) / 1e6, lon: Math.round(lon * 1e6) / 1e6,
-    timezone: 'Europe/Berlin', opening_hours: { mon: [{ open: '06:00', close: '22:00' }] }, room_capacity: 1,
+    id: newId('provider'),
+    name: `Bench Provider ${i}`,
+    category: i % 3 === 0 ? 'SPA' : 'GYM',
+    tier: ['BRONZE', 'SILVER', 'GOLD', 'PLATINUM'][i % 4],
+    description: '',
+    address: `${i} Bench Street`,
+    city: 'Bench',
+    country: 'DE',
+    lat: Math.round(lat * 1e6) / 1e6,
+    lon: Math.round(lon * 1e6) / 1e6,
+    timezone: 'Europe/Berlin',
+    opening_hours: { mon: [{ open: '06:00', close: '22:00' }] },
+    room_capacity: 1,
     cancellation_policy: { free_cancellation_hours: 24, late_cancellation_refund_percent: 0 },
   };
 }
@@ -65,25 +75,35 @@ function provider(i: number): ProviderRecord {
 // The query GET /providers runs with lat/lon and no other filter (src/modules/providers/list-providers.ts).
 const providersQuery: ProximityQuery = { from: 'provider p', pointAlias: 'p', idColumn: 'p.id', select: 'p.*', where: [], params: [] };
 
-interface Statement { sql: string; params: unknown[] }
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
 
 /** Runs proximityPage for real, recording the statements it sends (so EXPLAIN sees exactly those). */
-async function statementsOf(em: EntityManager, lat: number, lon: number, startingAfter?: string, limit = 20): Promise<{ statements: Statement[]; ids: string[] }> {
+async function statementsOf(
+  em: EntityManager,
+  lat: number,
+  lon: number,
+  startingAfter?: string,
+  limit = 20,
+): Promise<{ statements: Statement[]; ids: string[] }> {
   const statements: Statement[] = [];
   // Records what proximityPage sends, also inside the transaction it opens for its planner
   // settings; the settings themselves are replayed by explain() (proximityPlannerSettings).
-  const record = (target: EntityManager): EntityManager => new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop === 'transactional') {
-        return (cb: (tx: EntityManager) => Promise<unknown>, options?: object) => t.transactional((tx) => cb(record(tx)), options);
-      }
-      if (prop !== 'execute') return Reflect.get(t, prop, receiver);
-      return (sql: string, params: unknown[] = []) => {
-        if (!/^\s*set /i.test(sql)) statements.push({ sql, params });
-        return t.execute(sql, params);
-      };
-    },
-  });
+  const record = (target: EntityManager): EntityManager =>
+    new Proxy(target, {
+      get(t, prop, receiver) {
+        if (prop === 'transactional') {
+          return (cb: (tx: EntityManager) => Promise<unknown>, options?: object) => t.transactional((tx) => cb(record(tx)), options);
+        }
+        if (prop !== 'execute') return Reflect.get(t, prop, receiver);
+        return (sql: string, params: unknown[] = []) => {
+          if (!/^\s*set /i.test(sql)) statements.push({ sql, params });
+          return t.execute(sql, params);
+        };
+      },
+    });
   const recording = record(em);
   const page = await proximityPage<{ id: string }>(recording, providersQuery, { lat, lon, radiusKm: 10 }, { limit, startingAfter });
   return { statements, ids: page.data.map((r) => r.id) };
@@ -92,8 +112,12 @@ async function statementsOf(em: EntityManager, lat: number, lon: number, startin
 async function explain(em: EntityManager, s: Statement, seqScan = false): Promise<{ ms: number; plan: unknown }> {
   return em.transactional(async (tx) => {
     for (const setting of proximityPlannerSettings) await tx.execute(setting);
-    if (seqScan) await tx.execute('set local enable_indexscan = off; set local enable_bitmapscan = off; set local enable_indexonlyscan = off');
-    const [row] = await tx.execute<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }[]>(`explain (analyze, buffers, format json) ${s.sql}`, s.params);
+    if (seqScan)
+      await tx.execute('set local enable_indexscan = off; set local enable_bitmapscan = off; set local enable_indexonlyscan = off');
+    const [row] = await tx.execute<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }[]>(
+      `explain (analyze, buffers, format json) ${s.sql}`,
+      s.params,
+    );
     const [result] = row['QUERY PLAN'];
     return { ms: result['Execution Time'], plan: result.Plan };
   });
@@ -137,7 +161,9 @@ async function main() {
     await migrate(orm);
     const em = orm.em.fork();
     const [{ version }] = await em.execute<{ version: string }[]>('select version()');
-    console.log(`PostgreSQL: ${version}\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB\n`);
+    console.log(
+      `PostgreSQL: ${version}\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB\n`,
+    );
 
     const started = Date.now();
     const providers = Array.from({ length: PROVIDERS }, (_, i) => provider(i));
@@ -148,9 +174,14 @@ async function main() {
     console.log(`imported ${counts.providers.inserted} providers through the catalogue import in ${importSeconds.toFixed(1)} s`);
     await em.execute('analyze provider');
 
-    const points = Array.from({ length: POINTS }, () => ({ lat: DENSE.lat + (rand() - 0.5) * 0.1, lon: DENSE.lon + (rand() - 0.5) * 0.16 }));
+    const points = Array.from({ length: POINTS }, () => ({
+      lat: DENSE.lat + (rand() - 0.5) * 0.1,
+      lon: DENSE.lon + (rand() - 0.5) * 0.16,
+    }));
     const [{ n: inRadius }] = await em.execute<{ n: string }[]>(
-      'select count(*) as n from provider where earth_distance(ll_to_earth(lat, lon), ll_to_earth(?, ?)) <= 10000', [points[0].lat, points[0].lon]);
+      'select count(*) as n from provider where earth_distance(ll_to_earth(lat, lon), ll_to_earth(?, ?)) <= 10000',
+      [points[0].lat, points[0].lon],
+    );
     console.log(`providers within 10 km of the first point: ${inRadius}\n`);
 
     const first: number[] = [];
@@ -178,13 +209,18 @@ async function main() {
       }
     }
 
-    const report = (name: string, xs: number[]) => console.log(`${name.padEnd(44)} median ${fmt(quantile(xs, 0.5)).padStart(10)}   p95 ${fmt(quantile(xs, 0.95)).padStart(10)}   (${xs.length} points)`);
+    const report = (name: string, xs: number[]) =>
+      console.log(
+        `${name.padEnd(44)} median ${fmt(quantile(xs, 0.5)).padStart(10)}   p95 ${fmt(quantile(xs, 0.95)).padStart(10)}   (${xs.length} points)`,
+      );
     console.log('database time (EXPLAIN ANALYZE Execution Time), radius 10 km, limit 20:');
     report('first page, GiST index', first);
     report('second page (cursor lookup + keyset), GiST', second);
     report('first page, index scans off (sequential)', sequential);
     report('first page with limit 100, GiST', wide);
-    console.log(`\nratio: the sequential scan takes ${(quantile(sequential, 0.5) / quantile(first.slice(0, SEQ_POINTS), 0.5)).toFixed(0)}× the indexed query's median (same points, same run)`);
+    console.log(
+      `\nratio: the sequential scan takes ${(quantile(sequential, 0.5) / quantile(first.slice(0, SEQ_POINTS), 0.5)).toFixed(0)}× the indexed query's median (same points, same run)`,
+    );
     console.log(`target: < 20 ms database time → ${quantile(first, 0.95) < 20 ? 'met' : 'NOT met'} at p95\n`);
     console.log('plan of the first page at the first point:\n');
     console.log(await explainText(em, sample!));

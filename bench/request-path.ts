@@ -43,7 +43,11 @@ interface Load {
   check(status: number, body: unknown): boolean;
 }
 
-interface Measured { reqPerSec: number[]; p99: number[]; failures: number }
+interface Measured {
+  reqPerSec: number[];
+  p99: number[];
+  failures: number;
+}
 
 // ---- statistics and tables --------------------------------------------------------------------
 
@@ -55,7 +59,11 @@ const median = (xs: number[]) => {
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 const x = (n: number) => n.toFixed(2);
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join('/');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join('/');
 const met = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 // ---- main -------------------------------------------------------------------------------------
@@ -101,11 +109,18 @@ async function main(): Promise<void> {
   const oursPlain = await startOurServer('our server, DB_ENGINE=plain', db.url, { DB_ENGINE: 'plain' });
   const yoga = await startServer('bare graphql-yoga', path.join(here, 'request-path/bare-yoga.ts'), [], {});
   const bare = await startServer('bare node:http + pg', path.join(here, 'request-path/bare-node-pg.ts'), [], {
-    DATABASE_URL: db.url, BENCH_RESELLER_ID: seed.resellerId, BENCH_KEY_SHA256: sha256Hex(seed.apiKey),
+    DATABASE_URL: db.url,
+    BENCH_RESELLER_ID: seed.resellerId,
+    BENCH_KEY_SHA256: sha256Hex(seed.apiKey),
   });
-  const postgraphile = await startServer('PostGraphile', path.join(here, 'request-path/postgraphile.ts'), [], { DATABASE_URL: db.url, GRAPHILE_ENV: 'production' });
+  const postgraphile = await startServer('PostGraphile', path.join(here, 'request-path/postgraphile.ts'), [], {
+    DATABASE_URL: db.url,
+    GRAPHILE_ENV: 'production',
+  });
   const postgraphileKeyed = await startServer('PostGraphile + key lookup', path.join(here, 'request-path/postgraphile.ts'), [], {
-    DATABASE_URL: db.url, GRAPHILE_ENV: 'production', BENCH_AUTH: 'true',
+    DATABASE_URL: db.url,
+    GRAPHILE_ENV: 'production',
+    BENCH_AUTH: 'true',
   });
 
   const auth = { Authorization: `Bearer ${seed.apiKey}` };
@@ -113,33 +128,95 @@ async function main(): Promise<void> {
   const query = (q: string) => JSON.stringify({ query: q });
   const pglQuery = `{ allPassPackages(first: 10, orderBy: PRIMARY_KEY_DESC, condition: { resellerId: "${seed.resellerId}" }) { edges { node { rowId name price } } } }`;
   const loads: Load[] = [
-    { name: 'ours GraphQL `{ __typename }`', target: () => ours, method: 'POST', path: '/graphql', headers: { ...gqlHeaders, ...auth }, body: query('{ __typename }'),
-      check: (s, b) => s === 200 && at(b, 'data', '__typename') === 'Query' },
-    { name: 'bare yoga `{ __typename }`', target: () => yoga, method: 'POST', path: '/graphql', headers: gqlHeaders, body: query('{ __typename }'),
-      check: (s, b) => s === 200 && at(b, 'data', '__typename') === 'Query' },
-    { name: 'ours GraphQL `passes(first: 10)`', target: () => ours, method: 'POST', path: '/graphql', headers: { ...gqlHeaders, ...auth },
+    {
+      name: 'ours GraphQL `{ __typename }`',
+      target: () => ours,
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...gqlHeaders, ...auth },
+      body: query('{ __typename }'),
+      check: (s, b) => s === 200 && at(b, 'data', '__typename') === 'Query',
+    },
+    {
+      name: 'bare yoga `{ __typename }`',
+      target: () => yoga,
+      method: 'POST',
+      path: '/graphql',
+      headers: gqlHeaders,
+      body: query('{ __typename }'),
+      check: (s, b) => s === 200 && at(b, 'data', '__typename') === 'Query',
+    },
+    {
+      name: 'ours GraphQL `passes(first: 10)`',
+      target: () => ours,
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...gqlHeaders, ...auth },
       body: query('{ passes(first: 10) { edges { node { id name price } } } }'),
-      check: (s, b) => s === 200 && lengthAt(b, 'data', 'passes', 'edges') === 10 },
-    { name: 'ours REST GET /passes?limit=10', target: () => ours, method: 'GET', path: '/v3/api/business/reseller/passes?limit=10', headers: auth,
-      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
-    { name: 'bare node:http + pg GET /passes', target: () => bare, method: 'GET', path: '/passes?limit=10', headers: auth,
-      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
-    { name: 'ours, plain engine, GraphQL `passes(first: 10)`', target: () => oursPlain, method: 'POST', path: '/graphql', headers: { ...gqlHeaders, ...auth },
+      check: (s, b) => s === 200 && lengthAt(b, 'data', 'passes', 'edges') === 10,
+    },
+    {
+      name: 'ours REST GET /passes?limit=10',
+      target: () => ours,
+      method: 'GET',
+      path: '/v3/api/business/reseller/passes?limit=10',
+      headers: auth,
+      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10,
+    },
+    {
+      name: 'bare node:http + pg GET /passes',
+      target: () => bare,
+      method: 'GET',
+      path: '/passes?limit=10',
+      headers: auth,
+      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10,
+    },
+    {
+      name: 'ours, plain engine, GraphQL `passes(first: 10)`',
+      target: () => oursPlain,
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...gqlHeaders, ...auth },
       body: query('{ passes(first: 10) { edges { node { id name price } } } }'),
-      check: (s, b) => s === 200 && lengthAt(b, 'data', 'passes', 'edges') === 10 },
-    { name: 'ours, plain engine, REST GET /passes?limit=10', target: () => oursPlain, method: 'GET', path: '/v3/api/business/reseller/passes?limit=10', headers: auth,
-      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10 },
-    { name: 'PostGraphile `allPassPackages(first: 10)`', target: () => postgraphile, method: 'POST', path: '/graphql', headers: gqlHeaders, body: query(pglQuery),
-      check: (s, b) => s === 200 && lengthAt(b, 'data', 'allPassPackages', 'edges') === 10 },
-    { name: 'PostGraphile + API key lookup', target: () => postgraphileKeyed, method: 'POST', path: '/graphql', headers: { ...gqlHeaders, ...auth }, body: query(pglQuery),
-      check: (s, b) => s === 200 && lengthAt(b, 'data', 'allPassPackages', 'edges') === 10 },
+      check: (s, b) => s === 200 && lengthAt(b, 'data', 'passes', 'edges') === 10,
+    },
+    {
+      name: 'ours, plain engine, REST GET /passes?limit=10',
+      target: () => oursPlain,
+      method: 'GET',
+      path: '/v3/api/business/reseller/passes?limit=10',
+      headers: auth,
+      check: (s, b) => s === 200 && lengthAt(b, 'data') === 10,
+    },
+    {
+      name: 'PostGraphile `allPassPackages(first: 10)`',
+      target: () => postgraphile,
+      method: 'POST',
+      path: '/graphql',
+      headers: gqlHeaders,
+      body: query(pglQuery),
+      check: (s, b) => s === 200 && lengthAt(b, 'data', 'allPassPackages', 'edges') === 10,
+    },
+    {
+      name: 'PostGraphile + API key lookup',
+      target: () => postgraphileKeyed,
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...gqlHeaders, ...auth },
+      body: query(pglQuery),
+      check: (s, b) => s === 200 && lengthAt(b, 'data', 'allPassPackages', 'edges') === 10,
+    },
   ];
 
   for (const load of loads) {
     const res = await fetch(urlOf(load), { method: load.method, headers: load.headers, body: load.body });
     const text = await res.text();
     let body: unknown = text;
-    try { body = JSON.parse(text); } catch { /* keep the text for the message */ }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* keep the text for the message */
+    }
     if (!load.check(res.status, body)) throw new Error(`${load.name} answered ${res.status} ${text.slice(0, 500)}`);
   }
 
@@ -155,14 +232,19 @@ async function main(): Promise<void> {
       m.reqPerSec.push(result.requests.average);
       m.p99.push(result.latency.p99);
       m.failures += result.errors + result.timeouts + result.non2xx;
-      progress(`round ${round + 1}/${ROUNDS}  ${load.name.padEnd(42)} ${int(result.requests.average).padStart(7)} req/s  p99 ${ms(result.latency.p99)}`);
+      progress(
+        `round ${round + 1}/${ROUNDS}  ${load.name.padEnd(42)} ${int(result.requests.average).padStart(7)} req/s  p99 ${ms(result.latency.p99)}`,
+      );
     }
   }
 
   out.push('', ...loadTables(loads, measured));
-  out.push('', `${ROUNDS} rounds × ${loads.length} targets × ${SECONDS} s at ${CONNECTIONS} connections (after ${WARMUP_SECONDS} s of warm-up each); ` +
-    `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}; ` +
-    `load average ${loadBefore} before, ${loadAverage()} after; ${Math.round((Date.now() - started) / 1000)} s in all.`);
+  out.push(
+    '',
+    `${ROUNDS} rounds × ${loads.length} targets × ${SECONDS} s at ${CONNECTIONS} connections (after ${WARMUP_SECONDS} s of warm-up each); ` +
+      `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}; ` +
+      `load average ${loadBefore} before, ${loadAverage()} after; ${Math.round((Date.now() - started) / 1000)} s in all.`,
+  );
   console.log(out.join('\n'));
 }
 
@@ -180,22 +262,32 @@ function urlOf(load: Load): string {
 
 function fire(load: Load, seconds: number): Promise<Result> {
   return autocannon({
-    url: urlOf(load), method: load.method, headers: load.headers, body: load.body,
-    connections: CONNECTIONS, duration: seconds, timeout: 10,
+    url: urlOf(load),
+    method: load.method,
+    headers: load.headers,
+    body: load.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
   });
 }
 
 function statementTable(counts: StatementCount[]): string[] {
   const lines = [
-    '### SQL statements per request (counted at the wire, median of 3 after a warm-up)', '',
-    '| request | statements | goal | |', '|---|---:|---:|---|',
+    '### SQL statements per request (counted at the wire, median of 3 after a warm-up)',
+    '',
+    '| request | statements | goal | |',
+    '|---|---:|---:|---|',
     ...counts.map((c) => {
       const goal = c.goal === null ? '—' : c.goal <= 1 ? String(c.goal) : `≤ ${c.goal}`;
       return `| ${c.request} | ${c.statements}${c.spread.length ? ` (${c.spread.join(', ')})` : ''} | ${goal} | ${c.goal === null ? '' : met(c.statements <= c.goal)} |`;
     }),
   ];
   const byRequest = new Map(counts.map((c) => [c.request, c.statements]));
-  const pairs = [['GET /passes?limit=10', 'GET /passes?limit=100 (20 rows)'], ['GraphQL `passes(first: 10) { id name price }`', 'GraphQL `passes(first: 100) { id name price }` (20 rows)']];
+  const pairs = [
+    ['GET /passes?limit=10', 'GET /passes?limit=100 (20 rows)'],
+    ['GraphQL `passes(first: 10) { id name price }`', 'GraphQL `passes(first: 100) { id name price }` (20 rows)'],
+  ];
   const constant = pairs.every(([a, b]) => byRequest.get(a) === byRequest.get(b));
   lines.push('', `Constant in page size (10 vs 20 rows, REST and GraphQL): ${constant ? 'yes' : '**no**'}.`);
   if (VERBOSE) {
@@ -209,8 +301,10 @@ function statementTable(counts: StatementCount[]): string[] {
 function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
   const m = (name: string) => measured.get(name)!;
   const lines = [
-    `### Throughput and latency (${CONNECTIONS} connections; median over ${ROUNDS} rounds)`, '',
-    '| target | req/s | per round | p99 | failed requests |', '|---|---:|---|---:|---:|',
+    `### Throughput and latency (${CONNECTIONS} connections; median over ${ROUNDS} rounds)`,
+    '',
+    '| target | req/s | per round | p99 | failed requests |',
+    '|---|---:|---|---:|---:|',
     ...loads.map((l) => {
       const r = m(l.name);
       return `| ${l.name} | ${int(median(r.reqPerSec))} | ${r.reqPerSec.map(int).join(' · ')} | ${ms(median(r.p99))} | ${r.failures} |`;
@@ -226,8 +320,11 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
   };
   const [oursTypename, yogaTypename, oursPasses, oursRest, barePasses, plainPasses, plainRest, pgl, pglKeyed] = loads.map((l) => l.name);
   lines.push(
-    '', '### Ratios (req/s; the median of the ratio taken within each round, and its range)', '',
-    '| ratio | value | per-round range | goal | |', '|---|---:|---|---:|---|',
+    '',
+    '### Ratios (req/s; the median of the ratio taken within each round, and its range)',
+    '',
+    '| ratio | value | per-round range | goal | |',
+    '|---|---:|---|---:|---|',
     ratio('ours `{ __typename }` / bare yoga `{ __typename }`', oursTypename, yogaTypename, 0.7),
     ratio('ours `passes(first: 10)` / ours `{ __typename }`', oursPasses, oursTypename, 0.5),
     ratio('ours REST GET /passes / bare node:http + pg', oursRest, barePasses, 0.5),
@@ -237,8 +334,11 @@ function loadTables(loads: Load[], measured: Map<string, Measured>): string[] {
     ratio('plain engine REST GET /passes / bare node:http + pg', plainRest, barePasses, null),
     ratio('tuned engine / plain engine, `passes(first: 10)`', oursPasses, plainPasses, null),
     ratio('tuned engine / plain engine, REST GET /passes', oursRest, plainRest, null),
-    '', `### p99 latency at ${CONNECTIONS} connections (median over rounds)`, '',
-    '| request | p99 | goal | |', '|---|---:|---:|---|',
+    '',
+    `### p99 latency at ${CONNECTIONS} connections (median over rounds)`,
+    '',
+    '| request | p99 | goal | |',
+    '|---|---:|---:|---|',
     ...[oursTypename, oursPasses, oursRest].map((name) => {
       const p99 = median(m(name).p99);
       return `| ${name} | ${ms(p99)} | < 50 ms | ${CONNECTIONS === 50 ? met(p99 < 50) : '(goal is at 50 connections)'} |`;

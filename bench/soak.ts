@@ -26,40 +26,110 @@ const CONNECTIONS = flag('--connections', 50);
 const SAMPLE_MS = 5000;
 
 const startedAt = Date.now();
-const progress = (message: string) => process.stderr.write(`[${String(Math.round((Date.now() - startedAt) / 1000)).padStart(4)} s] ${message}\n`);
+const progress = (message: string) =>
+  process.stderr.write(`[${String(Math.round((Date.now() - startedAt) / 1000)).padStart(4)} s] ${message}\n`);
 
-interface Request { method: 'GET' | 'POST'; path: string; body?: unknown; expect: number; graphql?: boolean }
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  expect: number;
+  graphql?: boolean;
+}
 type Kind = (w: World) => Request | undefined;
 
-interface World { seed: BookingsSeed; creditPackageId: string; booked: string[]; k: Record<string, number> }
+interface World {
+  seed: BookingsSeed;
+  creditPackageId: string;
+  booked: string[];
+  k: Record<string, number>;
+}
 
 const next = (w: World, kind: string) => (w.k[kind] = (w.k[kind] ?? 0) + 1);
 const client = (w: World, n: number) => w.seed.clients[n % w.seed.clients.length]!;
-const gql = (query: string, variables: object = {}): Request => ({ method: 'POST', path: '/graphql', body: { query, variables }, expect: 200, graphql: true });
+const gql = (query: string, variables: object = {}): Request => ({
+  method: 'POST',
+  path: '/graphql',
+  body: { query, variables },
+  expect: 200,
+  graphql: true,
+});
 
 /** The mix: [kind, weight, request]. 70 % reads, 30 % writes, each with the answer it must get. */
 const MIX: [string, number, Kind][] = [
   ['GET /passes', 14, () => ({ method: 'GET', path: `${V3}/passes?limit=10`, expect: 200 })],
   ['GET /clients/{id}', 14, (w) => ({ method: 'GET', path: `${V3}/clients/${client(w, next(w, 'c')).id}`, expect: 200 })],
   ['GET /clients/{id}/credits', 10, (w) => ({ method: 'GET', path: `${V3}/clients/${client(w, next(w, 'cc')).id}/credits`, expect: 200 })],
-  ['GET /clients/{id}/bookings', 10, (w) => ({ method: 'GET', path: `${V3}/clients/${client(w, next(w, 'cb')).id}/bookings?limit=10`, expect: 200 })],
+  [
+    'GET /clients/{id}/bookings',
+    10,
+    (w) => ({ method: 'GET', path: `${V3}/clients/${client(w, next(w, 'cb')).id}/bookings?limit=10`, expect: 200 }),
+  ],
   ['GET /providers near', 6, () => ({ method: 'GET', path: `${V3}/providers?lat=52.52&lon=13.405&limit=10`, expect: 200 })],
   ['GraphQL passes', 10, () => gql('{ passes(first: 10) { edges { node { id name price } } } }')],
-  ['GraphQL client', 6, (w) => gql('query($id: ID!) { client(id: $id) { id firstName creditBalance } }', { id: client(w, next(w, 'gc')).id })],
-  ['POST /bookings/class', 10, (w) => { const s = loadClass(w.seed, next(w, 'class')); return { method: 'POST', path: s.path, body: JSON.parse(s.body!), expect: 201 }; }],
-  ['POST /bookings/spa', 7, (w) => { const s = loadSpa(w.seed, next(w, 'spa')); return { method: 'POST', path: s.path, body: JSON.parse(s.body!), expect: 201 }; }],
-  ['POST /bookings/{id}/cancel', 4, (w) => {
-    const id = w.booked.shift();
-    return id === undefined ? undefined : { method: 'POST', path: `${V3}/bookings/${id}/cancel`, body: {}, expect: 200 };
-  }],
-  ['POST /credit_purchases', 4, (w) => ({ method: 'POST', path: `${V3}/credit_purchases`, body: { client_id: client(w, next(w, 'cp')).id, credit_package_id: w.creditPackageId }, expect: 201 })],
-  ['POST /issued_passes', 5, (w) => ({ method: 'POST', path: `${V3}/issued_passes`, expect: 201,
-    body: { pass_id: w.seed.passId, first_name: 'Soak', last_name: `Client ${next(w, 'issue')}`, email: `soak+${w.k.issue}@example.com` } })],
+  [
+    'GraphQL client',
+    6,
+    (w) => gql('query($id: ID!) { client(id: $id) { id firstName creditBalance } }', { id: client(w, next(w, 'gc')).id }),
+  ],
+  [
+    'POST /bookings/class',
+    10,
+    (w) => {
+      const s = loadClass(w.seed, next(w, 'class'));
+      return { method: 'POST', path: s.path, body: JSON.parse(s.body!), expect: 201 };
+    },
+  ],
+  [
+    'POST /bookings/spa',
+    7,
+    (w) => {
+      const s = loadSpa(w.seed, next(w, 'spa'));
+      return { method: 'POST', path: s.path, body: JSON.parse(s.body!), expect: 201 };
+    },
+  ],
+  [
+    'POST /bookings/{id}/cancel',
+    4,
+    (w) => {
+      const id = w.booked.shift();
+      return id === undefined ? undefined : { method: 'POST', path: `${V3}/bookings/${id}/cancel`, body: {}, expect: 200 };
+    },
+  ],
+  [
+    'POST /credit_purchases',
+    4,
+    (w) => ({
+      method: 'POST',
+      path: `${V3}/credit_purchases`,
+      body: { client_id: client(w, next(w, 'cp')).id, credit_package_id: w.creditPackageId },
+      expect: 201,
+    }),
+  ],
+  [
+    'POST /issued_passes',
+    5,
+    (w) => ({
+      method: 'POST',
+      path: `${V3}/issued_passes`,
+      expect: 201,
+      body: { pass_id: w.seed.passId, first_name: 'Soak', last_name: `Client ${next(w, 'issue')}`, email: `soak+${w.k.issue}@example.com` },
+    }),
+  ],
 ];
 const TOTAL_WEIGHT = MIX.reduce((n, [, weight]) => n + weight, 0);
 
-interface Sample { at: number; kib: number; memory?: Breakdown }
-interface Tally { sent: number; failed: number; latencies: number[]; failures: Map<string, number> }
+interface Sample {
+  at: number;
+  kib: number;
+  memory?: Breakdown;
+}
+interface Tally {
+  sent: number;
+  failed: number;
+  latencies: number[];
+  failures: Map<string, number>;
+}
 
 function pick(): [string, Kind] {
   let r = Math.random() * TOTAL_WEIGHT;
@@ -72,14 +142,24 @@ async function send(base: string, key: string, request: Request): Promise<{ stat
   if (request.body !== undefined) headers['Content-Type'] = 'application/json';
   if (request.method === 'POST' && !request.graphql) headers['Idempotency-Key'] = randomUUID();
   if (request.graphql) headers.Accept = 'application/graphql-response+json';
-  const res = await fetch(`${base}${request.path}`, { method: request.method, headers, body: request.body === undefined ? undefined : JSON.stringify(request.body) });
+  const res = await fetch(`${base}${request.path}`, {
+    method: request.method,
+    headers,
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 /** Where the server's memory is, from its /metrics (prom-client's Node metrics), in MiB. */
-interface Breakdown { heapUsed: number; heapCommitted: number; newSpace: number; oldSpace: number; external: number }
+interface Breakdown {
+  heapUsed: number;
+  heapCommitted: number;
+  newSpace: number;
+  oldSpace: number;
+  external: number;
+}
 const MEMORY_METRICS: Record<keyof Breakdown, RegExp> = {
   heapUsed: /^nodejs_heap_size_used_bytes (\S+)/m,
   heapCommitted: /^nodejs_heap_size_total_bytes (\S+)/m,
@@ -95,7 +175,10 @@ async function memoryBreakdown(base: string): Promise<Breakdown> {
 
 /** "V8 heap 73 in use of 140 committed (new 64, old 70), external 5, the rest 230" in MiB. */
 function describe(b: Breakdown, rssKib?: number): string {
-  const rest = rssKib === undefined ? '' : `, the rest ${Math.round(rssKib / 1024 - b.heapCommitted - b.external)} MiB (native: the C allocator, code, stacks)`;
+  const rest =
+    rssKib === undefined
+      ? ''
+      : `, the rest ${Math.round(rssKib / 1024 - b.heapCommitted - b.external)} MiB (native: the C allocator, code, stacks)`;
   return `V8 heap ${b.heapUsed.toFixed(0)} MiB in use of ${b.heapCommitted.toFixed(0)} committed (new space ${b.newSpace.toFixed(0)}, old ${b.oldSpace.toFixed(0)}), external ${b.external.toFixed(0)} MiB${rest}`;
 }
 
@@ -115,7 +198,14 @@ async function main(): Promise<void> {
     await migrate(orm);
     seed = await seedBookings(orm.em.fork(), new Date());
     creditPackageId = await withTransaction(orm.em.fork(), async (tx) => {
-      const pkg = createCreditPackage(tx, { resellerId: seed.resellerId, name: 'Soak credits', credits: 100, price: 1, currency: seed.currency, createdAt: new Date() });
+      const pkg = createCreditPackage(tx, {
+        resellerId: seed.resellerId,
+        name: 'Soak credits',
+        credits: 100,
+        price: 1,
+        currency: seed.currency,
+        createdAt: new Date(),
+      });
       await tx.flush();
       return pkg.id;
     });
@@ -138,42 +228,54 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => {
     const sample: Sample = { at: Date.now(), kib: rssKiB(server.child.pid!) };
     rss.push(sample);
-    void memoryBreakdown(base).then((b) => { sample.memory = b; }, () => {});
+    void memoryBreakdown(base).then(
+      (b) => {
+        sample.memory = b;
+      },
+      () => {},
+    );
   }, SAMPLE_MS);
   const loadStarted = Date.now();
   const until = loadStarted + MINUTES * 60_000;
   progress(`load: ${CONNECTIONS} connections for ${MINUTES} min …`);
   let reported = loadStarted;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (Date.now() < until) {
-      const [name, kind] = pick();
-      const request = kind(world);
-      if (!request) continue;
-      const tally = tallies.get(name)!;
-      const t0 = performance.now();
-      let outcome: string;
-      try {
-        const res = await send(base, seed.apiKey, request);
-        const errors = request.graphql ? res.body?.errors : undefined;
-        outcome = res.status === request.expect && !errors?.length ? 'ok' : `${res.status} ${res.body?.error?.code ?? errors?.[0]?.extensions?.code ?? ''}`;
-        if (outcome === 'ok' && name === 'POST /bookings/class' && world.booked.length < 10_000) world.booked.push(res.body.booking_id);
-      } catch (err) {
-        outcome = `request failed: ${(err as Error).message}`;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < until) {
+        const [name, kind] = pick();
+        const request = kind(world);
+        if (!request) continue;
+        const tally = tallies.get(name)!;
+        const t0 = performance.now();
+        let outcome: string;
+        try {
+          const res = await send(base, seed.apiKey, request);
+          const errors = request.graphql ? res.body?.errors : undefined;
+          outcome =
+            res.status === request.expect && !errors?.length
+              ? 'ok'
+              : `${res.status} ${res.body?.error?.code ?? errors?.[0]?.extensions?.code ?? ''}`;
+          if (outcome === 'ok' && name === 'POST /bookings/class' && world.booked.length < 10_000) world.booked.push(res.body.booking_id);
+        } catch (err) {
+          outcome = `request failed: ${(err as Error).message}`;
+        }
+        tally.sent++;
+        tally.latencies.push(performance.now() - t0);
+        if (outcome !== 'ok') {
+          tally.failed++;
+          tally.failures.set(outcome, (tally.failures.get(outcome) ?? 0) + 1);
+        }
+        if (Date.now() - reported > 60_000) {
+          reported = Date.now();
+          const sent = [...tallies.values()].reduce((n, t) => n + t.sent, 0);
+          const last = [...rss].reverse().find((x) => x.memory)?.memory;
+          progress(
+            `${Math.round((Date.now() - loadStarted) / 60_000)} min: ${sent} requests, RSS ${Math.round(rssKiB(server.child.pid!) / 1024)} MiB${last ? `, ${describe(last)}` : ''}`,
+          );
+        }
       }
-      tally.sent++;
-      tally.latencies.push(performance.now() - t0);
-      if (outcome !== 'ok') {
-        tally.failed++;
-        tally.failures.set(outcome, (tally.failures.get(outcome) ?? 0) + 1);
-      }
-      if (Date.now() - reported > 60_000) {
-        reported = Date.now();
-        const sent = [...tallies.values()].reduce((n, t) => n + t.sent, 0);
-        const last = [...rss].reverse().find((x) => x.memory)?.memory;
-        progress(`${Math.round((Date.now() - loadStarted) / 60_000)} min: ${sent} requests, RSS ${Math.round(rssKiB(server.child.pid!) / 1024)} MiB${last ? `, ${describe(last)}` : ''}`);
-      }
-    }
-  }));
+    }),
+  );
   clearInterval(sampler);
   rss.push({ at: Date.now(), kib: rssKiB(server.child.pid!) });
   const seconds = (Date.now() - loadStarted) / 1000;
@@ -192,7 +294,10 @@ async function main(): Promise<void> {
     '',
     '| request | sent | req/s | p50 ms | p99 ms | failed |',
     '|---|---:|---:|---:|---:|---|',
-    ...[...tallies].map(([name, t]) => `| ${name} | ${t.sent} | ${(t.sent / seconds).toFixed(1)} | ${percentile(t.latencies, 50).toFixed(1)} | ${percentile(t.latencies, 99).toFixed(1)} | ${t.failed}${t.failed ? ` (${[...t.failures].map(([k, n]) => `${n} × ${k}`).join(', ')})` : ''} |`),
+    ...[...tallies].map(
+      ([name, t]) =>
+        `| ${name} | ${t.sent} | ${(t.sent / seconds).toFixed(1)} | ${percentile(t.latencies, 50).toFixed(1)} | ${percentile(t.latencies, 99).toFixed(1)} | ${t.failed}${t.failed ? ` (${[...t.failures].map(([k, n]) => `${n} × ${k}`).join(', ')})` : ''} |`,
+    ),
     '',
     '| check | result |',
     '|---|---|',

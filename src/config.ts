@@ -2,50 +2,81 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // The only reader of process.env: every setting is parsed here once, all problems reported together.
-export const configSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
-  DATA_DIR: z.string().default('.data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  // `plain` runs the data layer on its dependencies' public APIs only (src/db/engine/README.md).
-  DB_ENGINE: z.enum(['tuned', 'plain']).default('tuned'),
-  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(90),
-  IDEMPOTENCY_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
-  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
-  SESSION_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
-  OUTBOX_IN_PROCESS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
-  // Where mail goes (docs/partner-guide.md "E-mail"): smtp:// or smtps://, with user:password@ when the server wants them.
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
-  MAIL_FROM: z.string().min(3).default('Reseller Gateway <no-reply@localhost>'),
-  // Webhooks (docs/partner-guide.md "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
-  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // Rate limits (docs/operator-guide.md "Rate limits"): shared through Redis when REDIS_URL is set, in-process otherwise.
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
-  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl'),
-  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
-  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
-  RATE_LIMIT_FAILED_AUTH_PER_SECOND: z.coerce.number().int().min(1).default(10),
-  RATE_LIMIT_FAILED_AUTH_BURST: z.coerce.number().int().min(1).default(50),
-  RATE_LIMIT_REDEEM_PER_SECOND: z.coerce.number().int().min(1).default(5),
-  RATE_LIMIT_REDEEM_BURST: z.coerce.number().int().min(1).default(20),
-  // How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client's).
-  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
-  // 32 bytes, base64 or hex: the key that seals secrets kept at rest (docs/operator-guide.md "Secrets at rest").
-  SECRETS_KEY: z.string().optional().refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, 'must be 32 bytes, base64 or hex'),
-  // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (docs/partner-guide.md "Access codes").
-  ACCESS_CODE_SIGNING_KEY: z.string().optional()
-    .refine((v) => v === undefined || accessCodeSigningKeyBytes(v) !== undefined, 'must be at least 32 bytes, base64 or hex'),
-}).refine((c) => c.NODE_ENV !== 'production' || c.ACCESS_CODE_SIGNING_KEY !== undefined,
-  { path: ['ACCESS_CODE_SIGNING_KEY'], message: 'required when NODE_ENV is production (README "Access codes")' });
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PUBLIC_BASE_URL: z.url().optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+    DATA_DIR: z.string().default('.data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    // `plain` runs the data layer on its dependencies' public APIs only (src/db/engine/README.md).
+    DB_ENGINE: z.enum(['tuned', 'plain']).default('tuned'),
+    IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+    IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(90),
+    IDEMPOTENCY_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+    GRAPHQL_INTROSPECTION: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    SESSION_SWEEP_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+    OUTBOX_IN_PROCESS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
+    // Where mail goes (docs/partner-guide.md "E-mail"): smtp:// or smtps://, with user:password@ when the server wants them.
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+    MAIL_FROM: z.string().min(3).default('Reseller Gateway <no-reply@localhost>'),
+    // Webhooks (docs/partner-guide.md "Webhooks"): private targets only when allowed (tests, local receivers); one attempt's time limit.
+    WEBHOOK_ALLOW_PRIVATE_URLS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    // Rate limits (docs/operator-guide.md "Rate limits"): shared through Redis when REDIS_URL is set, in-process otherwise.
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
+    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('rl'),
+    RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(100),
+    RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+    RATE_LIMIT_FAILED_AUTH_PER_SECOND: z.coerce.number().int().min(1).default(10),
+    RATE_LIMIT_FAILED_AUTH_BURST: z.coerce.number().int().min(1).default(50),
+    RATE_LIMIT_REDEEM_PER_SECOND: z.coerce.number().int().min(1).default(5),
+    RATE_LIMIT_REDEEM_BURST: z.coerce.number().int().min(1).default(20),
+    // How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client's).
+    TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    // 32 bytes, base64 or hex: the key that seals secrets kept at rest (docs/operator-guide.md "Secrets at rest").
+    SECRETS_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || secretsKeyBytes(v) !== undefined, 'must be 32 bytes, base64 or hex'),
+    // At least 32 bytes, base64 or hex: the key access-code QR payloads are signed with (docs/partner-guide.md "Access codes").
+    ACCESS_CODE_SIGNING_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || accessCodeSigningKeyBytes(v) !== undefined, 'must be at least 32 bytes, base64 or hex'),
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.ACCESS_CODE_SIGNING_KEY !== undefined, {
+    path: ['ACCESS_CODE_SIGNING_KEY'],
+    message: 'required when NODE_ENV is production (README "Access codes")',
+  });
 
 /** SECRETS_KEY as bytes: 64 hex characters or base64 (standard or url-safe) of exactly 32 bytes. */
 export function secretsKeyBytes(value: string): Buffer | undefined {

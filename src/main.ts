@@ -58,6 +58,10 @@ function report(err: unknown): number {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err: unknown) => { process.exitCode = report(err); },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.exitCode = report(err);
+  },
 );

@@ -20,7 +20,12 @@ import { masterKey } from './platform/secrets.ts';
 import { decodeUtf8, parseQueryString } from './platform/text.ts';
 import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
 
-export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger }
+export interface AppDeps {
+  orm: MikroORM;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+}
 
 /**
  * What a server reads once before it listens, so no request pays for it: the master key of
@@ -29,8 +34,9 @@ export interface AppDeps { orm: MikroORM; config: Config; clock: Clock; log: Log
  * on first use.
  */
 export async function warmUp(deps: Pick<AppDeps, 'orm' | 'config' | 'log'>): Promise<void> {
-  await masterKey(deps.orm.em, deps.config)
-    .catch((err: unknown) => deps.log.warn({ err }, 'secrets master key not read at start; reading it on first use'));
+  await masterKey(deps.orm.em, deps.config).catch((err: unknown) =>
+    deps.log.warn({ err }, 'secrets master key not read at start; reading it on first use'),
+  );
 }
 
 /**
@@ -61,7 +67,11 @@ export function buildServer(deps: AppDeps): http.Server {
       const down = pipeline.unavailable(err);
       if (!down) log.error({ err }, 'unhandled error');
       if (res.headersSent) return res.destroy();
-      sendError(res, down ?? new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'), requestId);
+      sendError(
+        res,
+        down ?? new DomainError('internal_error', 'An unexpected error occurred; retry with the same Idempotency-Key'),
+        requestId,
+      );
     });
   });
   server.on('close', () => void limits.close());
@@ -81,13 +91,24 @@ function answerTransportError(err: NodeJS.ErrnoException, socket: Socket, log: L
   const message = tooLarge ? 'The request headers are larger than the server accepts' : 'The request is not valid HTTP';
   const body = JSON.stringify(errorBody(validationError(tooLarge ? 'headers' : 'request', message), requestId));
   log.info({ request_id: requestId, code: err.code, status }, 'transport error');
-  socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
-async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; handle: RestHandler }[], yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse,
-  requestId: string, log: Logger, metrics: Metrics): Promise<void> {
+async function route(
+  deps: AppDeps,
+  pipeline: Pipeline,
+  rest: { base: string; handle: RestHandler }[],
+  yoga: GraphQLServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  log: Logger,
+  metrics: Metrics,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
   const mounted = rest.find(({ base }) => path === base || path.startsWith(`${base}/`));
@@ -98,7 +119,10 @@ async function route(deps: AppDeps, pipeline: Pipeline, rest: { base: string; ha
   const hosted = HOSTED_PATH.exec(path);
   if (hosted) {
     // Only the page's own actions name a metrics label: any other path would add a label per spelling.
-    labelRoute(req, hosted[2] === undefined ? '/hosted/{secret}' : `/hosted/{secret}/${HOSTED_ACTIONS.has(hosted[2]) ? hosted[2] : '{other}'}`);
+    labelRoute(
+      req,
+      hosted[2] === undefined ? '/hosted/{secret}' : `/hosted/{secret}/${HOSTED_ACTIONS.has(hosted[2]) ? hosted[2] : '{other}'}`,
+    );
     return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], search: url.search, requestId, log });
   }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
@@ -138,36 +162,53 @@ export function loggedUrl(url: string | undefined): string | undefined {
   try {
     const parsed = new URL(decoded.replace(/[\\/]{2,}/g, '/'), 'http://localhost');
     normalised = `${parsed.pathname}${parsed.search}`;
-  } catch { /* not a URL path: cut what it holds */ }
+  } catch {
+    /* not a URL path: cut what it holds */
+  }
   return normalised.replace(/^\/hosted\/[^/?#]*/, '/hosted/[secret]').replace(/[A-Za-z0-9_]*[A-Za-z0-9]{32,}/g, '[secret]');
 }
 
 /** Percent-decoding that keeps a sequence it cannot decode as it is. */
-const decodeLoosely = (s: string): string => s.replace(/(%[0-9a-f]{2})+/gi, (run) => {
-  try {
-    return decodeURIComponent(run);
-  } catch {
-    return run.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  }
-});
+const decodeLoosely = (s: string): string =>
+  s.replace(/(%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+  });
 
 /** Small forms only: a hosted page's POST carries a few ids. */
 const HOSTED_FORM_LIMIT = 8 * 1024;
 
 /** The HTTP side of the hosted page: reads the form, runs the page (transport-free), writes its HTML. */
-async function serveHostedPage(pipeline: Pipeline, req: IncomingMessage, res: ServerResponse,
-  r: { secret: string; action: string | undefined; search: string; requestId: string; log: Logger }): Promise<void> {
+async function serveHostedPage(
+  pipeline: Pipeline,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: { secret: string; action: string | undefined; search: string; requestId: string; log: Logger },
+): Promise<void> {
   let answer: PageResponse;
   try {
     const raw = req.method === 'POST' ? await readBody(req, HOSTED_FORM_LIMIT) : Buffer.alloc(0);
     const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (raw.length > 0 && type !== 'application/x-www-form-urlencoded') throw new DomainError('validation_error', 'The page takes HTML forms only');
+    if (raw.length > 0 && type !== 'application/x-www-form-urlencoded')
+      throw new DomainError('validation_error', 'The page takes HTML forms only');
     // The one text rule (src/platform/text.ts) for the page's query and form as for every input.
     const query = parseQueryString(r.search);
     const form = parseQueryString(decodeUtf8(raw));
     answer = await hostedPage(pipeline, {
-      method: req.method ?? 'GET', secret: r.secret, action: r.action, query, form,
-      host: header(req, 'host'), address: clientAddress(req, pipeline.trustProxy), origin: header(req, 'origin'), fetchSite: header(req, 'sec-fetch-site'), requestId: r.requestId, log: r.log,
+      method: req.method ?? 'GET',
+      secret: r.secret,
+      action: r.action,
+      query,
+      form,
+      host: header(req, 'host'),
+      address: clientAddress(req, pipeline.trustProxy),
+      origin: header(req, 'origin'),
+      fetchSite: header(req, 'sec-fetch-site'),
+      requestId: r.requestId,
+      log: r.log,
     });
   } catch (err) {
     const known = err instanceof DomainError ? err : pipeline.unavailable(err);

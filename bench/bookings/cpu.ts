@@ -19,8 +19,14 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
-export interface CpuSnapshot { server: number | undefined; backends: Map<number, number> }
-export interface CpuSpent { serverMs: number; databaseMs: number }
+export interface CpuSnapshot {
+  server: number | undefined;
+  backends: Map<number, number>;
+}
+export interface CpuSpent {
+  serverMs: number;
+  databaseMs: number;
+}
 
 export class CpuMeter {
   private readonly client: pg.Client;
@@ -34,14 +40,20 @@ export class CpuMeter {
     this.client = new pg.Client({ connectionString: databaseUrl });
   }
 
-  async open(): Promise<void> { if (this.local) await this.client.connect(); }
-  async close(): Promise<void> { if (this.local) await this.client.end(); }
+  async open(): Promise<void> {
+    if (this.local) await this.client.connect();
+  }
+  async close(): Promise<void> {
+    if (this.local) await this.client.end();
+  }
 
   async snapshot(serverPid: number | undefined): Promise<CpuSnapshot> {
     const backends = new Map<number, number>();
     if (!this.local) return { server: undefined, backends };
     const { rows } = await this.client.query<{ pid: number }>(
-      'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [this.database]);
+      'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [this.database],
+    );
     for (const { pid } of rows) {
       const ms = cpuMs(pid);
       if (ms !== undefined) backends.set(pid, ms);

@@ -4,7 +4,10 @@ import pg from 'pg';
 // wallet equals its credit ledger, the business account its ledger, each class instance's
 // spots_taken its live bookings, each pass's visit counter its visit ledger for the month.
 
-export interface LedgerCheck { bookings: number; mismatches: string[] }
+export interface LedgerCheck {
+  bookings: number;
+  mismatches: string[];
+}
 
 export async function checkLedgers(databaseUrl: string): Promise<LedgerCheck> {
   const client = new pg.Client({ connectionString: databaseUrl });

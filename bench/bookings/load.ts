@@ -37,10 +37,18 @@ export class SessionPool {
   private next = 0;
   /** Confirms that found no session left (they go out with an unknown id and are counted as failed). */
   ranOut = 0;
-  add(id: string): void { this.ids.push(id); }
-  take(): string | undefined { return this.next < this.ids.length ? this.ids[this.next++] : undefined; }
-  get available(): number { return this.ids.length - this.next; }
-  get opened(): number { return this.ids.length; }
+  add(id: string): void {
+    this.ids.push(id);
+  }
+  take(): string | undefined {
+    return this.next < this.ids.length ? this.ids[this.next++] : undefined;
+  }
+  get available(): number {
+    return this.ids.length - this.next;
+  }
+  get opened(): number {
+    return this.ids.length;
+  }
 }
 
 /** Per kind, the next k: shared by both targets, so no data is named twice in a run. */
@@ -51,7 +59,12 @@ export class Counters {
 }
 
 /** `ours`: our server on the tuned engine; `plain`: on DB_ENGINE=plain (src/db/engine/README.md); `bare`: the hand-written handler. */
-export interface Load { name: string; kind: Kind; side: 'ours' | 'plain' | 'bare'; target: () => Target }
+export interface Load {
+  name: string;
+  kind: Kind;
+  side: 'ours' | 'plain' | 'bare';
+  target: () => Target;
+}
 
 const run = randomBytes(4).toString('hex');
 let keys = 0;
@@ -74,15 +87,24 @@ function outgoing(load: Load, seed: BookingsSeed, counters: Counters, sessions: 
   return { path: sent.path, headers, body: sent.body ?? '' };
 }
 
-export function fire(load: Load, seed: BookingsSeed, counters: Counters, sessions: SessionPool,
-  opts: { seconds: number; connections: number; idempotencyKey: boolean }): Promise<Result> {
+export function fire(
+  load: Load,
+  seed: BookingsSeed,
+  counters: Counters,
+  sessions: SessionPool,
+  opts: { seconds: number; connections: number; idempotencyKey: boolean },
+): Promise<Result> {
   return autocannon({
     url: `http://127.0.0.1:${load.target().port}`,
-    connections: opts.connections, duration: opts.seconds, timeout: 10,
-    requests: [{
-      method: 'POST',
-      setupRequest: (request) => ({ ...request, method: 'POST', ...outgoing(load, seed, counters, sessions, opts.idempotencyKey) }),
-    }],
+    connections: opts.connections,
+    duration: opts.seconds,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({ ...request, method: 'POST', ...outgoing(load, seed, counters, sessions, opts.idempotencyKey) }),
+      },
+    ],
   });
 }
 
@@ -101,29 +123,52 @@ export interface Paced {
  * runs from the moment it was due, so a slow answer also counts in the requests queued behind it.
  * (autocannon's own rate limit sends each connection's share for the second at once, in a burst.)
  */
-export async function firePaced(load: Load, seed: BookingsSeed, counters: Counters, sessions: SessionPool,
-  opts: { rate: number; seconds: number; connections: number; idempotencyKey: boolean }): Promise<Paced> {
+export async function firePaced(
+  load: Load,
+  seed: BookingsSeed,
+  counters: Counters,
+  sessions: SessionPool,
+  opts: { rate: number; seconds: number; connections: number; idempotencyKey: boolean },
+): Promise<Paced> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   const { port } = load.target();
   const latencies: number[] = [];
   let failed = 0;
   const failures = new Map<string, number>();
-  const fail = (what: string) => { failed++; failures.set(what, (failures.get(what) ?? 0) + 1); };
-  const send = (due: number) => new Promise<void>((resolve) => {
-    const { path, headers, body } = outgoing(load, seed, counters, sessions, opts.idempotencyKey);
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      // Only a failure's answer is kept: its status and error code say what went wrong.
-      if (res.statusCode === 201) res.resume(); else res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => {
-        latencies.push(performance.now() - due);
-        if (res.statusCode !== 201) fail(`${res.statusCode} ${errorCodeOf(Buffer.concat(chunks).toString())}`);
+  const fail = (what: string) => {
+    failed++;
+    failures.set(what, (failures.get(what) ?? 0) + 1);
+  };
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const { path, headers, body } = outgoing(load, seed, counters, sessions, opts.idempotencyKey);
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+          agent,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          // Only a failure's answer is kept: its status and error code say what went wrong.
+          if (res.statusCode === 201) res.resume();
+          else res.on('data', (c: Buffer) => chunks.push(c));
+          res.once('end', () => {
+            latencies.push(performance.now() - due);
+            if (res.statusCode !== 201) fail(`${res.statusCode} ${errorCodeOf(Buffer.concat(chunks).toString())}`);
+            resolve();
+          });
+        },
+      );
+      req.once('error', (err: NodeJS.ErrnoException) => {
+        fail(err.code ?? err.message);
         resolve();
       });
+      req.end(body);
     });
-    req.once('error', (err: NodeJS.ErrnoException) => { fail(err.code ?? err.message); resolve(); });
-    req.end(body);
-  });
   const stalls = monitorEventLoopDelay({ resolution: 5 });
   stalls.enable();
   const total = Math.round(opts.rate * opts.seconds);
@@ -142,40 +187,56 @@ export async function firePaced(load: Load, seed: BookingsSeed, counters: Counte
 }
 
 /** Opens `count` co-pay sessions through our API (POST /bookings/spa at uncovered spas), `connections` at a time. */
-export async function openSessions(ours: Target, seed: BookingsSeed, counters: Counters, sessions: SessionPool, count: number,
-  connections: number): Promise<{ failed: number; seconds: number }> {
+export async function openSessions(
+  ours: Target,
+  seed: BookingsSeed,
+  counters: Counters,
+  sessions: SessionPool,
+  count: number,
+  connections: number,
+): Promise<{ failed: number; seconds: number }> {
   const started = Date.now();
   let failed = 0;
   await autocannon({
     url: `http://127.0.0.1:${ours.port}`,
-    connections, amount: Math.max(count, connections), timeout: 10, // autocannon refuses fewer requests than connections
-    requests: [{
-      method: 'POST',
-      setupRequest: (request) => {
-        const sent = loadSession(seed, counters.session++);
-        return {
-          ...request, method: 'POST', path: sent.path, body: sent.body,
-          headers: { Authorization: `Bearer ${seed.apiKey}`, 'Content-Type': 'application/json' },
-        };
+    connections,
+    amount: Math.max(count, connections),
+    timeout: 10, // autocannon refuses fewer requests than connections
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const sent = loadSession(seed, counters.session++);
+          return {
+            ...request,
+            method: 'POST',
+            path: sent.path,
+            body: sent.body,
+            headers: { Authorization: `Bearer ${seed.apiKey}`, 'Content-Type': 'application/json' },
+          };
+        },
+        onResponse: (status, body) => {
+          const id = status === 201 ? (JSON.parse(body) as { session_id?: string }).session_id : undefined;
+          if (id) sessions.add(id);
+          else failed++;
+        },
       },
-      onResponse: (status, body) => {
-        const id = status === 201 ? (JSON.parse(body) as { session_id?: string }).session_id : undefined;
-        if (id) sessions.add(id);
-        else failed++;
-      },
-    }],
+    ],
   });
   return { failed, seconds: (Date.now() - started) / 1000 };
 }
 
-export const loadPath = (kind: Kind) => (kind === 'class' ? `${V3}/bookings/class` : kind === 'spa' ? `${V3}/bookings/spa` : `${V3}/bookings/spa/{session_id}/confirm`);
+export const loadPath = (kind: Kind) =>
+  kind === 'class' ? `${V3}/bookings/class` : kind === 'spa' ? `${V3}/bookings/spa` : `${V3}/bookings/spa/{session_id}/confirm`;
 
 /** The catalogue code of an error answer (`{ "error": { "code" } }`), or what the body starts with. */
 function errorCodeOf(body: string): string {
   try {
     const code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code;
     if (typeof code === 'string') return code;
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return JSON.stringify(body.slice(0, 60));
 }
 

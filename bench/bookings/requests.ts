@@ -8,7 +8,10 @@ import { CLIENTS, INSTANCES, SPAS, countSlot, spaSlot, type BookingsSeed, type S
 export const V3 = '/v3/api/business/reseller';
 export type Kind = 'class' | 'spa' | 'confirm';
 
-export interface Sent { path: string; body?: string }
+export interface Sent {
+  path: string;
+  body?: string;
+}
 
 export const classBooking = (seed: BookingsSeed, instanceId: string, clientIndex: number): Sent => ({
   path: `${V3}/bookings/class`,
@@ -17,7 +20,13 @@ export const classBooking = (seed: BookingsSeed, instanceId: string, clientIndex
 
 export const spaBooking = (seed: BookingsSeed, spa: Spa, at: { date: string; time: string }, clientIndex: number): Sent => ({
   path: `${V3}/bookings/spa`,
-  body: JSON.stringify({ spa_id: spa.id, service_ids: [spa.serviceId], date: at.date, time: at.time, client_id: seed.clients[clientIndex % CLIENTS].id }),
+  body: JSON.stringify({
+    spa_id: spa.id,
+    service_ids: [spa.serviceId],
+    date: at.date,
+    time: at.time,
+    client_id: seed.clients[clientIndex % CLIENTS].id,
+  }),
 });
 
 export const confirmation = (sessionId: string): Sent => ({ path: `${V3}/bookings/spa/${sessionId}/confirm` });
@@ -31,9 +40,13 @@ export const loadSession = (seed: BookingsSeed, k: number) => spaBooking(seed, s
 /** The count's requests: unit u is one class instance or one spa day of its own; j the j-th booking there. */
 export const countClass = (seed: BookingsSeed, unit: number, j: number) => classBooking(seed, seed.countInstances[unit], j);
 export const countSpa = (seed: BookingsSeed, unit: number, j: number) => spaBooking(seed, seed.countSpa, countSlot(seed, unit, j), j);
-export const countSession = (seed: BookingsSeed, unit: number, j: number) => spaBooking(seed, seed.countCopaySpa, countSlot(seed, unit, j), j);
+export const countSession = (seed: BookingsSeed, unit: number, j: number) =>
+  spaBooking(seed, seed.countCopaySpa, countSlot(seed, unit, j), j);
 
-export interface Answer { status: number; body: any }
+export interface Answer {
+  status: number;
+  body: any;
+}
 
 /** POSTs one request to `base` with the key (and an Idempotency-Key when given). */
 export async function post(base: string, seed: BookingsSeed, sent: Sent, idempotencyKey?: string): Promise<Answer> {
@@ -43,7 +56,11 @@ export async function post(base: string, seed: BookingsSeed, sent: Sent, idempot
   const res = await fetch(`${base}${sent.path}`, { method: 'POST', headers, body: sent.body });
   const text = await res.text();
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* keep the text for the message */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* keep the text for the message */
+  }
   return { status: res.status, body };
 }
 
@@ -51,15 +68,25 @@ export async function post(base: string, seed: BookingsSeed, sent: Sent, idempot
 export function succeeded(kind: Kind | 'session', a: Answer): boolean {
   if (a.status !== 201) return false;
   switch (kind) {
-    case 'class': return a.body?.object === 'class_booking_initiation' && a.body.status === 'PENDING' && typeof a.body.booking_id === 'string';
-    case 'spa': return a.body?.object === 'spa_booking_initiation' && a.body.status === 'PENDING' && typeof a.body.booking_id === 'string';
-    case 'session': return a.body?.object === 'spa_booking_initiation' && a.body.status === 'AWAITING_COPAY' && typeof a.body.session_id === 'string';
-    case 'confirm': return a.body?.object === 'booking' && a.body.status === 'PENDING' && a.body.copay_amount === 100;
+    case 'class':
+      return a.body?.object === 'class_booking_initiation' && a.body.status === 'PENDING' && typeof a.body.booking_id === 'string';
+    case 'spa':
+      return a.body?.object === 'spa_booking_initiation' && a.body.status === 'PENDING' && typeof a.body.booking_id === 'string';
+    case 'session':
+      return a.body?.object === 'spa_booking_initiation' && a.body.status === 'AWAITING_COPAY' && typeof a.body.session_id === 'string';
+    case 'confirm':
+      return a.body?.object === 'booking' && a.body.status === 'PENDING' && a.body.copay_amount === 100;
   }
 }
 
 /** One 201 or an error naming what came back. */
-export async function expectSuccess(kind: Kind | 'session', base: string, seed: BookingsSeed, sent: Sent, idempotencyKey?: string): Promise<Answer> {
+export async function expectSuccess(
+  kind: Kind | 'session',
+  base: string,
+  seed: BookingsSeed,
+  sent: Sent,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const a = await post(base, seed, sent, idempotencyKey);
   if (!succeeded(kind, a)) throw new Error(`${kind} ${sent.path} answered ${a.status} ${JSON.stringify(a.body).slice(0, 500)}`);
   return a;

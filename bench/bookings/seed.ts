@@ -32,7 +32,10 @@ export const COUNT_UNITS = 16;
 /** Days from the seed day to the first appointment: later than any clock skew, within the pass. */
 const DAY0 = 2;
 
-export interface Spa { id: string; serviceId: string }
+export interface Spa {
+  id: string;
+  serviceId: string;
+}
 
 export interface BookingsSeed {
   resellerId: string;
@@ -79,28 +82,56 @@ export async function seedBookings(em: EntityManager, at: Date): Promise<Booking
 
   const allDay = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '00:00', close: '23:59' }]]));
   const provider = (name: string, category: 'GYM' | 'SPA', tier: string, i: number) => ({
-    id: id('provider'), name: `${name} ${i + 1}`, category, tier, address: `Benchstraße ${i + 1}, 10115 Berlin`, city: 'Berlin',
-    country: 'DE', lat: 52.52 + i / 1000, lon: 13.405, timezone: 'UTC', opening_hours: allDay,
+    id: id('provider'),
+    name: `${name} ${i + 1}`,
+    category,
+    tier,
+    address: `Benchstraße ${i + 1}, 10115 Berlin`,
+    city: 'Berlin',
+    country: 'DE',
+    lat: 52.52 + i / 1000,
+    lon: 13.405,
+    timezone: 'UTC',
+    opening_hours: allDay,
     room_capacity: category === 'SPA' ? 1000 : 1,
   });
   const gyms = Array.from({ length: 20 }, (_, i) => provider('Bench Gym', 'GYM', 'BENCH', i));
   const spas = Array.from({ length: SPAS + 1 }, (_, i) => provider('Bench Spa', 'SPA', 'BENCH', i));
   const copaySpas = Array.from({ length: SPAS + 1 }, (_, i) => provider('Bench Co-pay Spa', 'SPA', 'COPAY', i));
   const services = [...spas, ...copaySpas].map((p) => ({
-    id: id('service'), provider_id: p.id, name: 'Sauna', duration_minutes: 15, credits: 1,
-    copay_amount: p.tier === 'COPAY' ? 100 : null, currency: 'EUR',
+    id: id('service'),
+    provider_id: p.id,
+    name: 'Sauna',
+    duration_minutes: 15,
+    credits: 1,
+    copay_amount: p.tier === 'COPAY' ? 100 : null,
+    currency: 'EUR',
   }));
   const category = { id: id('classCategory'), name: `Bench Yoga ${reseller.id.slice(-6)}` };
-  const classes = gyms.map((g) => ({ id: id('class'), provider_id: g.id, category_id: category.id, name: 'Bench Flow', duration_minutes: 45 }));
+  const classes = gyms.map((g) => ({
+    id: id('class'),
+    provider_id: g.id,
+    category_id: category.id,
+    name: 'Bench Flow',
+    duration_minutes: 45,
+  }));
   const instance = (i: number) => ({
-    id: id('classInstance'), class_id: classes[i % classes.length].id,
-    date: addDays(today, DAY0 + (i % 60)), time: hhmm(6 * 60 + 15 * (i % 48)), capacity: 10_000,
+    id: id('classInstance'),
+    class_id: classes[i % classes.length].id,
+    date: addDays(today, DAY0 + (i % 60)),
+    time: hhmm(6 * 60 + 15 * (i % 48)),
+    capacity: 10_000,
   });
   const instances = Array.from({ length: INSTANCES }, (_, i) => instance(i));
   const countInstances = Array.from({ length: COUNT_UNITS }, (_, i) => instance(i));
   const pass = {
-    id: id('pass'), reseller_id: reseller.id, name: 'Bench Unlimited', price: 100, currency: 'EUR',
-    duration: 'ANNUALLY' as const, payment_model: 'PREPAID' as const,
+    id: id('pass'),
+    reseller_id: reseller.id,
+    name: 'Bench Unlimited',
+    price: 100,
+    currency: 'EUR',
+    duration: 'ANNUALLY' as const,
+    payment_model: 'PREPAID' as const,
     categories: [
       { type: 'GYM' as const, tiers: ['BENCH'], visits_allowed: null, credit_allocated: 0 },
       { type: 'SPA' as const, tiers: ['BENCH'], visits_allowed: null, credit_allocated: 1_000_000 },
@@ -118,9 +149,18 @@ export async function seedBookings(em: EntityManager, at: Date): Promise<Booking
   await importCatalog(em, catalog, { at });
   const spa = (p: { id: string }): Spa => ({ id: p.id, serviceId: services.find((s) => s.provider_id === p.id)!.id });
   return {
-    resellerId: reseller.id, currency: 'EUR', apiKey: key.secret, passId: pass.id, clients: [],
-    instances: instances.map((i) => i.id), spas: spas.slice(0, SPAS).map(spa), copaySpas: copaySpas.slice(0, SPAS).map(spa),
-    countInstances: countInstances.map((i) => i.id), countSpa: spa(spas[SPAS]), countCopaySpa: spa(copaySpas[SPAS]), today,
+    resellerId: reseller.id,
+    currency: 'EUR',
+    apiKey: key.secret,
+    passId: pass.id,
+    clients: [],
+    instances: instances.map((i) => i.id),
+    spas: spas.slice(0, SPAS).map(spa),
+    copaySpas: copaySpas.slice(0, SPAS).map(spa),
+    countInstances: countInstances.map((i) => i.id),
+    countSpa: spa(spas[SPAS]),
+    countCopaySpa: spa(copaySpas[SPAS]),
+    today,
   };
 }
 
@@ -133,7 +173,7 @@ export async function issueClients(base: string, seed: BookingsSeed): Promise<vo
       headers: { Authorization: `Bearer ${seed.apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ pass_id: seed.passId, first_name: 'Bench', last_name: `Client ${i}`, email: `bench+${i}@example.com` }),
     });
-    const body = await res.json() as { id: string; client_id: string };
+    const body = (await res.json()) as { id: string; client_id: string };
     if (res.status !== 201) throw new Error(`issuing a pass answered ${res.status} ${JSON.stringify(body)}`);
     clients[i] = { id: body.client_id, issuedPassId: body.id };
   });
@@ -143,7 +183,9 @@ export async function issueClients(base: string, seed: BookingsSeed): Promise<vo
 /** Runs task(0 … count-1), at most `width` at a time. */
 export async function inParallel(count: number, width: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, count) }, async () => {
-    while (next < count) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
 }

@@ -12,11 +12,26 @@ import { confirmation, countClass, countSession, countSpa, expectSuccess, type K
 // "full": the FILL-th to FILL+2-th booking of one instance / spa day after FILL-1 others, with a
 // key, then the next three without: the count must not grow with what is already booked.
 
-export interface Count { statements: number; exchanges: number; roundTrips: number; spread: number[]; sql: string[] }
-export interface KindCount { kind: Kind; key: boolean; first: Count; full?: Count }
+export interface Count {
+  statements: number;
+  exchanges: number;
+  roundTrips: number;
+  spread: number[];
+  sql: string[];
+}
+export interface KindCount {
+  kind: Kind;
+  key: boolean;
+  first: Count;
+  full?: Count;
+}
 
 /** Count units (class instances and spa days, seed.COUNT_UNITS of them) of one side. */
-export interface Units { warm: number; withKey: [number, number, number]; withoutKey: [number, number, number] }
+export interface Units {
+  warm: number;
+  withKey: [number, number, number];
+  withoutKey: [number, number, number];
+}
 export const OURS_UNITS: Units = { warm: 0, withKey: [1, 2, 3], withoutKey: [4, 5, 6] };
 export const BARE_UNITS: Units = { warm: 7, withKey: [8, 9, 10], withoutKey: [11, 12, 13] };
 
@@ -25,8 +40,10 @@ const newKey = () => `bench-count-${randomBytes(8).toString('hex')}`;
 /** Opens the co-pay session of booking j at count unit `unit` and returns its id (through our API, also for the bare handler). */
 export type SessionOpener = (unit: number, j: number) => Promise<string>;
 
-export const openCountSession = (base: string, seed: BookingsSeed): SessionOpener => async (unit, j) =>
-  (await expectSuccess('session', base, seed, countSession(seed, unit, j))).body.session_id;
+export const openCountSession =
+  (base: string, seed: BookingsSeed): SessionOpener =>
+  async (unit, j) =>
+    (await expectSuccess('session', base, seed, countSession(seed, unit, j))).body.session_id;
 
 /** Sessions for the first confirms of `units`, opened beforehand (the bare handler opens none itself). */
 export async function openSessionsAhead(open: SessionOpener, units: Units): Promise<SessionOpener> {
@@ -40,8 +57,18 @@ export async function openSessionsAhead(open: SessionOpener, units: Units): Prom
 }
 
 /** Sends the j-th booking of `kind` at count unit `unit`; `inWindow` wraps only the counted request. */
-async function book(base: string, seed: BookingsSeed, open: SessionOpener, kind: Kind, unit: number, j: number, key: boolean,
-  inWindow: (send: () => Promise<unknown>) => Promise<void> = async (send) => { await send(); }): Promise<void> {
+async function book(
+  base: string,
+  seed: BookingsSeed,
+  open: SessionOpener,
+  kind: Kind,
+  unit: number,
+  j: number,
+  key: boolean,
+  inWindow: (send: () => Promise<unknown>) => Promise<void> = async (send) => {
+    await send();
+  },
+): Promise<void> {
   const idempotencyKey = key ? newKey() : undefined;
   let sent: Sent;
   if (kind === 'confirm') {
@@ -53,7 +80,11 @@ async function book(base: string, seed: BookingsSeed, open: SessionOpener, kind:
   await inWindow(() => expectSuccess(kind, base, seed, sent, idempotencyKey));
 }
 
-interface Run { sql: string[]; exchanges: number; roundTrips: number }
+interface Run {
+  sql: string[];
+  exchanges: number;
+  roundTrips: number;
+}
 
 async function counted(proxy: StatementProxy, send: () => Promise<unknown>): Promise<Run> {
   await sleep(50); // let anything the previous request left running finish outside the window
@@ -61,7 +92,11 @@ async function counted(proxy: StatementProxy, send: () => Promise<unknown>): Pro
   const [exchangesBefore, roundTripsBefore] = [proxy.exchanges, proxy.roundTrips];
   await send();
   await sleep(50);
-  return { sql: proxy.statements.slice(from), exchanges: proxy.exchanges - exchangesBefore, roundTrips: proxy.roundTrips - roundTripsBefore };
+  return {
+    sql: proxy.statements.slice(from),
+    exchanges: proxy.exchanges - exchangesBefore,
+    roundTrips: proxy.roundTrips - roundTripsBefore,
+  };
 }
 
 function medianOf(runs: Run[]): Count {
@@ -76,8 +111,15 @@ function medianOf(runs: Run[]): Count {
  * filling one instance / spa day per request to fill-1 bookings (over HTTP, the three fills side
  * by side, a few requests at a time each; not counted).
  */
-export async function countStatements(base: string, proxy: StatementProxy, seed: BookingsSeed, open: SessionOpener, units: Units,
-  fill: number | undefined, progress: (m: string) => void): Promise<KindCount[]> {
+export async function countStatements(
+  base: string,
+  proxy: StatementProxy,
+  seed: BookingsSeed,
+  open: SessionOpener,
+  units: Units,
+  fill: number | undefined,
+  progress: (m: string) => void,
+): Promise<KindCount[]> {
   const kinds = ['class', 'spa', 'confirm'] as const;
   const out: KindCount[] = [];
   for (const kind of kinds) {
@@ -86,7 +128,9 @@ export async function countStatements(base: string, proxy: StatementProxy, seed:
       const fresh = key ? units.withKey : units.withoutKey;
       const runs: Run[] = [];
       for (const unit of fresh) {
-        await book(base, seed, open, kind, unit, 0, key, async (send) => { runs.push(await counted(proxy, send)); });
+        await book(base, seed, open, kind, unit, 0, key, async (send) => {
+          runs.push(await counted(proxy, send));
+        });
       }
       out.push({ kind, key, first: medianOf(runs) });
     }
@@ -95,23 +139,31 @@ export async function countStatements(base: string, proxy: StatementProxy, seed:
   // Fill the first keyed unit of each kind (its booking 0 was counted above) with bookings 1 … fill-2.
   const unit = units.withKey[0];
   progress(`  filling a class instance, a spa day and a co-pay spa day with ${fill - 2} more bookings each …`);
-  await Promise.all(kinds.map(async (kind) => {
-    if (kind === 'confirm') {
-      const sessions: string[] = new Array(fill - 2);
-      await inParallel(fill - 2, 4, async (i) => { sessions[i] = await open(unit, i + 1); });
-      await inParallel(fill - 2, 4, async (i) => { await expectSuccess('confirm', base, seed, confirmation(sessions[i])); });
-    } else {
-      await inParallel(fill - 2, 4, async (i) => {
-        await expectSuccess(kind, base, seed, kind === 'class' ? countClass(seed, unit, i + 1) : countSpa(seed, unit, i + 1));
-      });
-    }
-  }));
+  await Promise.all(
+    kinds.map(async (kind) => {
+      if (kind === 'confirm') {
+        const sessions: string[] = new Array(fill - 2);
+        await inParallel(fill - 2, 4, async (i) => {
+          sessions[i] = await open(unit, i + 1);
+        });
+        await inParallel(fill - 2, 4, async (i) => {
+          await expectSuccess('confirm', base, seed, confirmation(sessions[i]));
+        });
+      } else {
+        await inParallel(fill - 2, 4, async (i) => {
+          await expectSuccess(kind, base, seed, kind === 'class' ? countClass(seed, unit, i + 1) : countSpa(seed, unit, i + 1));
+        });
+      }
+    }),
+  );
   for (const kind of kinds) {
     for (const key of [true, false]) {
       const runs: Run[] = [];
       for (let r = 0; r < 3; r++) {
         const j = fill - 1 + (key ? r : 3 + r);
-        await book(base, seed, open, kind, unit, j, key, async (send) => { runs.push(await counted(proxy, send)); });
+        await book(base, seed, open, kind, unit, j, key, async (send) => {
+          runs.push(await counted(proxy, send));
+        });
       }
       out.find((c) => c.kind === kind && c.key === key)!.full = medianOf(runs);
     }

@@ -26,8 +26,15 @@ const PAGE = `with page as (
       order by page.id desc`;
 
 interface PassRow {
-  id: string; name: string; description: string; price: string; currency: string; duration: string;
-  payment_model: string; categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[]; created_at: Date;
+  id: string;
+  name: string;
+  description: string;
+  price: string;
+  currency: string;
+  duration: string;
+  payment_model: string;
+  categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[];
+  created_at: Date;
   provider_count: string;
 }
 
@@ -37,10 +44,22 @@ async function listPasses(limit: number) {
   return {
     object: 'list',
     data: page.map((p) => ({
-      object: 'pass', id: p.id, name: p.name, description: p.description, price: Number(p.price), currency: p.currency.trim(),
-      duration: p.duration, payment_model: p.payment_model,
-      categories: p.categories.map((c) => ({ type: c.type, tiers: [...c.tiers], visits_allowed: c.visits_allowed, credit_allocated: c.credit_allocated })),
-      provider_count: Number(p.provider_count), created: Math.floor(p.created_at.getTime() / 1000),
+      object: 'pass',
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      price: Number(p.price),
+      currency: p.currency.trim(),
+      duration: p.duration,
+      payment_model: p.payment_model,
+      categories: p.categories.map((c) => ({
+        type: c.type,
+        tiers: [...c.tiers],
+        visits_allowed: c.visits_allowed,
+        credit_allocated: c.credit_allocated,
+      })),
+      provider_count: Number(p.provider_count),
+      created: Math.floor(p.created_at.getTime() / 1000),
     })),
     has_more: rows.length > limit,
     url: '/v3/api/business/reseller/passes',
@@ -54,11 +73,16 @@ const send = (res: http.ServerResponse, status: number, body: unknown) => {
   res.end(text);
 };
 
-http.createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  if (req.method !== 'GET' || url.pathname !== '/passes') return send(res, 404, { error: 'not found' });
-  const secret = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  if (!secret || createHash('sha256').update(secret).digest('hex') !== keyHash) return send(res, 401, { error: 'invalid_api_key' });
-  const limit = Number(url.searchParams.get('limit') ?? 10);
-  listPasses(limit).then((body) => send(res, 200, body), (err: Error) => send(res, 500, { error: err.message }));
-}).listen(Number(process.env.PORT), '127.0.0.1');
+http
+  .createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' || url.pathname !== '/passes') return send(res, 404, { error: 'not found' });
+    const secret = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!secret || createHash('sha256').update(secret).digest('hex') !== keyHash) return send(res, 401, { error: 'invalid_api_key' });
+    const limit = Number(url.searchParams.get('limit') ?? 10);
+    listPasses(limit).then(
+      (body) => send(res, 200, body),
+      (err: Error) => send(res, 500, { error: err.message }),
+    );
+  })
+  .listen(Number(process.env.PORT), '127.0.0.1');

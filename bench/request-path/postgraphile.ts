@@ -18,7 +18,8 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }
 
 // Every other table of the schema gets the behaviour "nothing": the API is the pass list alone.
 const { rows: tables } = await pool.query<{ name: string }>(
-  `select tablename as name from pg_tables where schemaname = 'public' and tablename <> 'pass_package'`);
+  `select tablename as name from pg_tables where schemaname = 'public' and tablename <> 'pass_package'`,
+);
 const onlyPassPackages = jsonPgSmartTags({
   version: 1,
   config: { class: Object.fromEntries(tables.map((t) => [t.name, { tags: { behavior: ['-*'] } }])) },
@@ -27,7 +28,9 @@ const onlyPassPackages = jsonPgSmartTags({
 async function resellerOfKey(authorization: string | undefined): Promise<string> {
   const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (!secret) throw new Error('invalid_api_key');
-  const { rows: [row] } = await pool.query<{ reseller_id: string; status: string }>(
+  const {
+    rows: [row],
+  } = await pool.query<{ reseller_id: string; status: string }>(
     `select k.id as key_id, r.id as reseller_id, r.status, r.currency
        from api_key k join reseller r on r.id = k.reseller_id
       where k.secret_hash = $1 and k.revoked_at is null`,
@@ -39,7 +42,9 @@ async function resellerOfKey(authorization: string | undefined): Promise<string>
 
 declare global {
   namespace Grafast {
-    interface Context { benchResellerId?: string }
+    interface Context {
+      benchResellerId?: string;
+    }
   }
 }
 
@@ -50,12 +55,14 @@ const preset: GraphileConfig.Preset = {
   grafserv: { graphqlPath: '/graphql', graphiql: false, watch: false },
   grafast: {
     explain: false,
-    ...(withKeyLookup ? {
-      async context(requestContext) {
-        const resellerId = await resellerOfKey(requestContext.node?.req.headers.authorization);
-        return { benchResellerId: resellerId };
-      },
-    } : {}),
+    ...(withKeyLookup
+      ? {
+          async context(requestContext) {
+            const resellerId = await resellerOfKey(requestContext.node?.req.headers.authorization);
+            return { benchResellerId: resellerId };
+          },
+        }
+      : {}),
   },
 };
 

@@ -10,7 +10,12 @@ export { freePort };
 // The servers under load run as child processes, so the load generator never shares their event
 // loop. Every child is tracked here and stopped on exit, on an error and on Ctrl-C.
 
-export interface Target { name: string; port: number; child: ChildProcess; stderr: () => string }
+export interface Target {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+}
 
 const children = new Set<ChildProcess>();
 
@@ -24,20 +29,46 @@ export const productionSettings = { ACCESS_CODE_SIGNING_KEY: randomBytes(32).toS
  * A load from one key and one address is what the rate limits refuse (docs/operator-guide.md "Rate limits"): the
  * benches measure the service, so they lift them (the limiter still runs, in-process).
  */
-const liftedLimits = Object.fromEntries(['RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'RATE_LIMIT_FAILED_AUTH_PER_SECOND',
-  'RATE_LIMIT_FAILED_AUTH_BURST', 'RATE_LIMIT_REDEEM_PER_SECOND', 'RATE_LIMIT_REDEEM_BURST'].map((name) => [name, '100000000']));
+const liftedLimits = Object.fromEntries(
+  [
+    'RATE_LIMIT_PER_SECOND',
+    'RATE_LIMIT_BURST',
+    'RATE_LIMIT_FAILED_AUTH_PER_SECOND',
+    'RATE_LIMIT_FAILED_AUTH_BURST',
+    'RATE_LIMIT_REDEEM_PER_SECOND',
+    'RATE_LIMIT_REDEEM_BURST',
+  ].map((name) => [name, '100000000']),
+);
 
 /**
  * Our server exactly as deployed: `serve` with the Node flags `npm start` passes (one process: the
  * CPU read from /proc is the server's), its own process, logging off, no in-process outbox.
  */
-export const startOurServer = (name: string, databaseUrl: string, env: Record<string, string> = {}) => startServer(name, ourMain, ['serve'], {
-  ...productionSettings, ...liftedLimits, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', OUTBOX_IN_PROCESS: 'false', ...env,
-}, SERVER_NODE_FLAGS);
+export const startOurServer = (name: string, databaseUrl: string, env: Record<string, string> = {}) =>
+  startServer(
+    name,
+    ourMain,
+    ['serve'],
+    {
+      ...productionSettings,
+      ...liftedLimits,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      OUTBOX_IN_PROCESS: 'false',
+      ...env,
+    },
+    SERVER_NODE_FLAGS,
+  );
 const ourMain = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 /** Starts `node [...nodeFlags] <script> [...args]` with `env` on a free loopback port and waits until it accepts connections. */
-export async function startServer(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<Target> {
+export async function startServer(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<Target> {
   const port = await freePort();
   // An IPC channel lets our own target scripts notice when the bench dies without cleaning up.
   const child = spawn(process.execPath, [...nodeFlags, script, ...args], {
@@ -48,7 +79,9 @@ export async function startServer(name: string, script: string, args: string[], 
   children.add(child);
   child.once('exit', () => children.delete(child));
   let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => { stderr = (stderr + c.toString()).slice(-4000); });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-4000);
+  });
   const deadline = Date.now() + 60_000;
   while (!(await accepts(port))) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during start-up:\n${stderr}`);
@@ -76,11 +109,13 @@ export function killAllServersNow(): void {
   for (const child of children) child.kill('SIGKILL');
 }
 
-
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }

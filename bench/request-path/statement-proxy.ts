@@ -31,16 +31,21 @@ export async function startStatementProxy(upstream: { host: string; port: number
     sockets.add(client).add(db);
     for (const s of [client, db]) s.on('close', () => sockets.delete(s));
     let unanswered = 0;
-    const reader = frontendReader((sql) => statements.push(sql), () => {
-      exchanges++;
-      if (unanswered++ === 0) roundTrips++;
-    });
+    const reader = frontendReader(
+      (sql) => statements.push(sql),
+      () => {
+        exchanges++;
+        if (unanswered++ === 0) roundTrips++;
+      },
+    );
     client.on('data', (chunk: Buffer) => {
       reader(chunk);
       db.write(chunk);
     });
     // The ReadyForQuery that ends the start-up answers nothing the reader counted.
-    const answers = readyForQueryReader(() => { unanswered = Math.max(0, unanswered - 1); });
+    const answers = readyForQueryReader(() => {
+      unanswered = Math.max(0, unanswered - 1);
+    });
     db.on('data', (chunk: Buffer) => answers(chunk));
     db.pipe(client);
     client.on('error', () => db.destroy());
@@ -52,12 +57,17 @@ export async function startStatementProxy(upstream: { host: string; port: number
   return {
     port: (server.address() as net.AddressInfo).port,
     statements,
-    get exchanges() { return exchanges; },
-    get roundTrips() { return roundTrips; },
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    get exchanges() {
+      return exchanges;
+    },
+    get roundTrips() {
+      return roundTrips;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -19,7 +19,11 @@ export interface StatementCount {
   goal: number | null;
 }
 
-interface Probe { request: string; goal: number | null; send(base: string): Promise<boolean> }
+interface Probe {
+  request: string;
+  goal: number | null;
+  send(base: string): Promise<boolean>;
+}
 
 const V3 = '/v3/api/business/reseller';
 const PASSES = (first: number, fields = 'id name price') => `{ passes(first: ${first}) { edges { node { ${fields} } } } }`;
@@ -34,31 +38,64 @@ function probes(seed: BenchSeed): Probe[] {
   const auth = { Authorization: `Bearer ${seed.apiKey}` };
   const json = { ...auth, 'Content-Type': 'application/json' };
   const graphql = async (base: string, query: string, variables: object, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ query, variables }) });
-    const body = await res.json() as { data?: Record<string, unknown>; errors?: unknown[] };
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { ...json, ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
     return res.status === 200 && !body.errors ? body.data : undefined;
   };
   const rest = async (base: string, path: string, init: RequestInit = {}, status = 200) => {
-    const res = await fetch(`${base}${V3}${path}`, { ...init, headers: { ...json, ...(init.headers as Record<string, string> ?? {}) } });
+    const res = await fetch(`${base}${V3}${path}`, { ...init, headers: { ...json, ...((init.headers as Record<string, string>) ?? {}) } });
     await res.text();
     return res.status === status;
   };
   const edges = (data: Record<string, unknown> | undefined) => (data?.passes as { edges: unknown[] } | undefined)?.edges.length;
-  const issueRest = (passId: string) => (base: string) => rest(base, '/issued_passes', {
-    method: 'POST', headers: { 'Idempotency-Key': newKey() }, body: JSON.stringify({ pass_id: passId, ...client() }),
-  }, 201);
+  const issueRest = (passId: string) => (base: string) =>
+    rest(
+      base,
+      '/issued_passes',
+      {
+        method: 'POST',
+        headers: { 'Idempotency-Key': newKey() },
+        body: JSON.stringify({ pass_id: passId, ...client() }),
+      },
+      201,
+    );
   const issueGraphQL = (passId: string) => async (base: string) => {
     const c = client();
-    const data = await graphql(base, ISSUE, { input: { passId, firstName: c.first_name, lastName: c.last_name, email: c.email } }, { 'Idempotency-Key': newKey() });
+    const data = await graphql(
+      base,
+      ISSUE,
+      { input: { passId, firstName: c.first_name, lastName: c.last_name, email: c.email } },
+      { 'Idempotency-Key': newKey() },
+    );
     return (data?.issuePass as { __typename?: string } | undefined)?.__typename === 'IssuedPassPayload';
   };
   return [
-    { request: 'GraphQL `{ __typename }` (with the API key)', goal: 0, send: async (b) => (await graphql(b, '{ __typename }', {}))?.__typename === 'Query' },
+    {
+      request: 'GraphQL `{ __typename }` (with the API key)',
+      goal: 0,
+      send: async (b) => (await graphql(b, '{ __typename }', {}))?.__typename === 'Query',
+    },
     { request: 'GET /passes?limit=10', goal: 1, send: (b) => rest(b, '/passes?limit=10') },
     { request: 'GET /passes?limit=100 (20 rows)', goal: 1, send: (b) => rest(b, '/passes?limit=100') },
-    { request: 'GraphQL `passes(first: 10) { id name price }`', goal: 1, send: async (b) => edges(await graphql(b, PASSES(10), {})) === 10 },
-    { request: 'GraphQL `passes(first: 100) { id name price }` (20 rows)', goal: 1, send: async (b) => edges(await graphql(b, PASSES(100), {})) === 20 },
-    { request: 'GraphQL `passes(first: 100) { … providerCount }` (20 rows)', goal: null, send: async (b) => edges(await graphql(b, PASSES(100, 'id name price providerCount'), {})) === 20 },
+    {
+      request: 'GraphQL `passes(first: 10) { id name price }`',
+      goal: 1,
+      send: async (b) => edges(await graphql(b, PASSES(10), {})) === 10,
+    },
+    {
+      request: 'GraphQL `passes(first: 100) { id name price }` (20 rows)',
+      goal: 1,
+      send: async (b) => edges(await graphql(b, PASSES(100), {})) === 20,
+    },
+    {
+      request: 'GraphQL `passes(first: 100) { … providerCount }` (20 rows)',
+      goal: null,
+      send: async (b) => edges(await graphql(b, PASSES(100, 'id name price providerCount'), {})) === 20,
+    },
     { request: 'POST /issued_passes, PAYG (Idempotency-Key)', goal: 10, send: issueRest(seed.paygPassId) },
     { request: 'POST /issued_passes, PREPAID + spa credits (Idempotency-Key)', goal: 10, send: issueRest(seed.prepaidPassId) },
     { request: 'GraphQL `issuePass`, PAYG (Idempotency-Key)', goal: 10, send: issueGraphQL(seed.paygPassId) },
@@ -81,7 +118,10 @@ export async function countStatements(base: string, proxy: StatementProxy, seed:
     const median = sorted[1];
     const lengths = runs.map((r) => r.length);
     counts.push({
-      request: probe.request, statements: median.length, goal: probe.goal, sql: median,
+      request: probe.request,
+      statements: median.length,
+      goal: probe.goal,
+      sql: median,
       spread: new Set(lengths).size > 1 ? lengths : [],
     });
   }

@@ -33,7 +33,9 @@ export const missingServerFlags = (execArgv: readonly string[] = process.execArg
  */
 export function relaunchWithServerFlags(): Promise<number> {
   const child = spawn(process.execPath, [...missingServerFlags(), ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
-  const pass = (signal: NodeJS.Signals) => () => { child.kill(signal); };
+  const pass = (signal: NodeJS.Signals) => () => {
+    child.kill(signal);
+  };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, pass(signal));
   return new Promise((resolve, reject) => {
     child.once('error', reject);

@@ -10,7 +10,14 @@ import { importCatalog } from '../modules/catalog/catalog.import.ts';
 import { progressReporter } from '../modules/catalog/catalog.progress.ts';
 import { CatalogRejected } from '../modules/catalog/catalog.validate.ts';
 import {
-  createApiKey, createReseller, fundReseller, listApiKeys, listResellers, revokeApiKey, setResellerRateLimit, setResellerStatus,
+  createApiKey,
+  createReseller,
+  fundReseller,
+  listApiKeys,
+  listResellers,
+  revokeApiKey,
+  setResellerRateLimit,
+  setResellerStatus,
 } from '../modules/resellers/resellers.service.ts';
 import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
 import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
@@ -33,14 +40,16 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
     const em = db.orm.em.fork();
     const now = systemClock.now();
     switch (command.name) {
-      case 'migrate': return 0;
+      case 'migrate':
+        return 0;
       case 'seed': {
         const seeded = await seedDemo(em, now);
         if (!seeded) throw new CommandFailed('the database already holds resellers; demo data is only seeded on an empty database');
         print(command.json ? seeded : describeSeed(seeded, config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`), command.json);
         return 0;
       }
-      case 'resellers list': return print(await listResellers(em));
+      case 'resellers list':
+        return print(await listResellers(em));
       case 'resellers create': {
         const r = await createReseller(em, { name: command.resellerName, currency: command.currency }, now);
         return print({ id: r.id, name: r.name, currency: r.currency });
@@ -57,7 +66,8 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         const r = await setResellerRateLimit(em, command.resellerId, command.limit);
         return print({ id: r.id, rate_limit_per_second: r.rateLimitPerSecond, rate_limit_burst: r.rateLimitBurst });
       }
-      case 'keys list': return print(await listApiKeys(em, command.resellerId));
+      case 'keys list':
+        return print(await listApiKeys(em, command.resellerId));
       case 'keys create': {
         const key = await createApiKey(em, command.resellerId, now, command.label);
         return print({ id: key.id, api_key: key.secret, note: 'shown once; store it now' });
@@ -66,7 +76,8 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         await revokeApiKey(em, command.keyId, now);
         return print({ id: command.keyId, revoked: true });
       }
-      case 'providers keys list': return print(await listProviderKeys(em, command.providerId));
+      case 'providers keys list':
+        return print(await listProviderKeys(em, command.providerId));
       case 'providers keys create': {
         const key = await createProviderKey(em, command.providerId, now, command.label);
         return print({ id: key.id, provider_id: command.providerId, api_key: key.secret, note: 'shown once; store it now' });
@@ -75,12 +86,14 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
         await revokeProviderKey(em, command.keyId, now);
         return print({ id: command.keyId, revoked: true });
       }
-      case 'sessions expire': return print({ expired: await expireBookingSessions(em, { clock: systemClock, config, log }) });
+      case 'sessions expire':
+        return print({ expired: await expireBookingSessions(em, { clock: systemClock, config, log }) });
       case 'access-codes expire': {
         const { expired, visitsRestored, sessionsExpired } = await expireAccessCodes(em, { clock: systemClock });
         return print({ expired, visits_restored: visitsRestored, sessions_expired: sessionsExpired });
       }
-      case 'catalog import': return runCatalogImport(em, catalog);
+      case 'catalog import':
+        return runCatalogImport(em, catalog);
     }
   });
 }

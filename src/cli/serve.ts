@@ -40,7 +40,13 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
     if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
     else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
     if (config.OUTBOX_IN_PROCESS) {
-      jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, handlers: outboxHandlers(config, log), sweeps: moduleSweeps(config, log) });
+      jobs = startBackgroundJobs(db.orm, {
+        config,
+        clock: systemClock,
+        log,
+        handlers: outboxHandlers(config, log),
+        sweeps: moduleSweeps(config, log),
+      });
     }
   } catch (err) {
     await db.close();
@@ -62,34 +68,66 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
 /** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */
 export async function worker(config: Config, log: Logger): Promise<number> {
   const db = await openDatabase(config, log, 'client');
-  const jobs = startBackgroundJobs(db.orm, { config, clock: systemClock, log, handlers: outboxHandlers(config, log), sweeps: moduleSweeps(config, log) });
+  const jobs = startBackgroundJobs(db.orm, {
+    config,
+    clock: systemClock,
+    log,
+    handlers: outboxHandlers(config, log),
+    sweeps: moduleSweeps(config, log),
+  });
   // Before the line that says it started: whoever waits for that line may stop it at once (the
   // line reaches them from a write thread while this one may not have run on yet).
   onStopSignal(log, async () => {
     await jobs.stop();
     await db.close();
   });
-  log.info({ database: db.embedded ? 'embedded' : 'DATABASE_URL', outbox_poll_ms: config.OUTBOX_POLL_MS, idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS }, 'worker started');
+  log.info(
+    {
+      database: db.embedded ? 'embedded' : 'DATABASE_URL',
+      outbox_poll_ms: config.OUTBOX_POLL_MS,
+      idempotency_sweep_ms: config.IDEMPOTENCY_SWEEP_MS,
+    },
+    'worker started',
+  );
   return new Promise<number>(() => undefined);
 }
 
 /** The outbox topics delivered wherever background jobs run: mail (docs/partner-guide.md "E-mail") and events, fanned out to webhook endpoints (docs/partner-guide.md "Webhooks"). */
 export function outboxHandlers(config: Config, log: Logger): Record<string, OutboxHandler> {
-  return { [MAIL_TOPIC]: mailHandler({ config, clock: systemClock, log }), [WEBHOOK_EVENT_TOPIC]: webhookFanOut({ clock: systemClock, config, log }) };
+  return {
+    [MAIL_TOPIC]: mailHandler({ config, clock: systemClock, log }),
+    [WEBHOOK_EVENT_TOPIC]: webhookFanOut({ clock: systemClock, config, log }),
+  };
 }
 
 /** The modules' periodic jobs, run beside the outbox wherever background jobs run. */
 export function moduleSweeps(config: Config, log: Logger): Sweep[] {
   const webhooks = webhookDeliveryLoop({ clock: systemClock, config, log });
   return [
-    { name: 'booking sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireBookingSessions(orm.em.fork(), { clock: systemClock, config, log }) },
+    {
+      name: 'booking sessions',
+      everyMs: config.SESSION_SWEEP_MS,
+      run: (orm) => expireBookingSessions(orm.em.fork(), { clock: systemClock, config, log }),
+    },
     // Access codes past their day give their visit back (docs/partner-guide.md "Access codes"), on the sessions' interval.
-    { name: 'access codes', everyMs: config.SESSION_SWEEP_MS, run: async (orm) => {
-      const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
-      return swept.expired + swept.sessionsExpired;
-    } },
-    { name: 'issued passes', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireIssuedPasses(orm.em.fork(), { clock: systemClock, config, log }) },
-    { name: 'hosted sessions', everyMs: config.SESSION_SWEEP_MS, run: (orm) => expireHostedSessions(orm.em.fork(), { clock: systemClock, config, log }) },
+    {
+      name: 'access codes',
+      everyMs: config.SESSION_SWEEP_MS,
+      run: async (orm) => {
+        const swept = await expireAccessCodes(orm.em.fork(), { clock: systemClock });
+        return swept.expired + swept.sessionsExpired;
+      },
+    },
+    {
+      name: 'issued passes',
+      everyMs: config.SESSION_SWEEP_MS,
+      run: (orm) => expireIssuedPasses(orm.em.fork(), { clock: systemClock, config, log }),
+    },
+    {
+      name: 'hosted sessions',
+      everyMs: config.SESSION_SWEEP_MS,
+      run: (orm) => expireHostedSessions(orm.em.fork(), { clock: systemClock, config, log }),
+    },
     // Polled at least 4 times a second: an event's first attempt goes out within 2 s of its fan-out's poll.
     { name: 'webhook deliveries', everyMs: Math.min(config.OUTBOX_POLL_MS, 250), run: webhooks.run, stop: webhooks.stop },
   ];
@@ -103,10 +141,13 @@ function onStopSignal(log: Logger, stop: () => Promise<void>): void {
     log.info({ signal }, 'shutting down');
     // The log writes asynchronously: exit once what it holds is written, or the last lines are lost.
     const exit = (code: number) => log.flush(() => process.exit(code));
-    stop().then(() => exit(0), (err: unknown) => {
-      log.error({ err }, 'shutdown failed');
-      exit(1);
-    });
+    stop().then(
+      () => exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
@@ -165,11 +206,12 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
     const server = buildServer({ orm, config, clock: systemClock, log });
     port = await listen(server, config);
     let stopped: Promise<void> | undefined;
-    stop = () => (stopped ??= (async () => {
-      server.closeIdleConnections();
-      await new Promise((r) => server.close(r));
-      await orm.close();
-    })());
+    stop = () =>
+      (stopped ??= (async () => {
+        server.closeIdleConnections();
+        await new Promise((r) => server.close(r));
+        await orm.close();
+      })());
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     process.exit(1);
@@ -189,21 +231,30 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
 async function forkHttpWorkers(db: Database, log: Logger, count: number) {
   let stopping = false;
   const fork = () => cluster.fork({ DATABASE_URL: db.url });
-  const ready = (w: Worker) => new Promise<number>((resolve, reject) => {
-    w.on('message', (m: WorkerMessage) => {
-      if (m.type === 'ready') resolve(m.port);
-      else reject(new StartupFailed(m.message));
+  const ready = (w: Worker) =>
+    new Promise<number>((resolve, reject) => {
+      w.on('message', (m: WorkerMessage) => {
+        if (m.type === 'ready') resolve(m.port);
+        else reject(new StartupFailed(m.message));
+      });
+      w.once('exit', (code, signal) => reject(new StartupFailed(`an HTTP worker exited during start-up (${signal ?? `code ${code}`})`)));
     });
-    w.once('exit', (code, signal) => reject(new StartupFailed(`an HTTP worker exited during start-up (${signal ?? `code ${code}`})`)));
-  });
   const stop = async () => {
     stopping = true;
     const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
-    await Promise.all(live.map((w) => new Promise<void>((resolve) => {
-      const kill = setTimeout(() => w.process.kill('SIGKILL'), 10_000);
-      w.once('exit', () => { clearTimeout(kill); resolve(); });
-      w.process.kill('SIGTERM');
-    })));
+    await Promise.all(
+      live.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            const kill = setTimeout(() => w.process.kill('SIGKILL'), 10_000);
+            w.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
   };
   let port: number;
   try {

@@ -75,8 +75,12 @@ export function parseCommand(argv: string[]): Command {
       if (!/^\d+$/.test(workers) || Number(workers) < 1 || Number(workers) > 256) throw usage('serve [--workers N] (N from 1 to 256)');
       return { name: 'serve', workers: Number(workers) };
     }
-    case 'worker': parseArgs(rest, {}, 0, 'worker'); return { name: 'worker' };
-    case 'migrate': parseArgs(rest, {}, 0, 'migrate'); return { name: 'migrate' };
+    case 'worker':
+      parseArgs(rest, {}, 0, 'worker');
+      return { name: 'worker' };
+    case 'migrate':
+      parseArgs(rest, {}, 0, 'migrate');
+      return { name: 'migrate' };
     case 'sessions': {
       if (rest[0] !== 'expire') throw usage('sessions expire');
       parseArgs(rest.slice(1), {}, 0, 'sessions expire');
@@ -87,28 +91,36 @@ export function parseCommand(argv: string[]): Command {
       parseArgs(rest.slice(1), {}, 0, 'access-codes expire');
       return { name: 'access-codes expire' };
     }
-    case 'print-schema': parseArgs(rest, {}, 0, 'print-schema'); return { name: 'print-schema' };
+    case 'print-schema':
+      parseArgs(rest, {}, 0, 'print-schema');
+      return { name: 'print-schema' };
     case 'seed': {
       const { flags } = parseArgs(rest, { '--demo': false, '--json': false }, 0, 'seed --demo [--json]');
       if (flags['--demo'] === undefined) throw usage('seed --demo [--json]');
       return { name: 'seed', json: flags['--json'] !== undefined };
     }
-    case 'resellers': return parseResellers(rest);
-    case 'keys': return parseKeys(rest);
-    case 'providers': return parseProviders(rest);
+    case 'resellers':
+      return parseResellers(rest);
+    case 'keys':
+      return parseKeys(rest);
+    case 'providers':
+      return parseProviders(rest);
     case 'catalog': {
       const [action, ...args] = rest;
       if (action !== 'import') throw usage('catalog import FILE');
       const { positional } = parseArgs(args, {}, 1, 'catalog import FILE');
       return { name: 'catalog import', file: positional[0] };
     }
-    default: throw new UsageError(USAGE);
+    default:
+      throw new UsageError(USAGE);
   }
 }
 
 function parseResellers([action, ...args]: string[]): Command {
   switch (action) {
-    case 'list': parseArgs(args, {}, 0, 'resellers list'); return { name: 'resellers list' };
+    case 'list':
+      parseArgs(args, {}, 0, 'resellers list');
+      return { name: 'resellers list' };
     case 'create': {
       const line = 'resellers create --name N --currency CUR (an ISO 4217 code such as EUR)';
       const { flags } = parseArgs(args, { '--name': true, '--currency': true }, 0, line);
@@ -124,47 +136,61 @@ function parseResellers([action, ...args]: string[]): Command {
     }
     case 'fund': {
       const line = 'resellers fund RESELLER_ID AMOUNT (a positive integer of minor units)';
-      const { positional: [resellerId, amount] } = parseArgs(args, {}, 2, line);
+      const {
+        positional: [resellerId, amount],
+      } = parseArgs(args, {}, 2, line);
       if (!/^\d+$/.test(amount) || Number(amount) <= 0 || !Number.isSafeInteger(Number(amount))) throw usage(line);
       return { name: 'resellers fund', resellerId, amount: Number(amount) };
     }
     case 'limits': {
       const line = 'resellers limits RESELLER_ID --per-second N --burst M (positive integers, M ≥ N) | --default';
-      const { positional: [resellerId], flags } = parseArgs(args, { '--per-second': true, '--burst': true, '--default': false }, 1, line);
+      const {
+        positional: [resellerId],
+        flags,
+      } = parseArgs(args, { '--per-second': true, '--burst': true, '--default': false }, 1, line);
       if (flags['--default'] !== undefined) {
         if (flags['--per-second'] !== undefined || flags['--burst'] !== undefined) throw usage(line);
         return { name: 'resellers limits', resellerId, limit: null };
       }
-      const [perSecond, burst] = [flags['--per-second'], flags['--burst']].map((v) => (v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : 0));
+      const [perSecond, burst] = [flags['--per-second'], flags['--burst']].map((v) =>
+        v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : 0,
+      );
       if (perSecond <= 0 || burst < perSecond) throw usage(line);
       return { name: 'resellers limits', resellerId, limit: { perSecond, burst } };
     }
-    default: throw usage('resellers list|create|disable|enable|fund|limits');
+    default:
+      throw usage('resellers list|create|disable|enable|fund|limits');
   }
 }
 
 function parseKeys([action, ...args]: string[]): Command {
   switch (action) {
-    case 'list': return { name: 'keys list', resellerId: parseArgs(args, {}, 1, 'keys list RESELLER_ID').positional[0] };
+    case 'list':
+      return { name: 'keys list', resellerId: parseArgs(args, {}, 1, 'keys list RESELLER_ID').positional[0] };
     case 'create': {
       const { positional, flags } = parseArgs(args, { '--label': true }, 1, 'keys create RESELLER_ID [--label L]');
       return { name: 'keys create', resellerId: positional[0], label: flags['--label'] };
     }
-    case 'revoke': return { name: 'keys revoke', keyId: parseArgs(args, {}, 1, 'keys revoke KEY_ID').positional[0] };
-    default: throw usage('keys list|create|revoke');
+    case 'revoke':
+      return { name: 'keys revoke', keyId: parseArgs(args, {}, 1, 'keys revoke KEY_ID').positional[0] };
+    default:
+      throw usage('keys list|create|revoke');
   }
 }
 
 function parseProviders([what, action, ...args]: string[]): Command {
   if (what !== 'keys') throw usage('providers keys list|create|revoke');
   switch (action) {
-    case 'list': return { name: 'providers keys list', providerId: parseArgs(args, {}, 1, 'providers keys list PROVIDER_ID').positional[0] };
+    case 'list':
+      return { name: 'providers keys list', providerId: parseArgs(args, {}, 1, 'providers keys list PROVIDER_ID').positional[0] };
     case 'create': {
       const { positional, flags } = parseArgs(args, { '--label': true }, 1, 'providers keys create PROVIDER_ID [--label L]');
       return { name: 'providers keys create', providerId: positional[0], label: flags['--label'] };
     }
-    case 'revoke': return { name: 'providers keys revoke', keyId: parseArgs(args, {}, 1, 'providers keys revoke KEY_ID').positional[0] };
-    default: throw usage('providers keys list|create|revoke');
+    case 'revoke':
+      return { name: 'providers keys revoke', keyId: parseArgs(args, {}, 1, 'providers keys revoke KEY_ID').positional[0] };
+    default:
+      throw usage('providers keys list|create|revoke');
   }
 }
 

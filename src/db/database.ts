@@ -6,7 +6,12 @@ import { removeInstanceFile, runningInstance, writeInstanceFile } from './instan
 import { openOrm, type Orm } from './orm.ts';
 import { checkEngineVersions } from './engine/index.ts';
 
-export interface Database { orm: Orm; url: string; embedded: boolean; close(): Promise<void> }
+export interface Database {
+  orm: Orm;
+  url: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
 
 /**
  * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. `serve` (role 'instance')

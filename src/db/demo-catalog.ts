@@ -10,27 +10,74 @@ import type { Catalog, ClassRecord, CopayOptionRecord, ProviderRecord, SpaServic
 // classes at the first city's BRONZE and SILVER gyms (covered by both demo passes) have one spot
 // left, so the class_full path of README "First hour" is there for every demo reseller.
 
-export interface DemoCity { name: string; country: string; timezone: string; lat: number; lon: number }
+export interface DemoCity {
+  name: string;
+  country: string;
+  timezone: string;
+  lat: number;
+  lon: number;
+}
 
-interface Area { name: string; lat: number; lon: number; streets: string[]; postcode: string }
-interface CitySpec extends DemoCity { areas: Area[]; address(rand: Rand, area: Area): string }
+interface Area {
+  name: string;
+  lat: number;
+  lon: number;
+  streets: string[];
+  postcode: string;
+}
+interface CitySpec extends DemoCity {
+  areas: Area[];
+  address(rand: Rand, area: Area): string;
+}
 
 const cities: CitySpec[] = [
   {
-    name: 'Berlin', country: 'DE', timezone: 'Europe/Berlin', lat: 52.52, lon: 13.405,
+    name: 'Berlin',
+    country: 'DE',
+    timezone: 'Europe/Berlin',
+    lat: 52.52,
+    lon: 13.405,
     areas: [
       { name: 'Mitte', lat: 52.5206, lon: 13.4094, streets: ['Torstraße', 'Friedrichstraße', 'Rosenthaler Straße'], postcode: '10119' },
-      { name: 'Prenzlauer Berg', lat: 52.5388, lon: 13.4244, streets: ['Kastanienallee', 'Schönhauser Allee', 'Danziger Straße'], postcode: '10435' },
-      { name: 'Kreuzberg', lat: 52.4986, lon: 13.4033, streets: ['Oranienstraße', 'Bergmannstraße', 'Skalitzer Straße'], postcode: '10999' },
-      { name: 'Friedrichshain', lat: 52.5155, lon: 13.454, streets: ['Warschauer Straße', 'Boxhagener Straße', 'Frankfurter Allee'], postcode: '10245' },
-      { name: 'Charlottenburg', lat: 52.5167, lon: 13.3041, streets: ['Kurfürstendamm', 'Kantstraße', 'Wilmersdorfer Straße'], postcode: '10627' },
+      {
+        name: 'Prenzlauer Berg',
+        lat: 52.5388,
+        lon: 13.4244,
+        streets: ['Kastanienallee', 'Schönhauser Allee', 'Danziger Straße'],
+        postcode: '10435',
+      },
+      {
+        name: 'Kreuzberg',
+        lat: 52.4986,
+        lon: 13.4033,
+        streets: ['Oranienstraße', 'Bergmannstraße', 'Skalitzer Straße'],
+        postcode: '10999',
+      },
+      {
+        name: 'Friedrichshain',
+        lat: 52.5155,
+        lon: 13.454,
+        streets: ['Warschauer Straße', 'Boxhagener Straße', 'Frankfurter Allee'],
+        postcode: '10245',
+      },
+      {
+        name: 'Charlottenburg',
+        lat: 52.5167,
+        lon: 13.3041,
+        streets: ['Kurfürstendamm', 'Kantstraße', 'Wilmersdorfer Straße'],
+        postcode: '10627',
+      },
       { name: 'Schöneberg', lat: 52.4833, lon: 13.35, streets: ['Hauptstraße', 'Goltzstraße', 'Akazienstraße'], postcode: '10827' },
       { name: 'Neukölln', lat: 52.4811, lon: 13.4353, streets: ['Karl-Marx-Straße', 'Sonnenallee', 'Weserstraße'], postcode: '12043' },
     ],
     address: (rand, area) => `${rand.pick(area.streets)} ${rand.int(1, 180)}, ${area.postcode} Berlin`,
   },
   {
-    name: 'New York', country: 'US', timezone: 'America/New_York', lat: 40.7549, lon: -73.984,
+    name: 'New York',
+    country: 'US',
+    timezone: 'America/New_York',
+    lat: 40.7549,
+    lon: -73.984,
     areas: [
       { name: 'Midtown', lat: 40.7549, lon: -73.984, streets: ['W 54th St', '8th Ave', 'Madison Ave'], postcode: '10019' },
       { name: 'Upper West Side', lat: 40.787, lon: -73.9754, streets: ['Amsterdam Ave', 'Columbus Ave', 'W 72nd St'], postcode: '10023' },
@@ -39,18 +86,35 @@ const cities: CitySpec[] = [
       { name: 'SoHo', lat: 40.7233, lon: -74.003, streets: ['Spring St', 'Broadway', 'Prince St'], postcode: '10012' },
       { name: 'Financial District', lat: 40.7075, lon: -74.0113, streets: ['Broad St', 'Water St', 'John St'], postcode: '10004' },
       { name: 'Williamsburg', lat: 40.7081, lon: -73.9571, streets: ['Bedford Ave', 'N 6th St', 'Grand St'], postcode: '11211' },
-      { name: 'Harlem', lat: 40.8116, lon: -73.9465, streets: ['Malcolm X Blvd', 'W 125th St', 'Frederick Douglass Blvd'], postcode: '10027' },
+      {
+        name: 'Harlem',
+        lat: 40.8116,
+        lon: -73.9465,
+        streets: ['Malcolm X Blvd', 'W 125th St', 'Frederick Douglass Blvd'],
+        postcode: '10027',
+      },
     ],
-    address: (rand, area) => `${rand.int(10, 980)} ${rand.pick(area.streets)}, ${area.name === 'Williamsburg' ? 'Brooklyn' : 'New York'}, NY ${area.postcode}`,
+    address: (rand, area) =>
+      `${rand.int(10, 980)} ${rand.pick(area.streets)}, ${area.name === 'Williamsburg' ? 'Brooklyn' : 'New York'}, NY ${area.postcode}`,
   },
   {
-    name: 'Tokyo', country: 'JP', timezone: 'Asia/Tokyo', lat: 35.658, lon: 139.7016,
+    name: 'Tokyo',
+    country: 'JP',
+    timezone: 'Asia/Tokyo',
+    lat: 35.658,
+    lon: 139.7016,
     areas: [
       { name: 'Shibuya', lat: 35.658, lon: 139.7016, streets: ['Dogenzaka', 'Jingumae', 'Udagawacho'], postcode: 'Shibuya-ku' },
       { name: 'Shinjuku', lat: 35.6938, lon: 139.7034, streets: ['Nishi-Shinjuku', 'Kabukicho', 'Shinjuku'], postcode: 'Shinjuku-ku' },
       { name: 'Roppongi', lat: 35.6628, lon: 139.7314, streets: ['Roppongi', 'Akasaka', 'Azabudai'], postcode: 'Minato-ku' },
       { name: 'Ginza', lat: 35.6717, lon: 139.765, streets: ['Ginza', 'Tsukiji', 'Yurakucho'], postcode: 'Chuo-ku' },
-      { name: 'Ikebukuro', lat: 35.7295, lon: 139.7109, streets: ['Higashi-Ikebukuro', 'Nishi-Ikebukuro', 'Minami-Ikebukuro'], postcode: 'Toshima-ku' },
+      {
+        name: 'Ikebukuro',
+        lat: 35.7295,
+        lon: 139.7109,
+        streets: ['Higashi-Ikebukuro', 'Nishi-Ikebukuro', 'Minami-Ikebukuro'],
+        postcode: 'Toshima-ku',
+      },
       { name: 'Ebisu', lat: 35.6467, lon: 139.7101, streets: ['Ebisu-Minami', 'Ebisu-Nishi', 'Hiroo'], postcode: 'Shibuya-ku' },
       { name: 'Nakameguro', lat: 35.644, lon: 139.699, streets: ['Kamimeguro', 'Aobadai', 'Nakacho'], postcode: 'Meguro-ku' },
     ],
@@ -65,7 +129,9 @@ type Tier = (typeof TIERS)[number];
 /** mulberry32: tiny, fast and good enough for demo data. */
 class Rand {
   private state: number;
-  constructor(seed: number) { this.state = seed >>> 0; }
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
   next(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let t = this.state;
@@ -73,16 +139,56 @@ class Rand {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
-  int(min: number, max: number): number { return min + Math.floor(this.next() * (max - min + 1)); }
-  pick<T>(items: readonly T[]): T { return items[Math.floor(this.next() * items.length)]; }
-  chance(p: number): boolean { return this.next() < p; }
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
   /** Roughly normal (sum of uniforms), for clustering around an area's centre. */
-  spread(): number { return (this.next() + this.next() + this.next() - 1.5) / 1.5; }
+  spread(): number {
+    return (this.next() + this.next() + this.next() - 1.5) / 1.5;
+  }
 }
 
-const gymWords = ['Iron', 'Pulse', 'Core', 'Summit', 'Urban', 'Peak', 'Forge', 'Atlas', 'Vita', 'Momentum', 'Kinetic', 'Apex', 'Titan', 'Elevate', 'Grit', 'Motion'];
+const gymWords = [
+  'Iron',
+  'Pulse',
+  'Core',
+  'Summit',
+  'Urban',
+  'Peak',
+  'Forge',
+  'Atlas',
+  'Vita',
+  'Momentum',
+  'Kinetic',
+  'Apex',
+  'Titan',
+  'Elevate',
+  'Grit',
+  'Motion',
+];
 const gymKinds = ['Fitness', 'Athletic Club', 'Gym', 'Strength Lab', 'Training Studio', 'Performance', 'Fitness Club'];
-const spaWords = ['Lotus', 'Serenity', 'Thermae', 'Aqua', 'Zen', 'Blossom', 'Cedar', 'Hammam', 'Tranquil', 'Oasis', 'Jade', 'Lumen', 'Salt & Stone', 'Yuzu'];
+const spaWords = [
+  'Lotus',
+  'Serenity',
+  'Thermae',
+  'Aqua',
+  'Zen',
+  'Blossom',
+  'Cedar',
+  'Hammam',
+  'Tranquil',
+  'Oasis',
+  'Jade',
+  'Lumen',
+  'Salt & Stone',
+  'Yuzu',
+];
 const spaKinds = ['Day Spa', 'Spa', 'Wellness', 'Bathhouse', 'Spa & Sauna', 'Retreat'];
 
 const tierNotes: Record<Tier, string> = {
@@ -93,30 +199,75 @@ const tierNotes: Record<Tier, string> = {
 };
 
 const services: { name: string; minutes: number }[] = [
-  { name: 'Swedish Massage', minutes: 60 }, { name: 'Deep Tissue Massage', minutes: 90 }, { name: 'Hot Stone Massage', minutes: 75 },
-  { name: 'Signature Facial', minutes: 45 }, { name: 'Aromatherapy Massage', minutes: 60 }, { name: 'Sauna & Steam Session', minutes: 120 },
-  { name: 'Body Scrub', minutes: 45 }, { name: 'Reflexology', minutes: 30 }, { name: 'Shiatsu', minutes: 60 }, { name: 'Hammam Ritual', minutes: 90 },
+  { name: 'Swedish Massage', minutes: 60 },
+  { name: 'Deep Tissue Massage', minutes: 90 },
+  { name: 'Hot Stone Massage', minutes: 75 },
+  { name: 'Signature Facial', minutes: 45 },
+  { name: 'Aromatherapy Massage', minutes: 60 },
+  { name: 'Sauna & Steam Session', minutes: 120 },
+  { name: 'Body Scrub', minutes: 45 },
+  { name: 'Reflexology', minutes: 30 },
+  { name: 'Shiatsu', minutes: 60 },
+  { name: 'Hammam Ritual', minutes: 90 },
 ];
 const creditsPerMinute: Record<Tier, number> = { BRONZE: 0.7, SILVER: 0.9, GOLD: 1.15, PLATINUM: 1.5 };
 
-export const demoClassCategories: { name: string; description: string; capacity: [number, number]; minutes: number[]; classes: string[] }[] = [
-  { name: 'Yoga', description: 'Breath-led movement, from gentle to strong.', capacity: [12, 25], minutes: [60, 75], classes: ['Vinyasa Flow', 'Yin Yoga', 'Power Yoga', 'Sunrise Yoga'] },
-  { name: 'Pilates', description: 'Core strength and control, on the mat or the reformer.', capacity: [6, 10], minutes: [45, 50], classes: ['Reformer Pilates', 'Mat Pilates'] },
-  { name: 'HIIT', description: 'Short, hard intervals for conditioning.', capacity: [15, 25], minutes: [30, 45], classes: ['HIIT 45', 'Tabata Burn', 'Metcon'] },
-  { name: 'Spin', description: 'Indoor cycling to the beat.', capacity: [20, 30], minutes: [45], classes: ['Rhythm Ride', 'Endurance Spin'] },
+export const demoClassCategories: {
+  name: string;
+  description: string;
+  capacity: [number, number];
+  minutes: number[];
+  classes: string[];
+}[] = [
+  {
+    name: 'Yoga',
+    description: 'Breath-led movement, from gentle to strong.',
+    capacity: [12, 25],
+    minutes: [60, 75],
+    classes: ['Vinyasa Flow', 'Yin Yoga', 'Power Yoga', 'Sunrise Yoga'],
+  },
+  {
+    name: 'Pilates',
+    description: 'Core strength and control, on the mat or the reformer.',
+    capacity: [6, 10],
+    minutes: [45, 50],
+    classes: ['Reformer Pilates', 'Mat Pilates'],
+  },
+  {
+    name: 'HIIT',
+    description: 'Short, hard intervals for conditioning.',
+    capacity: [15, 25],
+    minutes: [30, 45],
+    classes: ['HIIT 45', 'Tabata Burn', 'Metcon'],
+  },
+  {
+    name: 'Spin',
+    description: 'Indoor cycling to the beat.',
+    capacity: [20, 30],
+    minutes: [45],
+    classes: ['Rhythm Ride', 'Endurance Spin'],
+  },
   { name: 'Boxing', description: 'Pads, bags and footwork.', capacity: [8, 12], minutes: [60], classes: ['Boxing Fundamentals', 'Boxfit'] },
   { name: 'Barre', description: 'Ballet-inspired strength and posture.', capacity: [10, 18], minutes: [50], classes: ['Barre Sculpt'] },
-  { name: 'Strength', description: 'Barbells and kettlebells, coached.', capacity: [8, 16], minutes: [60], classes: ['Barbell Club', 'Kettlebell Strength'] },
+  {
+    name: 'Strength',
+    description: 'Barbells and kettlebells, coached.',
+    capacity: [8, 16],
+    minutes: [60],
+    classes: ['Barbell Club', 'Kettlebell Strength'],
+  },
 ];
 
 const weekdayTimes = ['06:30', '07:00', '07:30', '12:00', '12:30', '17:30', '18:00', '18:30', '19:00', '19:30'];
 const weekendTimes = ['08:30', '09:00', '10:00', '10:30', '11:00', '12:00'];
 
 function hours(spec: Partial<Record<Weekday, [string, string] | null>>, fallback: [string, string] | null): OpeningHours {
-  return Object.fromEntries(weekdays.map((d) => {
-    const h = d in spec ? spec[d] : fallback;
-    return [d, h ? [{ open: h[0], close: h[1] }] : []];
-  })) as OpeningHours;
+  return Object.fromEntries(
+    weekdays.map((d) => {
+      const h = d in spec ? spec[d] : fallback;
+      return [d, h ? [{ open: h[0], close: h[1] }] : []];
+    }),
+  ) as OpeningHours;
 }
 
 export interface DemoCatalog {
@@ -136,7 +287,15 @@ export const LAST_SPOT_CLASSES = 2;
 export function buildDemoCatalog(at: Date, categoryIds: Map<string, string> = new Map()): DemoCatalog {
   const rand = new Rand(20261122);
   const t = at.getTime();
-  const catalog: Catalog = { providers: [], copay_options: [], spa_services: [], class_categories: [], classes: [], class_instances: [], pass_packages: [] };
+  const catalog: Catalog = {
+    providers: [],
+    copay_options: [],
+    spa_services: [],
+    class_categories: [],
+    classes: [],
+    class_instances: [],
+    pass_packages: [],
+  };
   const categoryId = new Map<string, string>();
   for (const c of demoClassCategories) {
     const stored = categoryIds.get(c.name);
@@ -158,26 +317,38 @@ export function buildDemoCatalog(at: Date, categoryIds: Map<string, string> = ne
       const tier = TIERS[rand.int(0, 9) < 3 ? 0 : rand.int(1, 3)];
       let name: string;
       do {
-        name = category === 'GYM' ? `${rand.pick(gymWords)} ${rand.pick(gymKinds)} ${area.name}` : `${rand.pick(spaWords)} ${rand.pick(spaKinds)} ${area.name}`;
+        name =
+          category === 'GYM'
+            ? `${rand.pick(gymWords)} ${rand.pick(gymKinds)} ${area.name}`
+            : `${rand.pick(spaWords)} ${rand.pick(spaKinds)} ${area.name}`;
       } while (names.has(name));
       names.add(name);
       const provider: ProviderRecord = {
         id: newId('provider', t),
-        name, category, tier,
+        name,
+        category,
+        tier,
         description: `${category === 'GYM' ? 'Gym' : 'Spa'} in ${area.name}, ${city.name}. ${tierNotes[tier]}`,
         address: city.address(rand, area),
-        city: city.name, country: city.country,
+        city: city.name,
+        country: city.country,
         // About ±2.5 km around the area's centre.
         lat: round6(area.lat + rand.spread() * 0.022),
-        lon: round6(area.lon + rand.spread() * 0.022 / Math.cos((area.lat * Math.PI) / 180)),
+        lon: round6(area.lon + (rand.spread() * 0.022) / Math.cos((area.lat * Math.PI) / 180)),
         timezone: city.timezone,
-        opening_hours: category === 'GYM'
-          ? (tier === 'PLATINUM' ? hours({}, ['05:30', '23:00']) : hours({ sat: ['08:00', '20:00'], sun: ['08:00', '20:00'] }, rand.chance(0.5) ? ['06:00', '22:00'] : ['06:30', '22:30']))
-          : hours({ mon: rand.chance(0.4) ? null : ['12:00', '20:00'], sun: ['10:00', '18:00'] }, ['10:00', '21:00']),
+        opening_hours:
+          category === 'GYM'
+            ? tier === 'PLATINUM'
+              ? hours({}, ['05:30', '23:00'])
+              : hours({ sat: ['08:00', '20:00'], sun: ['08:00', '20:00'] }, rand.chance(0.5) ? ['06:00', '22:00'] : ['06:30', '22:30'])
+            : hours({ mon: rand.chance(0.4) ? null : ['12:00', '20:00'], sun: ['10:00', '18:00'] }, ['10:00', '21:00']),
         room_capacity: category === 'SPA' ? rand.int(1, 4) : 1,
-        cancellation_policy: tier === 'PLATINUM'
-          ? { free_cancellation_hours: 48, late_cancellation_refund_percent: 25 }
-          : category === 'SPA' ? { free_cancellation_hours: 24, late_cancellation_refund_percent: 50 } : { free_cancellation_hours: 12, late_cancellation_refund_percent: 0 },
+        cancellation_policy:
+          tier === 'PLATINUM'
+            ? { free_cancellation_hours: 48, late_cancellation_refund_percent: 25 }
+            : category === 'SPA'
+              ? { free_cancellation_hours: 24, late_cancellation_refund_percent: 50 }
+              : { free_cancellation_hours: 12, late_cancellation_refund_percent: 0 },
       };
       catalog.providers.push(provider);
       if (category === 'SPA') catalog.spa_services.push(...spaServices(rand, provider, t));
@@ -186,7 +357,14 @@ export function buildDemoCatalog(at: Date, categoryIds: Map<string, string> = ne
         addClasses(rand, provider, at, categoryId, catalog, heldSpots);
       }
     }
-    summary.push({ name: city.name, country: city.country, timezone: city.timezone, lat: city.lat, lon: city.lon, providers: PROVIDERS_PER_CITY });
+    summary.push({
+      name: city.name,
+      country: city.country,
+      timezone: city.timezone,
+      lat: city.lat,
+      lon: city.lon,
+      providers: PROVIDERS_PER_CITY,
+    });
   }
   holdAllButOneSpot(catalog, at, cities[0].name, heldSpots);
   return { catalog, cities: summary, heldSpots };
@@ -201,12 +379,14 @@ function holdAllButOneSpot(catalog: Catalog, at: Date, city: string, heldSpots: 
   const gymOf = new Map(catalog.classes.map((c) => [c.id, providers.get(c.provider_id)!]));
   const from = at.getTime() + 24 * 3600_000;
   const to = at.getTime() + 96 * 3600_000;
-  const candidates = catalog.class_instances.flatMap((i) => {
-    const gym = gymOf.get(i.class_id)!;
-    if (gym.city !== city || (gym.tier !== 'BRONZE' && gym.tier !== 'SILVER')) return [];
-    const start = zonedInstant(i.date, i.time, gym.timezone)!.getTime();
-    return start >= from && start <= to ? [{ instance: i, start }] : [];
-  }).sort((a, b) => a.start - b.start || (a.instance.id < b.instance.id ? -1 : 1));
+  const candidates = catalog.class_instances
+    .flatMap((i) => {
+      const gym = gymOf.get(i.class_id)!;
+      if (gym.city !== city || (gym.tier !== 'BRONZE' && gym.tier !== 'SILVER')) return [];
+      const start = zonedInstant(i.date, i.time, gym.timezone)!.getTime();
+      return start >= from && start <= to ? [{ instance: i, start }] : [];
+    })
+    .sort((a, b) => a.start - b.start || (a.instance.id < b.instance.id ? -1 : 1));
   const classes = new Set<string>();
   for (const { instance } of candidates) {
     if (classes.size === LAST_SPOT_CLASSES) break;
@@ -223,25 +403,64 @@ function spaServices(rand: Rand, provider: ProviderRecord, t: number): SpaServic
   return offered.map((s) => {
     const credits = Math.max(10, Math.round((s.minutes * creditsPerMinute[provider.tier as Tier]) / 5) * 5);
     // A co-pay is the same price in money: 1 credit = 1 major unit.
-    return { id: newId('service', t), provider_id: provider.id, name: s.name, duration_minutes: s.minutes, credits, copay_amount: credits * 100, currency: 'EUR' };
+    return {
+      id: newId('service', t),
+      provider_id: provider.id,
+      name: s.name,
+      duration_minutes: s.minutes,
+      credits,
+      copay_amount: credits * 100,
+      currency: 'EUR',
+    };
   });
 }
 
 function copayOptions(provider: ProviderRecord, t: number): CopayOptionRecord[] {
   const day = provider.tier === 'PLATINUM' ? 2500 : 1500;
   return [
-    { id: newId('copayOption', t), provider_id: provider.id, name: 'Day pass', currency: 'EUR', tiers: [provider.tier], max_visits: 1, visit_duration_days: 1, client_copay_amount: day, client_copay_credits: day / 100 },
-    { id: newId('copayOption', t), provider_id: provider.id, name: '10 visits in 60 days', currency: 'EUR', tiers: [provider.tier], max_visits: 10, visit_duration_days: 60, client_copay_amount: day * 8, client_copay_credits: (day * 8) / 100 },
+    {
+      id: newId('copayOption', t),
+      provider_id: provider.id,
+      name: 'Day pass',
+      currency: 'EUR',
+      tiers: [provider.tier],
+      max_visits: 1,
+      visit_duration_days: 1,
+      client_copay_amount: day,
+      client_copay_credits: day / 100,
+    },
+    {
+      id: newId('copayOption', t),
+      provider_id: provider.id,
+      name: '10 visits in 60 days',
+      currency: 'EUR',
+      tiers: [provider.tier],
+      max_visits: 10,
+      visit_duration_days: 60,
+      client_copay_amount: day * 8,
+      client_copay_credits: (day * 8) / 100,
+    },
   ];
 }
 
-function addClasses(rand: Rand, provider: ProviderRecord, at: Date, categoryId: Map<string, string>, catalog: Catalog, heldSpots: Map<string, number>) {
+function addClasses(
+  rand: Rand,
+  provider: ProviderRecord,
+  at: Date,
+  categoryId: Map<string, string>,
+  catalog: Catalog,
+  heldSpots: Map<string, number>,
+) {
   const today = localDateOf(at, provider.timezone);
   for (let k = rand.int(2, 4); k > 0; k--) {
     const category = rand.pick(demoClassCategories);
     const cls: ClassRecord = {
-      id: newId('class', at.getTime()), provider_id: provider.id, category_id: categoryId.get(category.name)!,
-      name: rand.pick(category.classes), description: `${category.description} At ${provider.name}.`, duration_minutes: rand.pick(category.minutes),
+      id: newId('class', at.getTime()),
+      provider_id: provider.id,
+      category_id: categoryId.get(category.name)!,
+      name: rand.pick(category.classes),
+      description: `${category.description} At ${provider.name}.`,
+      duration_minutes: rand.pick(category.minutes),
     };
     catalog.classes.push(cls);
     const capacity = rand.int(category.capacity[0], category.capacity[1]);
@@ -251,7 +470,8 @@ function addClasses(rand: Rand, provider: ProviderRecord, at: Date, categoryId: 
       const day = rand.pick(weekdays);
       const time = rand.pick(day === 'sat' || day === 'sun' ? weekendTimes : weekdayTimes);
       const open = provider.opening_hours[day]?.[0];
-      if (open && minutesOf(time) >= minutesOf(open.open) && minutesOf(time) + cls.duration_minutes <= minutesOf(open.close)) slots.set(`${day} ${time}`, { day, time });
+      if (open && minutesOf(time) >= minutesOf(open.open) && minutesOf(time) + cls.duration_minutes <= minutesOf(open.close))
+        slots.set(`${day} ${time}`, { day, time });
     }
     for (let d = 0; d < 14; d++) {
       const date = addDays(today, d);

@@ -17,7 +17,10 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-interface RunAs { uid: number; gid: number }
+interface RunAs {
+  uid: number;
+  gid: number;
+}
 
 const DATABASE = 'gateway';
 
@@ -45,19 +48,42 @@ export async function startEmbeddedPostgres(opts: {
     fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
     if (runAs) fs.chownSync(passwordFile, runAs.uid, runAs.gid);
     log.info({ pgdata }, 'initialising embedded PostgreSQL');
-    execFileSync(bin.initdb, [
-      `--pgdata=${pgdata}`, '--username=postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`,
-      '--encoding=UTF8', '--locale=C', ...(fsync ? [] : ['--no-sync']),
-    ], { stdio: 'pipe', ...(runAs ?? {}), env: { ...pgEnv(binDir), LC_ALL: 'C' } });
+    execFileSync(
+      bin.initdb,
+      [
+        `--pgdata=${pgdata}`,
+        '--username=postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        ...(fsync ? [] : ['--no-sync']),
+      ],
+      { stdio: 'pipe', ...(runAs ?? {}), env: { ...pgEnv(binDir), LC_ALL: 'C' } },
+    );
   }
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
 
   await stopStalePostmaster(root, pgdata, log);
   const port = await freePort();
-  const child = spawn(bin.postgres, [
-    '-D', pgdata, '-p', String(port), '-h', '127.0.0.1',
-    '-c', 'unix_socket_directories=', '-c', `fsync=${fsync ? 'on' : 'off'}`, '-c', 'max_connections=200',
-  ], { stdio: ['ignore', 'ignore', 'pipe'], ...(runAs ?? {}), env: pgEnv(binDir) });
+  const child = spawn(
+    bin.postgres,
+    [
+      '-D',
+      pgdata,
+      '-p',
+      String(port),
+      '-h',
+      '127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      `fsync=${fsync ? 'on' : 'off'}`,
+      '-c',
+      'max_connections=200',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], ...(runAs ?? {}), env: pgEnv(binDir) },
+  );
   fs.writeFileSync(path.join(root, 'owner.pid'), String(process.pid));
   child.stderr?.on('data', (chunk: Buffer) => log.debug({ postgres: chunk.toString().trim() }));
 
@@ -116,7 +142,10 @@ export function binaryPackageName(platform: string = process.platform, arch: str
   return name;
 }
 
-interface Binaries { postgres: string; initdb: string }
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
 
 async function binaryPackage(): Promise<Binaries> {
   const name = binaryPackageName();
@@ -149,9 +178,7 @@ function traversable(dir: string, runAs: RunAs): boolean {
   let current = path.resolve(dir);
   for (;;) {
     const st = fs.statSync(current);
-    const ok = st.uid === runAs.uid ? (st.mode & 0o100) !== 0
-      : st.gid === runAs.gid ? (st.mode & 0o010) !== 0
-        : (st.mode & 0o001) !== 0;
+    const ok = st.uid === runAs.uid ? (st.mode & 0o100) !== 0 : st.gid === runAs.gid ? (st.mode & 0o010) !== 0 : (st.mode & 0o001) !== 0;
     if (!ok) return false;
     const parent = path.dirname(current);
     if (parent === current) return true;
@@ -171,7 +198,10 @@ function reachableDataDir(dataDir: string, runAs: RunAs | undefined, log: Logger
   const fallback = path.join('/var/lib/reseller-gateway', `${path.basename(path.dirname(dataDir))}-${hash}`);
   fs.mkdirSync(path.dirname(fallback), { recursive: true, mode: 0o755 });
   fs.chmodSync(path.dirname(fallback), 0o755);
-  log.warn({ dataDir, using: fallback }, 'the postgres user cannot reach DATA_DIR (a parent folder is private); keeping the data here instead');
+  log.warn(
+    { dataDir, using: fallback },
+    'the postgres user cannot reach DATA_DIR (a parent folder is private); keeping the data here instead',
+  );
   return fallback;
 }
 
@@ -201,7 +231,9 @@ async function stopStalePostmaster(root: string, pgdata: string, log: Logger): P
 
 async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  child.once('exit', () => {
+    exited = true;
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exited) throw new Error('embedded PostgreSQL exited during start-up (run with LOG_LEVEL=debug to see why)');

@@ -4,7 +4,10 @@ import path from 'node:path';
 // A running `serve` on the embedded database leaves its connection details in DATA_DIR so the
 // operator CLI can use that database instead of starting a second postgres on the same data.
 
-export interface RunningInstance { pid: number; url: string }
+export interface RunningInstance {
+  pid: number;
+  url: string;
+}
 
 const FILE = 'instance.json';
 

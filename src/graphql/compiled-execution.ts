@@ -34,13 +34,16 @@ export function compiledExecution(metrics: Pick<Metrics, 'executed'>) {
     else if (state === 'once') documents.set(document, 'compiled');
     return state === 'once' || state === 'compiled';
   };
-  return useGraphQlJit({}, {
-    enableIf({ document }) {
-      const compiled = compiles(document);
-      metrics.executed(compiled ? 'compiled' : 'graphql-js');
-      return compiled;
+  return useGraphQlJit(
+    {},
+    {
+      enableIf({ document }) {
+        const compiled = compiles(document);
+        metrics.executed(compiled ? 'compiled' : 'graphql-js');
+        return compiled;
+      },
     },
-  });
+  );
 }
 
 /** One operation and no string literal (quoted or block) anywhere: arguments, list and object values, variable defaults, directives. */

@@ -31,11 +31,16 @@ function camelParam(param: string): string {
 export function toGraphQLError(err: DomainError): GraphQLDomainError {
   if (err.code === 'resource_not_found') return new NotFoundError(err);
   switch (err.type) {
-    case 'permission_error': return new PermissionError(err);
-    case 'idempotency_error': return new IdempotencyError(err);
-    case 'resource_conflict_error': return new ConflictError(err);
-    case 'unprocessable_error': return new UnprocessableError(err);
-    default: return new InputError(err);
+    case 'permission_error':
+      return new PermissionError(err);
+    case 'idempotency_error':
+      return new IdempotencyError(err);
+    case 'resource_conflict_error':
+      return new ConflictError(err);
+    case 'unprocessable_error':
+      return new UnprocessableError(err);
+    default:
+      return new InputError(err);
   }
 }
 
@@ -87,7 +92,8 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
  */
 export function restated(error: GraphQLError, message: string, extensions: Record<string, unknown>, keepOriginal = false): GraphQLError {
   const { nodes, path, locations, originalError } = error;
-  const at = nodes?.length || error.source || !locations?.length ? { source: error.source, positions: error.positions } : positionsOf(locations);
+  const at =
+    nodes?.length || error.source || !locations?.length ? { source: error.source, positions: error.positions } : positionsOf(locations);
   return new GraphQLError(message, { nodes, ...at, path, extensions, ...(keepOriginal ? { originalError } : {}) });
 }
 

@@ -13,9 +13,19 @@ export function hideSuggestions(): Plugin {
     onValidate() {
       return ({ result, setResult }) => {
         if (!result.some(suggests)) return;
-        setResult(result.map((e) => (e instanceof GraphQLError && suggests(e)
-          ? new GraphQLError(e.message.replace(SUGGESTION, ''), { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions: e.extensions })
-          : e)));
+        setResult(
+          result.map((e) =>
+            e instanceof GraphQLError && suggests(e)
+              ? new GraphQLError(e.message.replace(SUGGESTION, ''), {
+                  nodes: e.nodes,
+                  source: e.source,
+                  positions: e.positions,
+                  path: e.path,
+                  extensions: e.extensions,
+                })
+              : e,
+          ),
+        );
       };
     },
   };

@@ -14,7 +14,15 @@ import { checkBodyType, checkGetParams } from './transport-errors.ts';
  * request in whatever format it takes and runs it; mutations go through the pipeline's write stage
  * (src/graphql/pipeline-plugin.ts), so every body format meets the same idempotency rules.
  */
-export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req: IncomingMessage, res: ServerResponse, search: string, requestId: string, log: Logger): Promise<void> {
+export async function handleGraphQL(
+  pipeline: Pipeline,
+  yoga: GraphQLServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  search: string,
+  requestId: string,
+  log: Logger,
+): Promise<void> {
   try {
     // A browser (Accept: text/html) gets GraphiQL, also with ?query= prefilled; API clients ask for JSON.
     if (req.method === 'GET' && (header(req, 'accept') ?? '').includes('text/html')) {
@@ -26,7 +34,9 @@ export async function handleGraphQL(pipeline: Pipeline, yoga: GraphQLServer, req
     // Service-Lookup-Token is read here; the plugin refuses it, 403, unless every root field takes one.
     const caller = await pipeline.authenticate(
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
-      'reseller', { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) });
+      'reseller',
+      { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) },
+    );
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.

@@ -1,4 +1,13 @@
-import { GraphQLError, getOperationAST, parse, validate, type ASTVisitor, type DocumentNode, type GraphQLSchema, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  parse,
+  validate,
+  type ASTVisitor,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationContext,
+} from 'graphql';
 import { createComplexityRule } from '@pothos/plugin-complexity';
 import { queryLimits } from './builder.ts';
 import type { Plugin } from 'graphql-yoga';
@@ -13,11 +22,19 @@ export const MAX_DIRECTIVES = 50;
 function countingRule(kind: 'aliases' | 'directives', max: number) {
   return (context: ValidationContext): ASTVisitor => {
     let count = 0;
-    const over = () => context.reportError(new GraphQLError(
-      `The operation uses more than ${max} ${kind}`, { extensions: { code: 'validation_error' } }));
+    const over = () =>
+      context.reportError(new GraphQLError(`The operation uses more than ${max} ${kind}`, { extensions: { code: 'validation_error' } }));
     return kind === 'aliases'
-      ? { Field(node) { if (node.alias && ++count === max + 1) over(); } }
-      : { Directive() { if (++count === max + 1) over(); } };
+      ? {
+          Field(node) {
+            if (node.alias && ++count === max + 1) over();
+          },
+        }
+      : {
+          Directive() {
+            if (++count === max + 1) over();
+          },
+        };
   };
 }
 
@@ -33,13 +50,19 @@ export function operationLimits(): Plugin {
   };
 }
 
-
 /** Depth, breadth and cost, checked before execution: a rejected query runs no resolver. */
 export function queryCostLimits(): Plugin {
   const costOfDocument = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const over = costErrors(args.schema, args.document, args.variableValues ?? {}, args.operationName ?? undefined, args.contextValue, costOfDocument);
+      const over = costErrors(
+        args.schema,
+        args.document,
+        args.variableValues ?? {},
+        args.operationName ?? undefined,
+        args.contextValue,
+        costOfDocument,
+      );
       if (over.length > 0) setResultAndStopExecution({ errors: [...over] });
     },
   };
@@ -50,27 +73,37 @@ export function queryCostLimits(): Plugin {
  * variables (a cached validation must not let `first: 10` vouch for `first: 10000`). A document
  * without variables costs the same every time, so its verdict is kept with the parsed document.
  */
-function costErrors(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, operationName: string | undefined, context: unknown, cache: WeakMap<DocumentNode, readonly GraphQLError[]>): readonly GraphQLError[] {
+function costErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
+  context: unknown,
+  cache: WeakMap<DocumentNode, readonly GraphQLError[]>,
+): readonly GraphQLError[] {
   const operation = getOperationAST(document, operationName);
   const cacheable = !operation?.variableDefinitions?.length;
   const cached = cacheable ? cache.get(document) : undefined;
   if (cached) return cached;
-  const errors = validate(schema, document, [createComplexityRule({
-    context: context as object,
-    variableValues: variables,
-    operationName,
-    validate(result, reportError) {
-      for (const limit of ['depth', 'breadth', 'complexity'] as const) {
-        if (result[limit] <= queryLimits[limit]) continue;
-        const message = `Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`;
-        const { code, type } = errorExtensions(new DomainError('validation_error', message));
-        reportError(new GraphQLError(message, {
-          extensions: { code, type, limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
-        }));
-      }
-    },
-  })]);
+  const errors = validate(schema, document, [
+    createComplexityRule({
+      context: context as object,
+      variableValues: variables,
+      operationName,
+      validate(result, reportError) {
+        for (const limit of ['depth', 'breadth', 'complexity'] as const) {
+          if (result[limit] <= queryLimits[limit]) continue;
+          const message = `Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`;
+          const { code, type } = errorExtensions(new DomainError('validation_error', message));
+          reportError(
+            new GraphQLError(message, {
+              extensions: { code, type, limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
+            }),
+          );
+        }
+      },
+    }),
+  ]);
   if (cacheable) cache.set(document, errors);
   return errors;
 }
-

@@ -47,7 +47,10 @@ export function inRequestedOrder<T extends { id: string }>(ids: readonly string[
 }
 
 /** A node type's ref as builder.loadableNode returns it. */
-interface NodeRef<T> { name: string; getDataloader(ctx: GraphQLContext): { load(id: string): Promise<T> } }
+interface NodeRef<T> {
+  name: string;
+  getDataloader(ctx: GraphQLContext): { load(id: string): Promise<T> };
+}
 
 /** node(id:) and nodes(ids:) resolve ids of this kind (their prefix) through the type's own loader. */
 export function registerNode(kind: IdKind, ref: NodeRef<unknown>): void {
@@ -66,15 +69,18 @@ export type PagesOf<T> = (ctx: GraphQLContext, parentIds: readonly string[], pag
  * The `load` of a child connection (byPath, so `args` are the same for every parent of a batch):
  * the connection arguments checked once, one `pagesOf` call for all parents, a connection each.
  */
-export function childConnections<T extends { id: string }, Args extends ConnectionArgs>(pagesOf: (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs, args: Args) => ReturnType<PagesOf<T>>) {
-  return (parentIds: readonly string[], ctx: GraphQLContext, args: Args) => runQuery(async () => {
-    const page = pageArgsFromConnection(args);
-    const pages = await pagesOf(ctx, parentIds, page, args);
-    return parentIds.map((id) => {
-      const result = pages.get(id) ?? notFound('object', id);
-      return result instanceof Error ? result : toConnection(result, page);
+export function childConnections<T extends { id: string }, Args extends ConnectionArgs>(
+  pagesOf: (ctx: GraphQLContext, parentIds: readonly string[], page: PageArgs, args: Args) => ReturnType<PagesOf<T>>,
+) {
+  return (parentIds: readonly string[], ctx: GraphQLContext, args: Args) =>
+    runQuery(async () => {
+      const page = pageArgsFromConnection(args);
+      const pages = await pagesOf(ctx, parentIds, page, args);
+      return parentIds.map((id) => {
+        const result = pages.get(id) ?? notFound('object', id);
+        return result instanceof Error ? result : toConnection(result, page);
+      });
     });
-  });
 }
 
 /** What a child connection costs: a page of its nodes. */

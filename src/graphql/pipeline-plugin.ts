@@ -1,6 +1,14 @@
 import {
-  GraphQLError, Kind, getOperationAST, type ASTVisitor, type DocumentNode, type ExecutionResult, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode, type ValidationContext,
+  GraphQLError,
+  Kind,
+  getOperationAST,
+  type ASTVisitor,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DomainError, validationError } from '../platform/errors.ts';
@@ -13,7 +21,11 @@ import { asGraphQLError } from './transport-errors.ts';
 import { showsSecretOnce, takesLookupToken } from './use-case.ts';
 
 /** What src/graphql/http.ts hands yoga for one request (the GraphiQL page has no `ctx`). */
-export interface ServerContext { ctx?: Ctx; rawIdempotencyKey?: string; requestId?: string }
+export interface ServerContext {
+  ctx?: Ctx;
+  rawIdempotencyKey?: string;
+  requestId?: string;
+}
 
 type Params = { query?: string; variables?: Record<string, unknown> | null; operationName?: string | null; extensions?: unknown };
 
@@ -43,8 +55,12 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
           const problem = textProblem(node.value);
           if (!problem) return;
           // param: the argument and input fields that hold the literal, e.g. input.firstName.
-          const param = [...ancestors, parent ?? []].flatMap((a) => ('kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD) ? [a.name.value] : [])).join('.');
-          context.reportError(new GraphQLError(problem, { nodes: [node], extensions: { code: 'validation_error', ...(param ? { param } : {}) } }));
+          const param = [...ancestors, parent ?? []]
+            .flatMap((a) => ('kind' in a && (a.kind === Kind.ARGUMENT || a.kind === Kind.OBJECT_FIELD) ? [a.name.value] : []))
+            .join('.');
+          context.reportError(
+            new GraphQLError(problem, { nodes: [node], extensions: { code: 'validation_error', ...(param ? { param } : {}) } }),
+          );
         },
       }));
     },
@@ -60,7 +76,10 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
         const { params, requestId } = context;
         try {
           if (context.rawIdempotencyKey !== undefined && rootFields(args.schema, args.document, operation).some((f) => f.secretOnce)) {
-            throw validationError('Idempotency-Key', 'This mutation shows a secret once and takes no Idempotency-Key: its answer is never stored');
+            throw validationError(
+              'Idempotency-Key',
+              'This mutation shows a secret once and takes no Idempotency-Key: its answer is never stored',
+            );
           }
           const written = await pipeline.write(
             { ...context, idempotencyKey: checkIdempotencyKey(context.rawIdempotencyKey) },
@@ -79,7 +98,9 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
           const body = written.body as ExecutionResult;
           // A replay is the stored result byte for byte; the header travels in yoga's `http` extension,
           // which yoga strips from the body.
-          return written.replayed ? { ...body, extensions: { ...body.extensions, http: { headers: { 'X-Idempotent-Replayed': 'true' } } } } : body;
+          return written.replayed
+            ? { ...body, extensions: { ...body.extensions, http: { headers: { 'X-Idempotent-Replayed': 'true' } } } }
+            : body;
         } catch (err) {
           // A malformed key (400), a key reused with another request or still in progress (409),
           // the database unreachable (503 with Retry-After).
@@ -98,7 +119,11 @@ export function pipelinePlugin(pipeline: Pipeline): Plugin<Record<string, unknow
   };
 }
 
-interface RootField { name: string; lookupToken: boolean; secretOnce: boolean }
+interface RootField {
+  name: string;
+  lookupToken: boolean;
+  secretOnce: boolean;
+}
 
 /** The root fields an operation selects (through fragments), with their extensions. */
 function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): RootField[] {
@@ -111,8 +136,11 @@ function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: Op
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
         const extensions = fields[s.name.value]?.extensions ?? {};
-        found.push({ name: s.name.value, lookupToken: extensions.takesLookupToken === takesLookupToken.takesLookupToken,
-          secretOnce: extensions.showsSecretOnce === showsSecretOnce.showsSecretOnce });
+        found.push({
+          name: s.name.value,
+          lookupToken: extensions.takesLookupToken === takesLookupToken.takesLookupToken,
+          secretOnce: extensions.showsSecretOnce === showsSecretOnce.showsSecretOnce,
+        });
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
         walk(s.selectionSet);
       } else if (!seen.has(s.name.value)) {
@@ -130,12 +158,20 @@ function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: Op
  * A Service-Lookup-Token caller (docs/partner-guide.md "Lookup") may select only root fields that take a token
  * (and `__typename`); anything else refuses the whole operation before it runs.
  */
-function refusedForCaller(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, ctx: Partial<Ctx>): DomainError | undefined {
+function refusedForCaller(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  ctx: Partial<Ctx>,
+): DomainError | undefined {
   if (ctx.caller?.kind !== 'reseller' || ctx.caller.lookup === undefined) return undefined;
   const other = rootFields(schema, document, operation).find((f) => !f.lookupToken && f.name !== '__typename');
   if (!other) return undefined;
-  return new DomainError('permission_denied', `A Service-Lookup-Token is not accepted on '${other.name}': it authorises only the `
-    + "looked-up client's bookings, access codes and reads (README \"Lookup\")");
+  return new DomainError(
+    'permission_denied',
+    `A Service-Lookup-Token is not accepted on '${other.name}': it authorises only the ` +
+      'looked-up client\'s bookings, access codes and reads (README "Lookup")',
+  );
 }
 
 function checkParamsText(params: Params): void {

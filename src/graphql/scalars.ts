@@ -51,7 +51,8 @@ function dateTimeOf(value: unknown, ast?: ValueNode): Date {
 }
 
 function dateOf(value: unknown, ast?: ValueNode): string {
-  if (typeof value !== 'string' || !isCalendarDate(value)) throw new GraphQLError('Date must be YYYY-MM-DD naming a real calendar day', { nodes: ast });
+  if (typeof value !== 'string' || !isCalendarDate(value))
+    throw new GraphQLError('Date must be YYYY-MM-DD naming a real calendar day', { nodes: ast });
   return value;
 }
 

@@ -36,8 +36,10 @@ export function synchronousNodeIds(built: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(built.getTypeMap())) {
     if (!isObjectType(type) || !type.getInterfaces().some((i) => i.name === 'Node')) continue;
     const field = type.getFields().id;
-    const own = (type.extensions as { pothosOptions?: { id?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } }).pothosOptions?.id?.resolve;
-    const relays = (field?.extensions as { pothosOptions?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } | undefined)?.pothosOptions?.resolve;
+    const own = (type.extensions as { pothosOptions?: { id?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } }).pothosOptions?.id
+      ?.resolve;
+    const relays = (field?.extensions as { pothosOptions?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } | undefined)
+      ?.pothosOptions?.resolve;
     if (!field || !own || !relays || !encode || field.resolve !== relays) continue;
     field.resolve = (parent, args, ctx, info) => {
       const id = own(parent, args, ctx, info);

@@ -12,10 +12,10 @@ export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]
   // A field the query names twice (merged, from two selections) is walked each time.
   if (info.fieldNodes.length !== 1) return walk(info, path);
   let byPath = selections.get(info.fieldNodes[0]);
-  if (!byPath) selections.set(info.fieldNodes[0], byPath = new Map());
+  if (!byPath) selections.set(info.fieldNodes[0], (byPath = new Map()));
   const key = path.join('.');
   let fields = byPath.get(key);
-  if (!fields) byPath.set(key, fields = walk(info, path));
+  if (!fields) byPath.set(key, (fields = walk(info, path)));
   return fields;
 }
 
@@ -24,12 +24,19 @@ const selections = new WeakMap<FieldNode, Map<string, ReadonlySet<string>>>();
 function walk(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   let sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
   for (const name of path) {
-    sets = sets.flatMap((set) => fieldsOf(set, info.fragments).filter((f) => f.name === name && f.selectionSet).map((f) => f.selectionSet!));
+    sets = sets.flatMap((set) =>
+      fieldsOf(set, info.fragments)
+        .filter((f) => f.name === name && f.selectionSet)
+        .map((f) => f.selectionSet!),
+    );
   }
   return new Set(sets.flatMap((set) => fieldsOf(set, info.fragments).map((f) => f.name)));
 }
 
-interface SelectedField { name: string; selectionSet: SelectionSetNode | undefined }
+interface SelectedField {
+  name: string;
+  selectionSet: SelectionSetNode | undefined;
+}
 
 /** The fields of one selection set with its fragments spread (each named fragment once). */
 function fieldsOf(set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): SelectedField[] {

@@ -12,7 +12,10 @@ const NAMED_PARAM = /"(query|variables|operationName|extensions)" param/;
 export function transportError(error: GraphQLError): DomainError | undefined {
   const code = error.extensions?.code;
   if (code === 'OPERATION_RESOLUTION_FAILURE') {
-    return validationError('operationName', 'Could not determine which operation to run: name one of the document\'s operations in operationName');
+    return validationError(
+      'operationName',
+      "Could not determine which operation to run: name one of the document's operations in operationName",
+    );
   }
   if (code !== 'BAD_REQUEST') return undefined;
   const { message } = error;
@@ -26,7 +29,8 @@ export function transportError(error: GraphQLError): DomainError | undefined {
   const named = NAMED_PARAM.exec(message)?.[1];
   if (named) return validationError(named, message);
   if (/invalid JSON/.test(message)) return validationError('body', 'The body is not valid JSON');
-  if (/Batching is not supported/.test(message)) return validationError('body', 'Send one operation per request (a JSON object), not a batch');
+  if (/Batching is not supported/.test(message))
+    return validationError('body', 'Send one operation per request (a JSON object), not a batch');
   return validationError('body', message.replace(/\.$/, ''));
 }
 
@@ -46,7 +50,10 @@ export function checkBodyType(contentType: string | undefined): void {
     throw validationError('Content-Type', 'multipart/form-data is not accepted (the API takes no files); send application/json');
   }
   if (!BODY_TYPES.has(type)) {
-    throw new DomainError('unsupported_media_type', `${type === '' ? 'A body without Content-Type' : `Content-Type ${type}`} is not accepted; send application/json`);
+    throw new DomainError(
+      'unsupported_media_type',
+      `${type === '' ? 'A body without Content-Type' : `Content-Type ${type}`} is not accepted; send application/json`,
+    );
   }
 }
 
@@ -61,6 +68,7 @@ export function checkGetParams(params: URLSearchParams): void {
     } catch {
       throw validationError(name, `${name} is not valid JSON`);
     }
-    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw validationError(name, `${name} must be a JSON object`);
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+      throw validationError(name, `${name} must be a JSON object`);
   }
 }

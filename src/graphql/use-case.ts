@@ -9,10 +9,16 @@ import { asGraphQLErrors } from './errors.ts';
  * to break a deadlock was rolled back to its savepoint, so it runs again there.
  */
 export function runMutation<T>(ctx: Ctx, useCase: (tx: TxCtx) => Promise<T>): Promise<T> {
-  return asGraphQLErrors(() => retryingConflicts(
-    () => inSavepoint(ctx, useCase),
-    (err, n) => ctx.log.warn({ sqlstate: (err as { code: string }).code, attempt: n }, 'mutation field aborted by PostgreSQL to break a deadlock; running it again'),
-  ));
+  return asGraphQLErrors(() =>
+    retryingConflicts(
+      () => inSavepoint(ctx, useCase),
+      (err, n) =>
+        ctx.log.warn(
+          { sqlstate: (err as { code: string }).code, attempt: n },
+          'mutation field aborted by PostgreSQL to break a deadlock; running it again',
+        ),
+    ),
+  );
 }
 
 /** Queries: domain errors (not found, bad cursor) become top-level errors with their code. */

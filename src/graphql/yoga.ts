@@ -37,11 +37,16 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         // Resolver errors can arrive wrapped twice, by a GraphQLError of another module copy
         // (CJS/ESM), so `instanceof GraphQLError` misses it: unwrap by name to the cause.
         let original: unknown = error;
-        while ((original as Error)?.name === 'GraphQLError' && (original as GraphQLError).originalError) original = (original as GraphQLError).originalError;
+        while ((original as Error)?.name === 'GraphQLError' && (original as GraphQLError).originalError)
+          original = (original as GraphQLError).originalError;
         const requestId = (error as GraphQLError).extensions?.request_id;
         // Queries throw GraphQLDomainError (runQuery); it carries the same catalogue code.
         if (original instanceof DomainError || original instanceof GraphQLDomainError) {
-          return restated(error as GraphQLError, original.message, { code: original.code, type: original.type, ...(original.param ? { param: original.param } : {}) });
+          return restated(error as GraphQLError, original.message, {
+            code: original.code,
+            type: original.type,
+            ...(original.param ? { param: original.param } : {}),
+          });
         }
         // yoga's transport failures (body, method, operation) leave with their catalogue code.
         const transport = transportError(error as GraphQLError);
@@ -50,16 +55,29 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
         const down = pipeline.unavailable(original);
         if (down) {
-          return restated(error as GraphQLError, down.message, { ...errorExtensions(down), http: { status: down.status, headers: down.headers } });
+          return restated(error as GraphQLError, down.message, {
+            ...errorExtensions(down),
+            http: { status: down.status, headers: down.headers },
+          });
         }
-        return restated(error as GraphQLError, message, errorExtensions(new DomainError('internal_error', message), requestId as string | undefined));
+        return restated(
+          error as GraphQLError,
+          message,
+          errorExtensions(new DomainError('internal_error', message), requestId as string | undefined),
+        );
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
-    plugins: [logUnexpectedErrors(pipeline), operationLimits(), queryCostLimits(), compiledExecution(metrics), pipelinePlugin(pipeline),
+    plugins: [
+      logUnexpectedErrors(pipeline),
+      operationLimits(),
+      queryCostLimits(),
+      compiledExecution(metrics),
+      pipelinePlugin(pipeline),
       ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()]),
-      ...(config.GRAPHQL_INTROSPECTION && config.NODE_ENV !== 'production' ? [] : [hideSuggestions()])],
+      ...(config.GRAPHQL_INTROSPECTION && config.NODE_ENV !== 'production' ? [] : [hideSuggestions()]),
+    ],
   });
 }
 
@@ -151,16 +169,20 @@ query SpaAvailability($spaId: ID!, $serviceIds: [ID!]!, $date: Date!) {
 `;
 
 /** The Variables tab's first content, shared by the operations (each reads the ones it declares); the <...> values say where each id comes from. */
-export const GRAPHIQL_VARIABLES = JSON.stringify({
-  first: 10,
-  passId: '<a pass id from Passes>',
-  email: 'ada@example.com',
-  clientId: '<issuedPass.client.id from IssuePass>',
-  category: 'SPA',
-  spaId: '<a SPA provider id from ProvidersNear>',
-  serviceIds: ['<a service id of that spa from ProvidersNear>'],
-  date: '<a date, YYYY-MM-DD, today or later>',
-}, null, 2);
+export const GRAPHIQL_VARIABLES = JSON.stringify(
+  {
+    first: 10,
+    passId: '<a pass id from Passes>',
+    email: 'ada@example.com',
+    clientId: '<issuedPass.client.id from IssuePass>',
+    category: 'SPA',
+    spaId: '<a SPA provider id from ProvidersNear>',
+    serviceIds: ['<a service id of that spa from ProvidersNear>'],
+    date: '<a date, YYYY-MM-DD, today or later>',
+  },
+  null,
+  2,
+);
 
 // GraphiQL 5 fills its Variables editor only from `variables` (a tab's own variables are not shown
 // on first load); yoga hands every option to the page, though its type does not list this one.

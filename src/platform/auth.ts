@@ -32,14 +32,19 @@ const otherKind: Record<KeyKind, string> = {
  * all answer the same 401; a valid key of the other kind is 403 `permission_denied`, checked before
  * the reseller's account state, and before anything runs (docs/errors.md).
  */
-export async function authenticate<K extends KeyKind>(em: EntityManager, authorization: string | undefined, accepts: K): Promise<Extract<KeyCaller, { kind: K }>> {
+export async function authenticate<K extends KeyKind>(
+  em: EntityManager,
+  authorization: string | undefined,
+  accepts: K,
+): Promise<Extract<KeyCaller, { kind: K }>> {
   // Process time, not the domain clock: tests move that clock, and the cache bound is real time.
   const nowMs = performance.now();
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) {
-    throw new DomainError('invalid_api_key', authorization
-      ? 'Authorization must be "Bearer <API key>"'
-      : 'No API key: send "Authorization: Bearer <API key>"');
+    throw new DomainError(
+      'invalid_api_key',
+      authorization ? 'Authorization must be "Bearer <API key>"' : 'No API key: send "Authorization: Bearer <API key>"',
+    );
   }
   const secret = match[1];
   if (!API_KEY.test(secret)) throw invalidKey();
@@ -64,7 +69,9 @@ export async function authenticate<K extends KeyKind>(em: EntityManager, authori
 const invalidKey = () => new DomainError('invalid_api_key', 'Invalid API key');
 
 async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
-  const [row] = await em.execute<{ key_id: string; reseller_id: string; status: string; currency: string; per_second: number | null; burst: number | null }[]>(
+  const [row] = await em.execute<
+    { key_id: string; reseller_id: string; status: string; currency: string; per_second: number | null; burst: number | null }[]
+  >(
     `select k.id as key_id, r.id as reseller_id, r.status, r.currency, r.rate_limit_per_second as per_second, r.rate_limit_burst as burst
        from api_key k join reseller r on r.id = k.reseller_id
       where k.secret_hash = ? and k.revoked_at is null`,
@@ -73,7 +80,10 @@ async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdi
   if (!row) return undefined;
   if (row.status !== 'ACTIVE') return { kind: 'reseller', disabled: true };
   const caller: ResellerCaller = {
-    kind: 'reseller', resellerId: row.reseller_id, apiKeyId: row.key_id, currency: row.currency.trim(),
+    kind: 'reseller',
+    resellerId: row.reseller_id,
+    apiKeyId: row.key_id,
+    currency: row.currency.trim(),
     ...(row.per_second !== null && row.burst !== null ? { rateLimit: { perSecond: row.per_second, burst: row.burst } } : {}),
   };
   return { kind: 'reseller', caller };
@@ -90,7 +100,10 @@ async function lookUpProviderKey(em: EntityManager, hash: string): Promise<Verdi
 }
 
 /** What a request presents: `Authorization` and `Service-Lookup-Token` as sent (undefined when absent). */
-export interface Credentials { authorization?: string; lookupToken?: string }
+export interface Credentials {
+  authorization?: string;
+  lookupToken?: string;
+}
 
 /**
  * The caller of one request (docs/partner-guide.md "Lookup", "Provider side"). Without a Service-Lookup-Token it is
@@ -100,12 +113,20 @@ export interface Credentials { authorization?: string; lookupToken?: string }
  * lookup, scoped to its client; with a bearer key as well, both must name that reseller (else 403).
  * `em` is used for plain SQL only, so one entity manager may serve every request (the pipeline's does).
  */
-export async function authenticateRequest<K extends KeyKind>(em: EntityManager, clock: Clock, credentials: Credentials, accepts: K,
-  options: { takesLookupToken?: boolean } = {}): Promise<Extract<KeyCaller, { kind: K }>> {
+export async function authenticateRequest<K extends KeyKind>(
+  em: EntityManager,
+  clock: Clock,
+  credentials: Credentials,
+  accepts: K,
+  options: { takesLookupToken?: boolean } = {},
+): Promise<Extract<KeyCaller, { kind: K }>> {
   if (credentials.lookupToken === undefined) return authenticate(em, credentials.authorization, accepts);
   if (!options.takesLookupToken || accepts !== 'reseller') {
-    throw new DomainError('permission_denied', 'A Service-Lookup-Token is not accepted on this operation: it authorises only the '
-      + "looked-up client's bookings, access codes and reads (README \"Lookup\")");
+    throw new DomainError(
+      'permission_denied',
+      'A Service-Lookup-Token is not accepted on this operation: it authorises only the ' +
+        'looked-up client\'s bookings, access codes and reads (README "Lookup")',
+    );
   }
   const token = await authenticateLookupToken(em, clock, credentials.lookupToken);
   if (credentials.authorization === undefined) return token as Extract<KeyCaller, { kind: K }>;
@@ -123,7 +144,8 @@ const LOOKUP_TOKEN = /^lkpt_[0-9A-Za-z]{40}$/;
 type TokenVerdict = { caller: ResellerCaller; passExpiresAt: number } | { disabled: true };
 const tokenCache = new Map<string, { verdict: TokenVerdict; until: number }>();
 
-const invalidToken = () => new DomainError('invalid_lookup_token', 'Invalid Service-Lookup-Token: unknown, or its lookup or pass is no longer active');
+const invalidToken = () =>
+  new DomainError('invalid_lookup_token', 'Invalid Service-Lookup-Token: unknown, or its lookup or pass is no longer active');
 
 /**
  * `Service-Lookup-Token: lkpt_…` → the verifying reseller's caller with the lookup's scope. Valid while
@@ -153,10 +175,21 @@ async function authenticateLookupToken(em: EntityManager, clock: Clock, token: s
 }
 
 async function lookUpLookupToken(em: EntityManager, hash: string): Promise<TokenVerdict | undefined> {
-  const [row] = await em.execute<{
-    lookup_id: string; reseller_id: string; status: string; currency: string; client_id: string; issuer_id: string;
-    issued_pass_id: string; pass_status: string; pass_expires_at: Date; issuer_enabled: boolean; issuer_status: string;
-  }[]>(
+  const [row] = await em.execute<
+    {
+      lookup_id: string;
+      reseller_id: string;
+      status: string;
+      currency: string;
+      client_id: string;
+      issuer_id: string;
+      issued_pass_id: string;
+      pass_status: string;
+      pass_expires_at: Date;
+      issuer_enabled: boolean;
+      issuer_status: string;
+    }[]
+  >(
     `select l.id as lookup_id, l.reseller_id, r.status, r.currency, l.client_id, l.issuer_id, l.issued_pass_id,
             ip.status as pass_status, ip.expires_at as pass_expires_at, i.lookup_enabled as issuer_enabled, i.status as issuer_status
        from lookup l
@@ -169,7 +202,10 @@ async function lookUpLookupToken(em: EntityManager, hash: string): Promise<Token
   if (!row || row.pass_status !== 'ACTIVE' || !row.issuer_enabled || row.issuer_status !== 'ACTIVE') return undefined;
   if (row.status !== 'ACTIVE') return { disabled: true };
   const caller: ResellerCaller = {
-    kind: 'reseller', resellerId: row.reseller_id, apiKeyId: null, currency: row.currency.trim(),
+    kind: 'reseller',
+    resellerId: row.reseller_id,
+    apiKeyId: null,
+    currency: row.currency.trim(),
     lookup: { lookupId: row.lookup_id, clientId: row.client_id, clientResellerId: row.issuer_id, issuedPassId: row.issued_pass_id },
   };
   return { caller, passExpiresAt: new Date(row.pass_expires_at).getTime() };

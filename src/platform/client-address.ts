@@ -9,6 +9,9 @@ export function clientAddress(req: IncomingMessage, trustProxy: number): string 
   const socket = req.socket.remoteAddress ?? 'unknown';
   if (trustProxy === 0) return socket;
   const forwarded = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
+  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? ''))
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
   return hops[hops.length - trustProxy] ?? hops[0] ?? socket;
 }

@@ -12,7 +12,10 @@ let poolNext = pool.length;
 /** Where the next `n` unused bytes of the pool start, refilling it first when fewer are left. */
 function take(n: number): number {
   if (n > pool.length) throw new Error('pooledRandomBytes: at most 4096 bytes');
-  if (poolNext + n > pool.length) { randomFillSync(pool); poolNext = 0; }
+  if (poolNext + n > pool.length) {
+    randomFillSync(pool);
+    poolNext = 0;
+  }
   poolNext += n;
   return poolNext - n;
 }

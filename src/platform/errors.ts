@@ -14,48 +14,100 @@ export const errorTypes = {
 
 export type ErrorType = keyof typeof errorTypes;
 
-interface CatalogueEntry { status: number; type: ErrorType; meaning: string }
+interface CatalogueEntry {
+  status: number;
+  type: ErrorType;
+  meaning: string;
+}
 
 export const catalogue = {
   validation_error: { status: 400, type: 'invalid_request_error', meaning: 'A parameter is missing or invalid; `param` names it.' },
   invalid_cursor: { status: 400, type: 'invalid_request_error', meaning: 'The pagination cursor is not an id of this list.' },
   insufficient_credits: { status: 400, type: 'invalid_request_error', meaning: "The client's credit wallet cannot pay for this." },
-  invalid_lookup_code: { status: 400, type: 'invalid_request_error', meaning: "The lookup code is wrong; it used one of the lookup's attempts (the message says how many are left)." },
+  invalid_lookup_code: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning: "The lookup code is wrong; it used one of the lookup's attempts (the message says how many are left).",
+  },
   body_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The request body is larger than 1 MiB.' },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: '/graphql does not read a body of this Content-Type; send application/json.' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error', meaning: 'The path exists but not with this method; `Allow` lists the methods it takes.' },
-  resource_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No such resource for this caller (also for other resellers\' resources).' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    meaning: '/graphql does not read a body of this Content-Type; send application/json.',
+  },
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    meaning: 'The path exists but not with this method; `Allow` lists the methods it takes.',
+  },
+  resource_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    meaning: "No such resource for this caller (also for other resellers' resources).",
+  },
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The bearer API key is missing, unknown or revoked.' },
   invalid_lookup_token: { status: 401, type: 'authentication_error', meaning: 'The Service-Lookup-Token is unknown or no longer valid.' },
   permission_denied: { status: 403, type: 'permission_error', meaning: 'This caller may not perform this operation; nothing was changed.' },
   account_disabled: { status: 403, type: 'permission_error', meaning: "The reseller's account is disabled." },
-  provider_not_covered: { status: 403, type: 'permission_error', meaning: "The client's pass does not cover this provider and no co-pay is offered." },
+  provider_not_covered: {
+    status: 403,
+    type: 'permission_error',
+    meaning: "The client's pass does not cover this provider and no co-pay is offered.",
+  },
   idempotency_key_reused: { status: 409, type: 'idempotency_error', meaning: 'The Idempotency-Key was used with a different request.' },
-  idempotency_request_in_progress: { status: 409, type: 'idempotency_error', meaning: 'A request with this Idempotency-Key is still running; retry later.' },
+  idempotency_request_in_progress: {
+    status: 409,
+    type: 'idempotency_error',
+    meaning: 'A request with this Idempotency-Key is still running; retry later.',
+  },
   already_cancelled: { status: 409, type: 'resource_conflict_error', meaning: 'The booking is already cancelled; nothing changed.' },
   not_cancellable: { status: 409, type: 'resource_conflict_error', meaning: 'The booking cannot be cancelled in its status or time.' },
   slot_unavailable: { status: 409, type: 'resource_conflict_error', meaning: 'The slot is no longer available.' },
   class_full: { status: 409, type: 'resource_conflict_error', meaning: 'The class instance has no spots left.' },
   already_booked: { status: 409, type: 'resource_conflict_error', meaning: 'The client already holds a booking for this class instance.' },
   not_reschedulable: { status: 409, type: 'resource_conflict_error', meaning: 'The booking cannot be moved in its status or time.' },
-  booking_status_conflict: { status: 409, type: 'resource_conflict_error', meaning: 'The booking is not in a status this change applies to (e.g. confirming a CANCELLED booking).' },
+  booking_status_conflict: {
+    status: 409,
+    type: 'resource_conflict_error',
+    meaning: 'The booking is not in a status this change applies to (e.g. confirming a CANCELLED booking).',
+  },
   class_not_bookable: { status: 409, type: 'resource_conflict_error', meaning: 'The class instance is cancelled or has started.' },
-  pass_not_active: { status: 409, type: 'resource_conflict_error', meaning: "The client's pass is not ACTIVE, or expires before the appointment." },
+  pass_not_active: {
+    status: 409,
+    type: 'resource_conflict_error',
+    meaning: "The client's pass is not ACTIVE, or expires before the appointment.",
+  },
   session_already_confirmed: { status: 409, type: 'resource_conflict_error', meaning: 'The session was already used.' },
   access_code_used: { status: 409, type: 'resource_conflict_error', meaning: 'The access code was already redeemed; it is single use.' },
   lookup_not_pending: { status: 409, type: 'resource_conflict_error', meaning: 'The lookup is not waiting for verification.' },
   not_prepaid: { status: 409, type: 'resource_conflict_error', meaning: 'Only PREPAID passes can be renewed.' },
   pass_cancelled: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass is cancelled.' },
-  endpoint_limit_reached: { status: 409, type: 'resource_conflict_error', meaning: 'The reseller has the most webhook endpoints it may have (16); delete one to add another.' },
-  pass_unchanged: { status: 409, type: 'resource_conflict_error', meaning: 'The issued pass already has this pass package; nothing changed.' },
-  renewal_required: { status: 409, type: 'resource_conflict_error', meaning: 'A PREPAID pass cannot expire after `paid_through`; renew it to pay for more.' },
+  endpoint_limit_reached: {
+    status: 409,
+    type: 'resource_conflict_error',
+    meaning: 'The reseller has the most webhook endpoints it may have (16); delete one to add another.',
+  },
+  pass_unchanged: {
+    status: 409,
+    type: 'resource_conflict_error',
+    meaning: 'The issued pass already has this pass package; nothing changed.',
+  },
+  renewal_required: {
+    status: 409,
+    type: 'resource_conflict_error',
+    meaning: 'A PREPAID pass cannot expire after `paid_through`; renew it to pay for more.',
+  },
   session_expired: { status: 422, type: 'unprocessable_error', meaning: 'The session is older than 24 hours; start again.' },
   access_code_expired: { status: 422, type: 'unprocessable_error', meaning: 'The access code expired unredeemed; create a new one.' },
   insufficient_balance: { status: 422, type: 'unprocessable_error', meaning: 'The business account cannot pay for this.' },
   lookup_expired: { status: 422, type: 'unprocessable_error', meaning: 'The lookup code expired; start a new lookup.' },
   rate_limited: { status: 429, type: 'rate_limit_error', meaning: 'Too many requests; retry after `Retry-After` seconds.' },
   internal_error: { status: 500, type: 'api_error', meaning: 'An unexpected error; nothing about it is revealed.' },
-  service_unavailable: { status: 503, type: 'api_error', meaning: 'The database is unreachable; retry after `Retry-After` seconds with the same Idempotency-Key.' },
+  service_unavailable: {
+    status: 503,
+    type: 'api_error',
+    meaning: 'The database is unreachable; retry after `Retry-After` seconds with the same Idempotency-Key.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;
@@ -74,8 +126,12 @@ export class DomainError extends Error {
     this.headers = options.headers;
   }
 
-  get status(): number { return catalogue[this.code].status; }
-  get type(): ErrorType { return catalogue[this.code].type; }
+  get status(): number {
+    return catalogue[this.code].status;
+  }
+  get type(): ErrorType {
+    return catalogue[this.code].type;
+  }
 }
 
 /**
@@ -126,7 +182,10 @@ export function errorBody(err: DomainError, requestId: string): ErrorBody {
 }
 
 /** The envelope's fields but the message, as a GraphQL error's extensions (`request_id` when known). */
-export function errorExtensions(err: DomainError, requestId?: string): Omit<ErrorBody['error'], 'message' | 'request_id'> & { request_id?: string } {
+export function errorExtensions(
+  err: DomainError,
+  requestId?: string,
+): Omit<ErrorBody['error'], 'message' | 'request_id'> & { request_id?: string } {
   const { message: _, request_id: __, ...fields } = errorBody(err, '').error;
   return { ...fields, ...(requestId ? { request_id: requestId } : {}) };
 }

@@ -13,25 +13,45 @@ import { withTransaction } from '../db/engine/index.ts';
 export const DEFAULT_RADIUS_KM = 50;
 export const MAX_RADIUS_KM = 500;
 
-export interface Near { lat: number; lon: number; radiusKm: number }
+export interface Near {
+  lat: number;
+  lon: number;
+  radiusKm: number;
+}
 
-const coordinate = (min: number, max: number, name: string) => z.string()
-  .regex(/^-?\d{1,3}(\.\d+)?$/, `${name} must be a decimal number`)
-  .transform(Number)
-  .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
-  // The form OpenAPI documents (src/rest/openapi.ts): a client sends a number, parsed here from its string.
-  .meta({ openapi: { type: 'number', minimum: min, maximum: max, description: `${name === 'lat' ? 'Latitude' : 'Longitude'} of the point to search around; with ${name === 'lat' ? 'lon' : 'lat'}` } });
+const coordinate = (min: number, max: number, name: string) =>
+  z
+    .string()
+    .regex(/^-?\d{1,3}(\.\d+)?$/, `${name} must be a decimal number`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
+    // The form OpenAPI documents (src/rest/openapi.ts): a client sends a number, parsed here from its string.
+    .meta({
+      openapi: {
+        type: 'number',
+        minimum: min,
+        maximum: max,
+        description: `${name === 'lat' ? 'Latitude' : 'Longitude'} of the point to search around; with ${name === 'lat' ? 'lon' : 'lat'}`,
+      },
+    });
 
 export const nearQuerySchema = z.object({
   lat: coordinate(-90, 90, 'lat').optional(),
   lon: coordinate(-180, 180, 'lon').optional(),
-  radius_km: z.string().regex(/^\d+(\.\d+)?$/, 'radius_km must be a positive number')
+  radius_km: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'radius_km must be a positive number')
     .transform(Number)
     .refine((n) => n > 0 && n <= MAX_RADIUS_KM, `radius_km must be greater than 0 and at most ${MAX_RADIUS_KM}`)
-    .meta({ openapi: {
-      type: 'number', exclusiveMinimum: 0, maximum: MAX_RADIUS_KM, default: DEFAULT_RADIUS_KM,
-      description: 'Only results within this many kilometres of lat+lon',
-    } })
+    .meta({
+      openapi: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: MAX_RADIUS_KM,
+        default: DEFAULT_RADIUS_KM,
+        description: 'Only results within this many kilometres of lat+lon',
+      },
+    })
     .optional(),
 });
 
@@ -42,7 +62,12 @@ export function nearFromQuery(query: Record<string, string | undefined>): Near |
 }
 
 /** The same rules for typed input (GraphQL). */
-export function checkNear(lat: number | undefined, lon: number | undefined, radiusKm: number | undefined, names = { lat: 'lat', lon: 'lon', radius: 'radius_km' }): Near | undefined {
+export function checkNear(
+  lat: number | undefined,
+  lon: number | undefined,
+  radiusKm: number | undefined,
+  names = { lat: 'lat', lon: 'lon', radius: 'radius_km' },
+): Near | undefined {
   if (lat === undefined && lon === undefined) {
     if (radiusKm !== undefined) throw validationError(names.radius, `${names.radius} needs ${names.lat} and ${names.lon}`);
     return undefined;
@@ -52,7 +77,8 @@ export function checkNear(lat: number | undefined, lon: number | undefined, radi
   if (!(lat >= -90 && lat <= 90)) throw validationError(names.lat, `${names.lat} must be between -90 and 90`);
   if (!(lon >= -180 && lon <= 180)) throw validationError(names.lon, `${names.lon} must be between -180 and 180`);
   const radius = radiusKm ?? DEFAULT_RADIUS_KM;
-  if (!(radius > 0 && radius <= MAX_RADIUS_KM)) throw validationError(names.radius, `${names.radius} must be greater than 0 and at most ${MAX_RADIUS_KM}`);
+  if (!(radius > 0 && radius <= MAX_RADIUS_KM))
+    throw validationError(names.radius, `${names.radius} must be greater than 0 and at most ${MAX_RADIUS_KM}`);
   return { lat, lon, radiusKm: radius };
 }
 
@@ -72,7 +98,12 @@ export interface ProximityQuery {
  * One page of rows nearest first within the radius, each with `distance_m`. A cursor must be a
  * row of this very list (same filters, inside the radius), else 400 `invalid_cursor`.
  */
-export function proximityPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
+export function proximityPage<T extends { id: string }>(
+  em: EntityManager,
+  q: ProximityQuery,
+  near: Near,
+  page: PageArgs,
+): Promise<Page<T & { distance_m: number }>> {
   // The cube GiST guesses a radius box holds a few dozen rows, so for anything past the first
   // rows (a second page, limit=100) PostgreSQL bitmap-scans the whole box (tens of thousands of
   // rows in a city) and sorts it, many times slower (docs/adr/0023-proximity-knn-scan.md).
@@ -91,7 +122,12 @@ export function proximityPage<T extends { id: string }>(em: EntityManager, q: Pr
 /** Planner settings the proximity statements run under; bench/proximity.ts replays them too. */
 export const proximityPlannerSettings = ['set local enable_bitmapscan = off'];
 
-async function nearestPage<T extends { id: string }>(em: EntityManager, q: ProximityQuery, near: Near, page: PageArgs): Promise<Page<T & { distance_m: number }>> {
+async function nearestPage<T extends { id: string }>(
+  em: EntityManager,
+  q: ProximityQuery,
+  near: Near,
+  page: PageArgs,
+): Promise<Page<T & { distance_m: number }>> {
   const point = `ll_to_earth(${q.pointAlias}.lat, ${q.pointAlias}.lon)`;
   const origin = 'll_to_earth(?::float8, ?::float8)';
   const radiusM = near.radiusKm * 1000;

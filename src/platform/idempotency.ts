@@ -13,13 +13,21 @@ import { lastWriteWithCommit } from '../db/engine/index.ts';
 // INSERT … ON CONFLICT waits on a concurrent uncommitted record of the same (reseller, key), which
 // is how a second request waits for the first, across processes.
 
-export interface StoredResponse { status: number; body: unknown }
-export interface IdempotentResult extends StoredResponse { replayed: boolean }
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+export interface IdempotentResult extends StoredResponse {
+  replayed: boolean;
+}
 
 /** A response the caller gets but that must not be stored (the transaction is rolled back). */
 export class UnstoredResponse extends Error {
   readonly response: StoredResponse;
-  constructor(response: StoredResponse) { super("response not stored"); this.response = response; }
+  constructor(response: StoredResponse) {
+    super('response not stored');
+    this.response = response;
+  }
 }
 
 const KEY = /^[\x20-\x7E]{1,255}$/;
@@ -49,7 +57,10 @@ export function fingerprint(...parts: unknown[]): string {
 /** The use case failed; its transaction is rolled back and what it threw is answered (or stored) after. */
 class UseCaseFailed extends Error {
   readonly failure: unknown;
-  constructor(failure: unknown) { super('use case failed'); this.failure = failure; }
+  constructor(failure: unknown) {
+    super('use case failed');
+    this.failure = failure;
+  }
 }
 
 type Scope = { resellerId: string; key: string; fingerprint: string };
@@ -117,7 +128,8 @@ export async function runIdempotent(
 async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: SecretBox, response: StoredResponse): Promise<void> {
   const now = ctx.clock.now();
   const expiredBefore = new Date(now.getTime() - ctx.config.IDEMPOTENCY_TTL_SECONDS * 1000);
-  await lastWriteWithCommit(em,
+  await lastWriteWithCommit(
+    em,
     `with bound as materialized (
        select current_setting('lock_timeout') as before, set_config('lock_timeout', ?, true) as waiting
      ), stored as (
@@ -130,8 +142,16 @@ async function storeUnderKey(em: EntityManager, ctx: Ctx, scope: Scope, box: Sec
        returning key
      )
      select coalesce((select set_config('lock_timeout', bound.before, true) from stored), idempotency_key_held()) as lock_timeout from bound`,
-    [String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)), scope.resellerId, scope.key, scope.fingerprint, now, response.status,
-      box.seal(JSON.stringify(response.body)), expiredBefore],
+    [
+      String(Math.floor(ctx.config.IDEMPOTENCY_WAIT_MS)),
+      scope.resellerId,
+      scope.key,
+      scope.fingerprint,
+      now,
+      response.status,
+      box.seal(JSON.stringify(response.body)),
+      expiredBefore,
+    ],
   );
 }
 
@@ -189,7 +209,7 @@ const boxes = new WeakMap<Buffer, SecretBox>();
 async function responseBox(ctx: Pick<Ctx, 'em' | 'config'>): Promise<SecretBox> {
   const master = await masterKey(ctx.em, ctx.config);
   let box = boxes.get(master);
-  if (!box) boxes.set(master, box = secretBox(master, 'idempotency responses'));
+  if (!box) boxes.set(master, (box = secretBox(master, 'idempotency responses')));
   return box;
 }
 

@@ -20,7 +20,10 @@ const redact = [
  * LOG_FORMAT auto: readable lines on a terminal, one JSON object per line otherwise (a pipe, a file,
  * a log collector).
  */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>, to: 'stdout' | 'stderr' = 'stdout'): Logger {
+export function createLogger(
+  config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>,
+  to: 'stdout' | 'stderr' = 'stdout',
+): Logger {
   const options = { level: config.LOG_LEVEL, redact, base: undefined };
   const fd = to === 'stderr' ? 2 : 1;
   const format = config.LOG_FORMAT ?? 'auto';

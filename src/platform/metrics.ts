@@ -57,21 +57,29 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
   const executions = new Counter({
     name: 'graphql_executions_total',
     help: 'GraphQL operations reaching execution, by engine: compiled (a document without string literals that ran before) or graphql-js.',
-    labelNames: ['engine'] as const, registers,
+    labelNames: ['engine'] as const,
+    registers,
   });
   const rejections = new Counter({
     name: 'rate_limit_rejections_total',
     help: 'Requests answered 429 rate_limited, by limit: key (an API key or lookup token), failed_auth (a client address), redeem (a provider key).',
-    labelNames: ['limit'] as const, registers,
+    labelNames: ['limit'] as const,
+    registers,
   });
   const pool = options.pool;
   new Gauge({
-    name: 'db_pool_max_connections', help: 'The most connections the database pool opens (DB_POOL_MAX).', registers,
-    async collect() { this.set((await pool()).options.max ?? 0); },
+    name: 'db_pool_max_connections',
+    help: 'The most connections the database pool opens (DB_POOL_MAX).',
+    registers,
+    async collect() {
+      this.set((await pool()).options.max ?? 0);
+    },
   });
   new Gauge({
-    name: 'db_pool_connections', help: 'Open database pool connections, by state: idle, or in use by a request or job.',
-    labelNames: ['state'] as const, registers,
+    name: 'db_pool_connections',
+    help: 'Open database pool connections, by state: idle, or in use by a request or job.',
+    labelNames: ['state'] as const,
+    registers,
     async collect() {
       const p = await pool();
       this.set({ state: 'idle' }, p.idleCount);
@@ -79,8 +87,12 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
     },
   });
   new Gauge({
-    name: 'db_pool_waiting_requests', help: 'Requests for a database connection waiting because the pool is at its maximum.', registers,
-    async collect() { this.set((await pool()).waitingCount); },
+    name: 'db_pool_waiting_requests',
+    help: 'Requests for a database connection waiting because the pool is at its maximum.',
+    registers,
+    async collect() {
+      this.set((await pool()).waitingCount);
+    },
   });
 
   return {
@@ -118,7 +130,8 @@ class Traffic {
     if (counted) counted.count++;
     else this.requests.set(statusKey, { method, route, status: String(status), count: 1 });
     let timed = this.durations.get(key);
-    if (!timed) this.durations.set(key, timed = { method, route, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 });
+    if (!timed)
+      this.durations.set(key, (timed = { method, route, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
     let bucket = 0;
     while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]) bucket++;
     timed.buckets[bucket]++;
@@ -146,7 +159,10 @@ class TrafficCounter extends Counter<'method' | 'route' | 'status'> {
   }
 
   override async get(): Promise<Shape<Counter>> {
-    const values = [...this.traffic.requests.values()].map(({ method, route, status, count }) => ({ labels: { method, route, status }, value: count }));
+    const values = [...this.traffic.requests.values()].map(({ method, route, status, count }) => ({
+      labels: { method, route, status },
+      value: count,
+    }));
     return { ...(await super.get()), values };
   }
 }
@@ -164,7 +180,11 @@ class TrafficHistogram extends Histogram<'method' | 'route'> {
     const values = [...this.traffic.durations.values()].flatMap(({ method, route, buckets, sum, count }) => {
       let below = 0;
       return [
-        ...[...BUCKETS, '+Inf'].map((le, i) => ({ labels: { le, method, route } as Record<string, string | number>, value: (below += buckets[i]), metricName: `${name}_bucket` })),
+        ...[...BUCKETS, '+Inf'].map((le, i) => ({
+          labels: { le, method, route } as Record<string, string | number>,
+          value: (below += buckets[i]),
+          metricName: `${name}_bucket`,
+        })),
         { labels: { method, route }, value: sum, metricName: `${name}_sum` },
         { labels: { method, route }, value: count, metricName: `${name}_count` },
       ];

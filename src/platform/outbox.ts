@@ -14,18 +14,38 @@ import { isDatabaseUnreachable } from './unavailable.ts';
  * statement in its transaction: a booking's event and its outbox row cost it no round trip of
  * their own. Every domain event and every mail takes this path, so its text is fixed (a prepared statement).
  */
-export async function enqueue(em: EntityManager, row: { topic: string; resellerId?: string; payloadJson: string; at: Date }): Promise<void> {
-  await queueWrite(em, 'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?::jsonb, ?, ?)',
-    [row.topic, row.resellerId ?? null, row.payloadJson, row.at, row.at]);
+export async function enqueue(
+  em: EntityManager,
+  row: { topic: string; resellerId?: string; payloadJson: string; at: Date },
+): Promise<void> {
+  await queueWrite(em, 'insert into outbox (topic, reseller_id, payload, created_at, available_at) values (?, ?, ?::jsonb, ?, ?)', [
+    row.topic,
+    row.resellerId ?? null,
+    row.payloadJson,
+    row.at,
+    row.at,
+  ]);
 }
 
-export interface OutboxRow { id: string; topic: string; reseller_id: string | null; payload: unknown; attempts: number }
+export interface OutboxRow {
+  id: string;
+  topic: string;
+  reseller_id: string | null;
+  payload: unknown;
+  attempts: number;
+}
 export type OutboxHandler = (row: OutboxRow, em: EntityManager) => Promise<void>;
 
 const RETRY_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 /** Claims and handles one batch; returns how many rows it handled. Only topics with a handler are claimed. */
-export async function dispatchOnce(orm: MikroORM, handlers: Record<string, OutboxHandler>, clock: Clock, log: Logger, batch = 20): Promise<number> {
+export async function dispatchOnce(
+  orm: MikroORM,
+  handlers: Record<string, OutboxHandler>,
+  clock: Clock,
+  log: Logger,
+  batch = 20,
+): Promise<number> {
   const topics = Object.keys(handlers);
   if (topics.length === 0) return 0;
   return withTransaction(orm.em.fork(), async (em) => {
@@ -44,8 +64,11 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
         if (isDatabaseUnreachable(err)) throw err;
         const delay = RETRY_SECONDS[Math.min(row.attempts, RETRY_SECONDS.length - 1)];
         log.warn({ err, outboxId: row.id, topic: row.topic }, 'outbox handler failed; will retry');
-        await em.execute('update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?',
-          [String((err as Error).message).slice(0, 500), new Date(clock.now().getTime() + delay * 1000), row.id]);
+        await em.execute('update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?', [
+          String((err as Error).message).slice(0, 500),
+          new Date(clock.now().getTime() + delay * 1000),
+          row.id,
+        ]);
       }
     }
     return rows.length;
@@ -53,8 +76,11 @@ export async function dispatchOnce(orm: MikroORM, handlers: Record<string, Outbo
 }
 
 /** The in-process dispatcher: polls until stopped; src/cli/serve.ts gives it the modules' handlers (events, mail). */
-export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, OutboxHandler>,
-  opts: { clock: Clock; log: Logger; pollMs: number; failed?: (err: unknown) => void }) {
+export function startOutboxDispatcher(
+  orm: MikroORM,
+  handlers: Record<string, OutboxHandler>,
+  opts: { clock: Clock; log: Logger; pollMs: number; failed?: (err: unknown) => void },
+) {
   const failed = opts.failed ?? ((err: unknown) => opts.log.error({ err }, 'outbox dispatch failed'));
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
@@ -62,7 +88,9 @@ export function startOutboxDispatcher(orm: MikroORM, handlers: Record<string, Ou
   const tick = () => {
     running = dispatchOnce(orm, handlers, opts.clock, opts.log)
       .catch(failed)
-      .finally(() => { if (!stopped) timer = setTimeout(tick, opts.pollMs); });
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, opts.pollMs);
+      });
   };
   timer = setTimeout(tick, opts.pollMs);
   return {

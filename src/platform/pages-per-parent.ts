@@ -26,7 +26,12 @@ type Row = Record<string, unknown> & { id: string };
  * Pages of `parentIds`' children, keyed by parent id. A cursor (after/before) must be a child of
  * the parent it pages; for any other parent that connection answers 400 `invalid_cursor`.
  */
-export async function pagesPerParent(em: EntityManager, q: PerParentQuery, parentIds: readonly string[], page: PageArgs): Promise<Map<string, Page<Row> | DomainError>> {
+export async function pagesPerParent(
+  em: EntityManager,
+  q: PerParentQuery,
+  parentIds: readonly string[],
+  page: PageArgs,
+): Promise<Map<string, Page<Row> | DomainError>> {
   const result = new Map<string, Page<Row> | DomainError>();
   if (parentIds.length === 0) return result;
   const a = q.alias;

@@ -31,7 +31,9 @@ export interface Page<T> {
   direction: 'forward' | 'backward';
 }
 
-const limitSchema = z.string().regex(/^\d+$/, 'limit must be an integer between 1 and 100')
+const limitSchema = z
+  .string()
+  .regex(/^\d+$/, 'limit must be an integer between 1 and 100')
   .transform(Number)
   .refine((n) => n >= 1 && n <= MAX_LIMIT, 'limit must be an integer between 1 and 100')
   // The form OpenAPI documents (src/rest/openapi.ts): a client sends a number, parsed here from its string.
@@ -46,13 +48,17 @@ export const pageQuerySchema = z.object({
 /** REST: `limit`, `starting_after`, `ending_before` from the query string. */
 export function pageArgsFromQuery(query: Record<string, string | undefined>): PageArgs {
   const q = parseInput(pageQuerySchema, {
-    limit: query.limit, starting_after: query.starting_after, ending_before: query.ending_before,
+    limit: query.limit,
+    starting_after: query.starting_after,
+    ending_before: query.ending_before,
   });
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
     throw validationError('ending_before', 'Send either starting_after or ending_before, not both');
   }
   return {
-    limit: q.limit ?? DEFAULT_LIMIT, startingAfter: q.starting_after, endingBefore: q.ending_before,
+    limit: q.limit ?? DEFAULT_LIMIT,
+    startingAfter: q.starting_after,
+    endingBefore: q.ending_before,
     cursorParam: q.ending_before !== undefined ? 'ending_before' : 'starting_after',
   };
 }
@@ -119,7 +125,11 @@ export async function keysetPage<T extends { id: string }>(
 }
 
 /** The Relay shape of a page; cursors are the same ids the REST list uses. */
-export function toConnection<T extends { id: string }, N = T>(page: Page<T>, args: PageArgs, present: (row: T) => N = (r) => r as unknown as N) {
+export function toConnection<T extends { id: string }, N = T>(
+  page: Page<T>,
+  args: PageArgs,
+  present: (row: T) => N = (r) => r as unknown as N,
+) {
   const edges = page.data.map((row) => ({ cursor: row.id, node: present(row) }));
   const forward = page.direction === 'forward';
   return {
@@ -147,9 +157,10 @@ export function keysetSql(args: PageArgs, kind: IdKind, table: string, scope: { 
     bound: cursor === undefined ? { sql: 'true', params: [] } : { sql: `id ${backward ? '>' : '<'} ?`, params: [cursor] },
     order: backward ? 'asc' : 'desc',
     limit: args.limit + 1,
-    cursorOk: cursor === undefined
-      ? { sql: 'true', params: [] }
-      : { sql: `exists (select 1 from ${table} where id = ? and ${scope.sql})`, params: [cursor, ...scope.params] },
+    cursorOk:
+      cursor === undefined
+        ? { sql: 'true', params: [] }
+        : { sql: `exists (select 1 from ${table} where id = ? and ${scope.sql})`, params: [cursor, ...scope.params] },
     cursor,
     backward,
   } as const;
@@ -159,7 +170,12 @@ export function keysetSql(args: PageArgs, kind: IdKind, table: string, scope: { 
  * The page of `rows` fetched with keysetSql; each row carries `cursor_ok`. With no row back, the
  * cursor still has to be told apart from the end of the list: `cursorExists` asks (error path only).
  */
-export async function pageFromRows<T>(rows: (T & { cursor_ok: boolean })[], args: PageArgs, sql: ReturnType<typeof keysetSql>, cursorExists: () => Promise<boolean>): Promise<Page<T>> {
+export async function pageFromRows<T>(
+  rows: (T & { cursor_ok: boolean })[],
+  args: PageArgs,
+  sql: ReturnType<typeof keysetSql>,
+  cursorExists: () => Promise<boolean>,
+): Promise<Page<T>> {
   if (sql.cursor !== undefined) {
     const ok = rows.length > 0 ? rows[0].cursor_ok : await cursorExists();
     if (!ok) throw invalidCursor(args, sql.cursor);

@@ -17,14 +17,24 @@ import { databaseHealth, unavailable } from './unavailable.ts';
 // result; everything between runs here, so a new caller (lookup token, client session, hosted
 // page, worker) plugs in once, never into a surface.
 
-export interface PipelineDeps { orm: MikroORM; config: Config; clock: Clock; log: Logger; limits: RateLimits }
+export interface PipelineDeps {
+  orm: MikroORM;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  limits: RateLimits;
+}
 
 /** What authentication counts against the client's address (docs/operator-guide.md "Rate limits"): a key or token that is not one. */
 const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'invalid_lookup_token']);
 
 /** The bucket a caller's requests count in: its API key's, or its lookup token's (docs/operator-guide.md "Rate limits"). */
-const bucketOf = (caller: KeyCaller): string => (caller.kind === 'provider' ? `pk:${caller.providerKeyId}`
-  : caller.lookup && caller.apiKeyId === null ? `lkpt:${caller.lookup.lookupId}` : `sk:${caller.apiKeyId}`);
+const bucketOf = (caller: KeyCaller): string =>
+  caller.kind === 'provider'
+    ? `pk:${caller.providerKeyId}`
+    : caller.lookup && caller.apiKeyId === null
+      ? `lkpt:${caller.lookup.lookupId}`
+      : `sk:${caller.apiKeyId}`;
 
 export interface AuthenticateOptions {
   takesLookupToken?: boolean;
@@ -34,7 +44,11 @@ export interface AuthenticateOptions {
   limit?: 'redeem';
 }
 
-export interface RequestHeaders { authorization?: string; lookupToken?: string; idempotencyKey?: string }
+export interface RequestHeaders {
+  authorization?: string;
+  lookupToken?: string;
+  idempotencyKey?: string;
+}
 
 export interface Pipeline {
   /** Bodies above it are refused with 413 before anything else reads them. */
@@ -60,7 +74,12 @@ export interface Pipeline {
    * one transaction; without one, the use case still runs in a transaction. Domain errors become
    * `errorResponse` (stored with the record); an UnstoredResponse is answered and rolled back.
    */
-  write(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>, errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult>;
+  write(
+    ctx: Ctx,
+    fingerprint: () => string,
+    run: (tx: TxCtx) => Promise<StoredResponse>,
+    errorResponse: (err: DomainError) => StoredResponse,
+  ): Promise<IdempotentResult>;
   /**
    * The 503 `service_unavailable` (with Retry-After) for a failure that is the database unreachable,
    * noted in the process's one database health tracker (src/platform/unavailable.ts), which logs it
@@ -85,9 +104,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (address !== undefined) await deps.limits.checkAddress(address);
       let caller: KeyCaller;
       try {
-        caller = await authenticateRequest(authEm, deps.clock, { authorization: headers.authorization, lookupToken: headers.lookupToken }, accepts, options);
+        caller = await authenticateRequest(
+          authEm,
+          deps.clock,
+          { authorization: headers.authorization, lookupToken: headers.lookupToken },
+          accepts,
+          options,
+        );
       } catch (err) {
-        if (address !== undefined && err instanceof DomainError && FAILED_AUTHENTICATION.has(err.code)) await deps.limits.take('failed_auth', address);
+        if (address !== undefined && err instanceof DomainError && FAILED_AUTHENTICATION.has(err.code))
+          await deps.limits.take('failed_auth', address);
         throw err;
       }
       await deps.limits.take('key', bucketOf(caller), caller.kind === 'reseller' ? caller.rateLimit : undefined);
@@ -111,7 +137,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // whole transaction is gone, its idempotency record included, so it runs again from the start.
       return retryingConflicts(
         (n) => writeOnce(n === 1 ? ctx : { ...ctx, em: deps.orm.em.fork() }, fingerprint, run, errorResponse),
-        (err, n) => ctx.log.warn({ sqlstate: (err as { code: string }).code, attempt: n }, 'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again'),
+        (err, n) =>
+          ctx.log.warn(
+            { sqlstate: (err as { code: string }).code, attempt: n },
+            'transaction aborted by PostgreSQL to break a deadlock or conflict; running it again',
+          ),
       );
     },
 
@@ -119,9 +149,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
-
-async function writeOnce(ctx: Ctx, fingerprint: () => string, run: (tx: TxCtx) => Promise<StoredResponse>,
-  errorResponse: (err: DomainError) => StoredResponse): Promise<IdempotentResult> {
+async function writeOnce(
+  ctx: Ctx,
+  fingerprint: () => string,
+  run: (tx: TxCtx) => Promise<StoredResponse>,
+  errorResponse: (err: DomainError) => StoredResponse,
+): Promise<IdempotentResult> {
   if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
     // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (docs/partner-guide.md
     // "Lookup"), so a key one used answers the other 409 idempotency_key_reused, never the stored response.

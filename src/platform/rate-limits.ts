@@ -14,7 +14,10 @@ import type { Logger } from './logger.ts';
 
 export type LimitKind = 'key' | 'failed_auth' | 'redeem';
 
-export interface Limit { perSecond: number; burst: number }
+export interface Limit {
+  perSecond: number;
+  burst: number;
+}
 
 /** The limits an operator did not set for a reseller (`resellers limits`): from the configuration. */
 export function defaultLimits(config: Config): Record<LimitKind, Limit> {
@@ -29,7 +32,11 @@ export function defaultLimits(config: Config): Record<LimitKind, Limit> {
 const BURST_REFILL_FACTOR = 10;
 const burstWindow = (l: Limit): number => Math.max(1, Math.ceil((BURST_REFILL_FACTOR * Math.max(0, l.burst - l.perSecond)) / l.perSecond));
 
-interface Bucket { rate: RateLimiterAbstract; burst: RateLimiterAbstract; both: BurstyRateLimiter }
+interface Bucket {
+  rate: RateLimiterAbstract;
+  burst: RateLimiterAbstract;
+  both: BurstyRateLimiter;
+}
 
 export interface RateLimits {
   /** Takes one point of `id`'s bucket of `kind`; over it, 429 `rate_limited` with Retry-After and RateLimit headers. */
@@ -40,10 +47,17 @@ export interface RateLimits {
 }
 
 export function createRateLimits(config: Config, log: Logger, rejected: (kind: LimitKind) => void = () => {}): RateLimits {
-  const redis = config.REDIS_URL === undefined ? undefined : new Redis(config.REDIS_URL, {
-    // Commands fail at once while disconnected (never queue behind a dead connection); reconnects go on.
-    enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1000, commandTimeout: 500, lazyConnect: false,
-  });
+  const redis =
+    config.REDIS_URL === undefined
+      ? undefined
+      : new Redis(config.REDIS_URL, {
+          // Commands fail at once while disconnected (never queue behind a dead connection); reconnects go on.
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          connectTimeout: 1000,
+          commandTimeout: 500,
+          lazyConnect: false,
+        });
   redis?.on('error', () => {}); // reported once through `down` below, not per reconnect attempt
   let down = false;
   const buckets = new Map<string, Bucket>();
@@ -54,9 +68,16 @@ export function createRateLimits(config: Config, log: Logger, rejected: (kind: L
     const name = `${kind}:${limit.perSecond}:${limit.burst}`;
     let bucket = buckets.get(name);
     if (!bucket) {
-      const store = (points: number, duration: number, part: string): RateLimiterAbstract => (redis
-        ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${config.RATE_LIMIT_REDIS_PREFIX}:${name}:${part}`, points, duration, rejectIfRedisNotReady: true })
-        : new RateLimiterMemory({ keyPrefix: `${name}:${part}`, points, duration }));
+      const store = (points: number, duration: number, part: string): RateLimiterAbstract =>
+        redis
+          ? new RateLimiterRedis({
+              storeClient: redis,
+              keyPrefix: `${config.RATE_LIMIT_REDIS_PREFIX}:${name}:${part}`,
+              points,
+              duration,
+              rejectIfRedisNotReady: true,
+            })
+          : new RateLimiterMemory({ keyPrefix: `${name}:${part}`, points, duration });
       const rate = store(limit.perSecond, 1, 'rate');
       const burst = store(Math.max(1, limit.burst - limit.perSecond), burstWindow(limit), 'burst');
       bucket = { rate, burst, both: new BurstyRateLimiter(rate, burst) };
@@ -69,7 +90,10 @@ export function createRateLimits(config: Config, log: Logger, rejected: (kind: L
   const failOpen = (err: unknown): void => {
     if (!down) {
       down = true;
-      log.warn({ reason: (err as Error)?.message ?? String(err) }, 'rate limits: Redis unreachable; requests are not limited until it is back');
+      log.warn(
+        { reason: (err as Error)?.message ?? String(err) },
+        'rate limits: Redis unreachable; requests are not limited until it is back',
+      );
     }
   };
   const storeAnswered = (): void => {
@@ -122,9 +146,12 @@ export function createRateLimits(config: Config, log: Logger, rejected: (kind: L
   };
 }
 
-const describe = (kind: LimitKind): string => ({
-  key: 'this API key or lookup token', failed_auth: 'failed authentications from this address', redeem: 'redeem attempts of this provider key',
-})[kind];
+const describe = (kind: LimitKind): string =>
+  ({
+    key: 'this API key or lookup token',
+    failed_auth: 'failed authentications from this address',
+    redeem: 'redeem attempts of this provider key',
+  })[kind];
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): the policy (`q` points in `w`

@@ -10,7 +10,12 @@ import { newId } from './ids.ts';
  * was verified against. Services resolve clients through clients.service.ts and passes.service.ts,
  * which honour it; the routes and GraphQL fields that take a token are the only ones it reaches.
  */
-export interface LookupScope { lookupId: string; clientId: string; clientResellerId: string; issuedPassId: string }
+export interface LookupScope {
+  lookupId: string;
+  clientId: string;
+  clientResellerId: string;
+  issuedPassId: string;
+}
 
 /**
  * Who is calling. A reseller acts with its API key (`apiKeyId`), or with a lookup token
@@ -18,12 +23,20 @@ export interface LookupScope { lookupId: string; clientId: string; clientReselle
  * Later issues add the client-session caller.
  */
 export interface ResellerCaller {
-  kind: 'reseller'; resellerId: string; apiKeyId: string | null; currency: string; lookup?: LookupScope;
+  kind: 'reseller';
+  resellerId: string;
+  apiKeyId: string | null;
+  currency: string;
+  lookup?: LookupScope;
   /** The reseller's own rate limit per key (docs/operator-guide.md "Rate limits"); absent: the configured default. */
   rateLimit?: { perSecond: number; burst: number };
 }
 /** A provider acting on its own bookings with a provider API key (docs/partner-guide.md "Provider side"). */
-export interface ProviderCaller { kind: 'provider'; providerId: string; providerKeyId: string }
+export interface ProviderCaller {
+  kind: 'provider';
+  providerId: string;
+  providerKeyId: string;
+}
 export type Caller = ResellerCaller | ProviderCaller | { kind: 'anonymous' };
 /** The callers an API key authenticates; each surface takes one kind (src/platform/auth.ts). */
 export type KeyCaller = ResellerCaller | ProviderCaller;

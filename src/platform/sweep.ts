@@ -13,14 +13,28 @@ export const SWEEP_BATCH = 200;
  * doing a row twice, and a request holding a row's lock is never waited for. Returns the sum of
  * what `apply` counted.
  */
-export async function sweepInBatches(em: EntityManager, clock: Clock, claim: { sql: string; params?: unknown[] },
-  apply: (tx: TxEm, ids: string[], now: Date) => Promise<number>): Promise<number> {
+export async function sweepInBatches(
+  em: EntityManager,
+  clock: Clock,
+  claim: { sql: string; params?: unknown[] },
+  apply: (tx: TxEm, ids: string[], now: Date) => Promise<number>,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const now = clock.now();
     const { claimed, counted } = await withTransaction(em.fork(), async (tx) => {
       const rows = await tx.execute<{ id: string }[]>(claim.sql, [...(claim.params ?? []), now, SWEEP_BATCH]);
-      return { claimed: rows.length, counted: rows.length === 0 ? 0 : await apply(tx, rows.map((r) => r.id), now) };
+      return {
+        claimed: rows.length,
+        counted:
+          rows.length === 0
+            ? 0
+            : await apply(
+                tx,
+                rows.map((r) => r.id),
+                now,
+              ),
+      };
     });
     total += counted;
     if (claimed < SWEEP_BATCH) return total;

@@ -7,7 +7,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     formatters.set(timeZone, f);
   }
@@ -23,7 +30,11 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
-interface Wall { date: string; time: string; seconds: number }
+interface Wall {
+  date: string;
+  time: string;
+  seconds: number;
+}
 
 // Intl's formatToParts is slow (about 6 µs here), and a spa booking converts every appointment
 // of its day, so results are remembered, a bounded number of each: clearing a memo when it is full
@@ -39,7 +50,11 @@ function remember<V>(memo: Map<string, V>, key: string, value: V): V {
 
 /** How far the zone's wall clock is ahead of UTC at `ms`, in ms, as Intl shows it (to the second). */
 function offsetByIntl(ms: number, timeZone: string): number {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   const asUtc = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
@@ -105,10 +120,12 @@ function zonedInstantOnce(date: string, time: string, timeZone: string): number 
   for (const probe of [naive - 86_400_000, naive, naive + 86_400_000]) {
     candidates.add(naive - offsetMinutes(new Date(probe), timeZone) * 60_000);
   }
-  const matches = [...candidates].filter((t) => {
-    const w = wallOf(new Date(t), timeZone);
-    return w.date === date && w.time === time;
-  }).sort((a, b) => a - b);
+  const matches = [...candidates]
+    .filter((t) => {
+      const w = wallOf(new Date(t), timeZone);
+      return w.date === date && w.time === time;
+    })
+    .sort((a, b) => a - b);
   return matches.length ? matches[0] : undefined;
 }
 

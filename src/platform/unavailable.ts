@@ -12,10 +12,21 @@ export const RETRY_AFTER_SECONDS = 2;
 const PROBE_MS = 1000;
 
 /** Socket failures of the connection to PostgreSQL (node's codes; also on an AggregateError of several addresses). */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** pg's own messages for a connection lost, never made, or not had from the pool in time (connectionTimeoutMillis). */
-const LOST = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
+const LOST =
+  /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
 
 /**
  * Whether `err` says the database cannot be reached: a socket failure, the connection lost or not
@@ -37,8 +48,11 @@ export function unavailableOf(err: unknown): DomainError | undefined {
 }
 
 export function unavailable(): DomainError {
-  return new DomainError('service_unavailable', 'The database is unreachable; retry with the same Idempotency-Key after Retry-After seconds',
-    { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+  return new DomainError(
+    'service_unavailable',
+    'The database is unreachable; retry with the same Idempotency-Key after Retry-After seconds',
+    { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+  );
 }
 
 /** Tells whether the database is down, from the failures the process meets, and logs its changes once. */
@@ -61,15 +75,23 @@ export function databaseHealth(orm: MikroORM, log: Logger): DatabaseHealth {
   let down = false;
   let since = 0;
   const probe = () => {
-    orm.em.fork().execute('select 1').then(() => {
-      down = false;
-      log.info({ down_ms: Date.now() - since }, 'database reachable again');
-    }, (err: unknown) => {
-      if (isDatabaseUnreachable(err)) setTimeout(probe, PROBE_MS).unref();
-    });
+    orm.em
+      .fork()
+      .execute('select 1')
+      .then(
+        () => {
+          down = false;
+          log.info({ down_ms: Date.now() - since }, 'database reachable again');
+        },
+        (err: unknown) => {
+          if (isDatabaseUnreachable(err)) setTimeout(probe, PROBE_MS).unref();
+        },
+      );
   };
   const health: DatabaseHealth = {
-    get down() { return down; },
+    get down() {
+      return down;
+    },
     failed(err) {
       if (!isDatabaseUnreachable(err)) return false;
       if (!down) {

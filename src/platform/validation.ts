@@ -27,18 +27,23 @@ function failWith(param: string, message: string): never {
 }
 
 // Shared field formats, so a date or an id is checked the same way everywhere.
-export const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date as YYYY-MM-DD')
+export const localDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date as YYYY-MM-DD')
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
   }, 'Not a calendar date');
 
-export const unixTimestamp = z.number({ error: 'Expected an integer Unix timestamp (seconds)' })
-  .int('Expected an integer Unix timestamp (seconds)').min(0).max(253_402_300_799);
+export const unixTimestamp = z
+  .number({ error: 'Expected an integer Unix timestamp (seconds)' })
+  .int('Expected an integer Unix timestamp (seconds)')
+  .min(0)
+  .max(253_402_300_799);
 
 export const email = z.email('Expected an e-mail address').max(254);
 // PostgreSQL text cannot hold NUL: refuse it here rather than fail the insert with a 500.
 export const noNul = (s: string) => !s.includes('\u0000');
-export const shortText = (max: number) => z.string().trim().min(1, 'Must not be empty').max(max)
-  .refine(noNul, 'Must not contain NUL characters');
+export const shortText = (max: number) =>
+  z.string().trim().min(1, 'Must not be empty').max(max).refine(noNul, 'Must not contain NUL characters');
 export const phone = z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'Expected a phone number');

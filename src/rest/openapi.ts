@@ -8,7 +8,11 @@ let cached: object | undefined;
 type JsonSchema = Record<string, unknown>;
 
 // Response headers, written out in each response (not as $refs) so generated clients see which are required.
-const REQUEST_ID = { description: 'The id of this request, also in error bodies as `request_id`', required: true, schema: { type: 'string' } };
+const REQUEST_ID = {
+  description: 'The id of this request, also in error bodies as `request_id`',
+  required: true,
+  schema: { type: 'string' },
+};
 const IDEMPOTENT_REPLAYED = {
   description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (successes and 4xx are stored)',
   required: false,
@@ -18,8 +22,16 @@ const ALLOW = { description: 'The methods this path takes, comma-separated', req
 const RETRY_AFTER = { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer', minimum: 1 } };
 /** The IETF RateLimit fields of a 429 (docs/operator-guide.md "Rate limits"). */
 const RATE_LIMIT_FIELDS = {
-  'RateLimit-Policy': { description: 'The limit that refused the request: `"<key|failed_auth|redeem|lookups_per_client>";q=<points>;w=<seconds>`', required: true, schema: { type: 'string' } },
-  RateLimit: { description: 'What is left of it: `"<limit>";r=<points left>;t=<seconds until it refills>`', required: true, schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    description: 'The limit that refused the request: `"<key|failed_auth|redeem|lookups_per_client>";q=<points>;w=<seconds>`',
+    required: true,
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"<limit>";r=<points left>;t=<seconds until it refills>`',
+    required: true,
+    schema: { type: 'string' },
+  },
 };
 
 // Each table's key: the reseller API's is the document's default, the provider API's is set per operation.
@@ -37,7 +49,9 @@ export function openApiDocument(routes: Route[], provider: RouteTable = provider
   // The 405 every operation refers to, and the 404 of a path outside the document (test/contract/response-schemas.ts reads both).
   const shared: Record<string, unknown> = {
     NoSuchPath: errorResponse(['resource_not_found'], 'A path outside this document: `resource_not_found`.', {}),
-    MethodNotAllowed: errorResponse(codesWithStatus(405), 'A method this path does not take; `Allow` lists the ones it does.', { Allow: ALLOW }),
+    MethodNotAllowed: errorResponse(codesWithStatus(405), 'A method this path does not take; `Allow` lists the ones it does.', {
+      Allow: ALLOW,
+    }),
   };
   const paths: Record<string, Record<string, unknown>> = {};
   const tables: RouteTable[] = [{ base: V3_BASE, caller: 'reseller', routes }, provider];
@@ -52,7 +66,8 @@ export function openApiDocument(routes: Route[], provider: RouteTable = provider
     info: {
       title: 'Reseller Pass, Booking and Access Service (V3 REST adapter)',
       version: '3.0.0',
-      description: 'Thin V3-compatible adapter over the GraphQL gateway\'s domain services. ' +
+      description:
+        "Thin V3-compatible adapter over the GraphQL gateway's domain services. " +
         'Timestamps are Unix seconds; money is integer minor units with an ISO-4217 currency. ' +
         'Every response carries `Request-Id`. A path outside this document answers 404 `resource_not_found` ' +
         '(components/responses/NoSuchPath); a method a path does not take answers 405 `method_not_allowed` with `Allow`. ' +
@@ -65,16 +80,21 @@ export function openApiDocument(routes: Route[], provider: RouteTable = provider
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A reseller API key, sk_…' },
         lookupToken: {
-          type: 'apiKey', in: 'header', name: 'Service-Lookup-Token',
-          description: 'A lookup token, lkpt_… (POST /lookups/{id}/verify): acts for its one client, alone or beside the reseller\'s '
-            + 'own bearer key (README "Lookup"); only operations listing it take it, any other answers 403 `permission_denied`.',
+          type: 'apiKey',
+          in: 'header',
+          name: 'Service-Lookup-Token',
+          description:
+            "A lookup token, lkpt_… (POST /lookups/{id}/verify): acts for its one client, alone or beside the reseller's " +
+            'own bearer key (README "Lookup"); only operations listing it take it, any other answers 403 `permission_denied`.',
         },
         providerKey: { type: 'http', scheme: 'bearer', description: 'A provider API key, pk_… (the provider API, /v3/api/provider)' },
       },
       schemas: { Error: errorSchema(), ...sortedByKey(schemas) },
       parameters: {
         IdempotencyKey: {
-          name: 'Idempotency-Key', in: 'header', required: false,
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
           description: '1–255 printable ASCII characters; a UUID is recommended. Replays for 90 s.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
@@ -94,7 +114,13 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
   if (route.query) {
     const schema = toJsonSchema(route.query, 'input', schemas) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, { description, ...s }] of Object.entries(schema.properties ?? {})) {
-      parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: s });
+      parameters.push({
+        name,
+        in: 'query',
+        required: schema.required?.includes(name) ?? false,
+        ...(description ? { description } : {}),
+        schema: s,
+      });
     }
   }
   if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
@@ -112,8 +138,12 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
     // Authentication, the method and the body size are checked before the Idempotency-Key, so those are never replays;
     // an unexpected failure (5xx) rolls back and is not stored either.
     const stored = status !== 401 && status !== 403 && status !== 413 && status < 500;
-    const retryAfter = status === 429 ? { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_FIELDS } : status === 503 ? { 'Retry-After': RETRY_AFTER } : {};
-    responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), { ...(stored ? replayed : {}), ...retryAfter });
+    const retryAfter =
+      status === 429 ? { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_FIELDS } : status === 503 ? { 'Retry-After': RETRY_AFTER } : {};
+    responses[status] = errorResponse(codes, codes.map((c) => `\`${c}\`: ${catalogue[c].meaning}`).join(' '), {
+      ...(stored ? replayed : {}),
+      ...retryAfter,
+    });
   }
   responses[405] = { $ref: '#/components/responses/MethodNotAllowed' };
 
@@ -142,7 +172,8 @@ function operation(table: RouteTable, route: Route, schemas: Record<string, Json
  * body too large), the rate limits, the unexpected failure and the database unreachable. Only a reseller key has an account that can be disabled.
  */
 function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [number, ErrorCode[]][] {
-  const auth: ErrorCode[] = table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
+  const auth: ErrorCode[] =
+    table.caller === 'reseller' ? ['invalid_api_key', 'permission_denied', 'account_disabled'] : ['invalid_api_key', 'permission_denied'];
   const codes = new Set<ErrorCode>([...route.errors, 'validation_error', ...auth, 'rate_limited', 'internal_error', 'service_unavailable']);
   if (route.takesLookupToken) codes.add('invalid_lookup_token');
   if (route.path.includes('{')) codes.add('resource_not_found');
@@ -152,8 +183,7 @@ function errorsByStatus(table: RouteTable, route: Route, takesBody: boolean): [n
   return [...byStatus].sort(([a], [b]) => a - b);
 }
 
-const codesWithStatus = (status: number) =>
-  (Object.keys(catalogue) as ErrorCode[]).filter((code) => catalogue[code].status === status);
+const codesWithStatus = (status: number) => (Object.keys(catalogue) as ErrorCode[]).filter((code) => catalogue[code].status === status);
 
 /** An error response whose body can carry only the listed codes (the Error schema, narrowed). */
 function errorResponse(codes: ErrorCode[], description: string, headers: Record<string, unknown>) {

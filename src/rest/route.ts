@@ -12,7 +12,10 @@ export interface RouteRequest {
   body: unknown;
 }
 
-export interface RouteResponse { status: number; body: unknown }
+export interface RouteResponse {
+  status: number;
+  body: unknown;
+}
 
 /**
  * One V3 operation: the table entry the router dispatches on and the OpenAPI document is
@@ -20,10 +23,11 @@ export interface RouteResponse { status: number; body: unknown }
  * The router enforces what a route declares: its query parameters, whether it takes a body,
  * Idempotency-Key, and the transaction (every POST/DELETE handler runs in one and gets a TxCtx).
  */
-export type Route = RouteDeclaration & (
-  | { method: 'GET'; handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse> }
-  | { method: 'POST' | 'DELETE'; handler: (tx: TxCtx, req: RouteRequest) => Promise<RouteResponse> }
-);
+export type Route = RouteDeclaration &
+  (
+    | { method: 'GET'; handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse> }
+    | { method: 'POST' | 'DELETE'; handler: (tx: TxCtx, req: RouteRequest) => Promise<RouteResponse> }
+  );
 
 interface RouteDeclaration {
   /** Under its table's base (RouteTable), with {name} path parameters. */
@@ -58,4 +62,8 @@ export const defineRoutes = (routes: Route[]): Route[] => routes;
  * A route table mounted under a base path for one kind of caller: every route of it takes only
  * that kind's API key (the reseller API `sk_…`, the provider API `pk_…`; docs/partner-guide.md "Provider side").
  */
-export interface RouteTable { base: string; caller: KeyKind; routes: Route[] }
+export interface RouteTable {
+  base: string;
+  caller: KeyKind;
+  routes: Route[];
+}

@@ -45,18 +45,27 @@ export const routes: Route[] = [
 ];
 
 /** The provider side (docs/partner-guide.md "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */
-export const providerRoutes: Route[] = [
-  ...providerBookingsRoutes,
-  ...providerAccessCodesRoutes,
-];
+export const providerRoutes: Route[] = [...providerBookingsRoutes, ...providerAccessCodesRoutes];
 
 export const resellerApi: RouteTable = { base: V3_BASE, caller: 'reseller', routes };
 export const providerApi: RouteTable = { base: PROVIDER_BASE, caller: 'provider', routes: providerRoutes };
 
 /** Handles a request under the table's base; `path` is the part after it. */
-export type RestHandler = (pipeline: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, search: string, requestId: string, log: Logger) => Promise<void>;
+export type RestHandler = (
+  pipeline: Pipeline,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  search: string,
+  requestId: string,
+  log: Logger,
+) => Promise<void>;
 
-interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
 
 function compile(routes: Route[]): CompiledRoute[] {
   return routes.map((route) => {
@@ -92,7 +101,13 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
       const raw = await readBody(req, pipeline.bodyLimit);
       const caller = await pipeline.authenticate(
         { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
-        table.caller, { takesLookupToken: match.route.takesLookupToken === true, address: clientAddress(req, pipeline.trustProxy), limit: match.route.limit });
+        table.caller,
+        {
+          takesLookupToken: match.route.takesLookupToken === true,
+          address: clientAddress(req, pipeline.trustProxy),
+          limit: match.route.limit,
+        },
+      );
       const { route, params } = match;
       // No id contains NUL (PostgreSQL text cannot hold it): such a path names nothing.
       if (Object.values(params).some((v) => textProblem(v) !== undefined)) {
@@ -104,19 +119,27 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
       rejectUnknownQuery(queryObject, route.query ? Object.keys(route.query.shape) : []);
       const body = method === 'GET' || method === 'DELETE' ? {} : parseJsonBody(req, raw);
       if (!route.body && Object.keys(body as object).length > 0) throw validationError('body', 'This operation takes no body');
-      const ctx = pipeline.context(caller, { requestId, log, idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined, host: header(req, 'host') });
+      const ctx = pipeline.context(caller, {
+        requestId,
+        log,
+        idempotencyKey: route.idempotent ? header(req, 'idempotency-key') : undefined,
+        host: header(req, 'host'),
+      });
       const request = { params, query: queryObject, search: query, body };
 
       if (route.method === 'GET') return reply(await route.handler(ctx, request));
       const handler = route.handler;
       // A use case's error may carry headers (429's Retry-After); a stored response keeps status and body only.
       let errorHeaders: Record<string, string> = {};
-      const result = await pipeline.write(ctx, () => fingerprint(method, route.path, params, body),
+      const result = await pipeline.write(
+        ctx,
+        () => fingerprint(method, route.path, params, body),
         (tx) => handler(tx, request),
         (err) => {
           errorHeaders = err.headers ?? {};
           return { status: err.status, body: errorBody(err, requestId) };
-        });
+        },
+      );
       return reply(result, result.replayed ? { 'X-Idempotent-Replayed': 'true' } : result.status >= 400 ? errorHeaders : {});
     } catch (err) {
       if (err instanceof DomainError) {
@@ -128,7 +151,12 @@ export function mountRoutes(table: RouteTable, document: () => object): RestHand
 }
 
 /** The route for method and path; a known path with another method is 405 with `Allow`. */
-function findRoute(compiled: CompiledRoute[], base: string, method: string, path: string): { route: Route; params: Record<string, string> } {
+function findRoute(
+  compiled: CompiledRoute[],
+  base: string,
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } {
   const allowed: string[] = [];
   for (const c of compiled) {
     const m = c.pattern.exec(path);
@@ -138,13 +166,17 @@ function findRoute(compiled: CompiledRoute[], base: string, method: string, path
       continue;
     }
     const params: Record<string, string> = {};
-    c.names.forEach((name, i) => { params[name] = safeDecode(m[i + 1]); });
+    c.names.forEach((name, i) => {
+      params[name] = safeDecode(m[i + 1]);
+    });
     return { route: c.route, params };
   }
   if (allowed.length > 0) {
     // Two patterns can match one path (`/issued_passes/update` and `/issued_passes/{client_id}`): list each method once.
     const allow = [...new Set(allowed)].join(', ');
-    throw new DomainError('method_not_allowed', `${method} is not allowed on ${base}${path}; allowed: ${allow}`, { headers: { Allow: allow } });
+    throw new DomainError('method_not_allowed', `${method} is not allowed on ${base}${path}; allowed: ${allow}`, {
+      headers: { Allow: allow },
+    });
   }
   throw new DomainError('resource_not_found', `No such operation: ${method} ${base}${path}`);
 }

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.ts';
 import {
-  confirmCode, createCode, madeCode, provider, providerKey, readmeVerifier, scanQr, secretsIn, type VerificationKey,
+  confirmCode,
+  createCode,
+  madeCode,
+  provider,
+  providerKey,
+  readmeVerifier,
+  scanQr,
+  secretsIn,
+  type VerificationKey,
 } from '../support/access-codes.ts';
 import { useApp } from '../support/app.ts';
 import { expectError, expectUnchanged, expectValidationError, unix } from '../support/assertions.ts';
@@ -26,14 +34,20 @@ beforeAll(async () => {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const gymVisits = async (issuedPassId: string) =>
-  ((await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0].visits_used.GYM ?? 0);
+  (await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0]
+    .visits_used.GYM ?? 0;
 
 /** Uses up a client's GYM visits of March, with the ledger rows that say so. */
 async function useUpGymVisits(client: { id: string; issuedPassId: string }, used = 8) {
-  await app.sql(`update issued_pass set visits_used = jsonb_build_object('GYM', ?::int), visits_period = '2026-03' where id = ?`, [used, client.issuedPassId]);
-  await app.sql(`insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
+  await app.sql(`update issued_pass set visits_used = jsonb_build_object('GYM', ?::int), visits_period = '2026-03' where id = ?`, [
+    used,
+    client.issuedPassId,
+  ]);
+  await app.sql(
+    `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
                  values (?, ?, ?, ?, 'GYM', '2026-03', ?, 'BOOKING', ?)`,
-  [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, used, app.clock.now()]);
+    [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, used, app.clock.now()],
+  );
 }
 
 describe('POST /access-codes › covered: a code now', () => {
@@ -43,12 +57,30 @@ describe('POST /access-codes › covered: a code now', () => {
     const res = await createCode(app, w, { client_id: client.id, provider_id: w.gym.id }, 'code-1');
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body)).toEqual([
-      'object', 'id', 'code', 'qr_code', 'client_id', 'issued_pass_id', 'provider_id', 'status', 'expires_at', 'redeemed_at', 'redeemed_provider_id', 'created',
+      'object',
+      'id',
+      'code',
+      'qr_code',
+      'client_id',
+      'issued_pass_id',
+      'provider_id',
+      'status',
+      'expires_at',
+      'redeemed_at',
+      'redeemed_provider_id',
+      'created',
     ]);
     expect(res.body).toMatchObject({
-      object: 'access_code', client_id: client.id, issued_pass_id: client.issuedPassId, provider_id: w.gym.id, status: 'ACTIVE',
+      object: 'access_code',
+      client_id: client.id,
+      issued_pass_id: client.issuedPassId,
+      provider_id: w.gym.id,
+      status: 'ACTIVE',
       // 09:00 in Berlin (UTC+1): the day ends at midnight there, 23:00 UTC.
-      expires_at: unix('2026-03-02T23:00:00Z'), redeemed_at: null, redeemed_provider_id: null, created: unix('2026-03-02T08:00:00Z'),
+      expires_at: unix('2026-03-02T23:00:00Z'),
+      redeemed_at: null,
+      redeemed_provider_id: null,
+      created: unix('2026-03-02T08:00:00Z'),
     });
     expect(res.body.id).toMatch(/^ac_[0-9A-Z]{26}$/);
     expect(res.body.code).toMatch(/^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/);
@@ -56,8 +88,9 @@ describe('POST /access-codes › covered: a code now', () => {
 
     // One visit taken, in the ledger under the code's id.
     expect(await gymVisits(client.issuedPassId)).toBe(1);
-    expect(await app.sql('select delta, reason, period, access_code_id, booking_id from visit_transaction where client_id = ?', [client.id]))
-      .toEqual([{ delta: 1, reason: 'ACCESS_CODE', period: '2026-03', access_code_id: res.body.id, booking_id: null }]);
+    expect(
+      await app.sql('select delta, reason, period, access_code_id, booking_id from visit_transaction where client_id = ?', [client.id]),
+    ).toEqual([{ delta: 1, reason: 'ACCESS_CODE', period: '2026-03', access_code_id: res.body.id, booking_id: null }]);
 
     // The event carries the code without its secret.
     const events = await outboxSince(app, outbox);
@@ -70,11 +103,11 @@ describe('POST /access-codes › covered: a code now', () => {
     const [row] = await app.sql<Record<string, unknown>>('select * from access_code where id = ?', [res.body.id]);
     expect(row.code_hash).toBe(sha256(res.body.code));
     const stored = [
-      ...await app.sql('select row_to_json(a)::text as r from access_code a'),
-      ...await app.sql('select payload::text as r from outbox'),
-      ...await app.sql('select row_to_json(t)::text as r from visit_transaction t'),
-      ...await app.sql('select row_to_json(s)::text as r from access_code_session s'),
-      ...await app.sql('select row_to_json(i)::text as r from idempotency_record i'),
+      ...(await app.sql('select row_to_json(a)::text as r from access_code a')),
+      ...(await app.sql('select payload::text as r from outbox')),
+      ...(await app.sql('select row_to_json(t)::text as r from visit_transaction t')),
+      ...(await app.sql('select row_to_json(s)::text as r from access_code_session s')),
+      ...(await app.sql('select row_to_json(i)::text as r from idempotency_record i')),
     ];
     expect(stored.length).toBeGreaterThan(3);
     const payload = scanQr(res.body.qr_code);
@@ -85,12 +118,22 @@ describe('POST /access-codes › covered: a code now', () => {
     const code = await madeCode(app, w, { client_id: w.client.id, provider_id: w.gym.id });
     const text = scanQr(code.qr_code);
     expect(text).toMatch(/^AC1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    expect(key).toEqual({ object: 'access_code_verification_key', kid: expect.stringMatching(/^[0-9a-f]{16}$/), algorithm: 'HMAC-SHA256', key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(key).toEqual({
+      object: 'access_code_verification_key',
+      kid: expect.stringMatching(/^[0-9a-f]{16}$/),
+      algorithm: 'HMAC-SHA256',
+      key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
 
     const verify = await readmeVerifier();
     const now = app.clock.now().getTime();
     expect(verify(text, key, w.gym.id, now)).toEqual({
-      kid: key.kid, id: code.id, code: code.code, client_id: w.client.id, provider_id: w.gym.id, exp: code.expires_at,
+      kid: key.kid,
+      id: code.id,
+      code: code.code,
+      client_id: w.client.id,
+      provider_id: w.gym.id,
+      exp: code.expires_at,
     });
     const [prefix, body, signature] = text.split('.');
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
@@ -130,13 +173,18 @@ describe('POST /access-codes › covered: a code now', () => {
   });
 
   it('without provider_id, a pass that covers no gym › 403 provider_not_covered, nothing written', async () => {
-    const spaOnly = await createPassPackage(app, w.reseller, { categories: [{ type: 'SPA', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 50 }] });
+    const spaOnly = await createPassPackage(app, w.reseller, {
+      categories: [{ type: 'SPA', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 50 }],
+    });
     const issued = await issuePass(app, w.reseller, spaOnly.id, { email: 'spaonly@example.com' });
     const before = await dbState(app);
     expectError(await createCode(app, w, { client_id: issued.client_id }), 403, 'provider_not_covered');
     await expectUnchanged(app, before);
     // A spa the pass covers takes a code (a spa visit: unlimited).
-    expect((await createCode(app, w, { client_id: issued.client_id, provider_id: w.spa.id })).body).toMatchObject({ object: 'access_code', provider_id: w.spa.id });
+    expect((await createCode(app, w, { client_id: issued.client_id, provider_id: w.spa.id })).body).toMatchObject({
+      object: 'access_code',
+      provider_id: w.spa.id,
+    });
   });
 
   it('a code never outlives the pass', async () => {
@@ -148,7 +196,14 @@ describe('POST /access-codes › covered: a code now', () => {
 
 describe('POST /access-codes › expiry at the end of the local day at the provider', () => {
   it('New York: the next local midnight, across the March DST change', async () => {
-    const ny = await createProvider(app, { category: 'GYM', tier: 'SILVER', name: 'NY Gym', timezone: 'America/New_York', city: 'New York', country: 'US' });
+    const ny = await createProvider(app, {
+      category: 'GYM',
+      tier: 'SILVER',
+      name: 'NY Gym',
+      timezone: 'America/New_York',
+      city: 'New York',
+      country: 'US',
+    });
     const cases: [string, string][] = [
       ['2026-03-02T08:00:00Z', '2026-03-03T05:00:00Z'], // 03:00 EST: midnight EST
       ['2026-03-02T04:59:59Z', '2026-03-02T05:00:00Z'], // 23:59:59 EST on the 1st: one second left
@@ -173,12 +228,21 @@ describe('POST /access-codes › the month’s visits used up: additional_visits
     const res = await createCode(app, w, { client_id: client.id, provider_id: w.gym.id });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
-      object: 'access_code_session', message: expect.any(String), copay_required: false, additional_visits_required: true,
-      session_id: expect.stringMatching(/^sess_/), session_expires_at: unix('2026-03-03T08:00:00Z'),
-      copay_options: null, visits_used: 8, max_visits: 8, cost_per_visit: 1000,
+      object: 'access_code_session',
+      message: expect.any(String),
+      copay_required: false,
+      additional_visits_required: true,
+      session_id: expect.stringMatching(/^sess_/),
+      session_expires_at: unix('2026-03-03T08:00:00Z'),
+      copay_options: null,
+      visits_used: 8,
+      max_visits: 8,
+      cost_per_visit: 1000,
     });
     expect(await outboxSince(app, outbox)).toEqual([]); // no code yet, and an access-code session announces nothing
-    const [session] = await app.sql('select kind, provider_id, status, cost_per_visit::int as cost from access_code_session where id = ?', [res.body.session_id]);
+    const [session] = await app.sql('select kind, provider_id, status, cost_per_visit::int as cost from access_code_session where id = ?', [
+      res.body.session_id,
+    ]);
     expect(session).toEqual({ kind: 'EXTRA_VISITS', provider_id: w.gym.id, status: 'OPEN', cost: 1000 });
 
     // Buying 2 extra visits makes the code with one; the next code takes the other one at once.
@@ -189,7 +253,9 @@ describe('POST /access-codes › the month’s visits used up: additional_visits
     expect((await businessLedger(app, w.reseller.id)).balance).toBe(ledger.balance - 2000);
     const next = await madeCode(app, w, { client_id: client.id });
     expect(next.provider_id).toBeNull();
-    const [entitlement] = await app.sql('select kind, visits_total, visits_used, session_id from visit_entitlement where client_id = ?', [client.id]);
+    const [entitlement] = await app.sql('select kind, visits_total, visits_used, session_id from visit_entitlement where client_id = ?', [
+      client.id,
+    ]);
     expect(entitlement).toEqual({ kind: 'EXTRA_VISITS', visits_total: 2, visits_used: 2, session_id: null });
     expect((await app.sql('select session_id from access_code where id = ?', [done.body.id]))[0].session_id).toBe(res.body.session_id);
     expect((await createCode(app, w, { client_id: client.id })).body.object).toBe('access_code_session');
@@ -202,13 +268,28 @@ describe('POST /access-codes › tier not covered: copay_required', () => {
     const res = await createCode(app, w, { client_id: client.id, provider_id: w.copayGym.id });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
-      object: 'access_code_session', message: expect.any(String), copay_required: true, additional_visits_required: false,
-      session_id: expect.stringMatching(/^sess_/), session_expires_at: unix('2026-03-03T08:00:00Z'),
-      copay_options: [{
-        object: 'copay_option', id: w.copayGym.optionId, name: '3 visits', currency: 'EUR', tiers: ['GOLD'], max_visits: 3,
-        visit_duration_days: 30, client_copay_amount: 2500, client_copay_credits: 25,
-      }],
-      visits_used: null, max_visits: null, cost_per_visit: null,
+      object: 'access_code_session',
+      message: expect.any(String),
+      copay_required: true,
+      additional_visits_required: false,
+      session_id: expect.stringMatching(/^sess_/),
+      session_expires_at: unix('2026-03-03T08:00:00Z'),
+      copay_options: [
+        {
+          object: 'copay_option',
+          id: w.copayGym.optionId,
+          name: '3 visits',
+          currency: 'EUR',
+          tiers: ['GOLD'],
+          max_visits: 3,
+          visit_duration_days: 30,
+          client_copay_amount: 2500,
+          client_copay_credits: 25,
+        },
+      ],
+      visits_used: null,
+      max_visits: null,
+      cost_per_visit: null,
     });
     const done = await confirmCode(app, w, res.body.session_id, { copay_package_id: w.copayGym.optionId });
     expect(done.status, done.text).toBe(201);
@@ -232,7 +313,12 @@ describe('POST /access-codes › who and where', () => {
     const other = await createBookingWorld(app);
     const before = await dbState(app);
     expectError(await createCode(app, w, { client_id: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 404, 'resource_not_found', 'client_id');
-    expectError(await createCode(app, w, { client_id: w.client.id, provider_id: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 404, 'resource_not_found', 'provider_id');
+    expectError(
+      await createCode(app, w, { client_id: w.client.id, provider_id: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      404,
+      'resource_not_found',
+      'provider_id',
+    );
     expectError(await createCode(app, other, { client_id: w.client.id }), 404, 'resource_not_found', 'client_id');
     await expectUnchanged(app, before);
     const expired = await issuePass(app, w.reseller, w.passId, { email: 'expired@example.com' });

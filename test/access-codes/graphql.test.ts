@@ -14,7 +14,9 @@ import { gql } from '../support/http.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const CODE = `
   __typename
@@ -49,12 +51,22 @@ describe('createAccessCode', () => {
     const outbox = await lastOutboxId(app);
     const code = await create({ clientId: client.id, providerId: w.gym.id });
     expect(code).toEqual({
-      __typename: 'AccessCode', id: expect.stringMatching(/^ac_/), code: expect.stringMatching(/^[A-HJ-NP-Z2-9]{8}$/),
-      qrCode: expect.stringMatching(/^data:image\/png;base64,/), client: { id: client.id }, issuedPassId: client.issuedPassId,
-      provider: { id: w.gym.id }, status: 'ACTIVE', expiresAt: '2026-03-02T23:00:00Z', createdAt: '2026-03-02T08:00:00Z',
+      __typename: 'AccessCode',
+      id: expect.stringMatching(/^ac_/),
+      code: expect.stringMatching(/^[A-HJ-NP-Z2-9]{8}$/),
+      qrCode: expect.stringMatching(/^data:image\/png;base64,/),
+      client: { id: client.id },
+      issuedPassId: client.issuedPassId,
+      provider: { id: w.gym.id },
+      status: 'ACTIVE',
+      expiresAt: '2026-03-02T23:00:00Z',
+      createdAt: '2026-03-02T08:00:00Z',
     });
     const key = (await provider(app, '/access-codes/verification-key', { key: await providerKey(app, w.gym.id) })).body;
-    expect((await readmeVerifier())(scanQr(code.qrCode), key, w.gym.id, app.clock.now().getTime())).toMatchObject({ id: code.id, code: code.code });
+    expect((await readmeVerifier())(scanQr(code.qrCode), key, w.gym.id, app.clock.now().getTime())).toMatchObject({
+      id: code.id,
+      code: code.code,
+    });
     const events = await outboxSince(app, outbox);
     expect(events.map((e) => e.payload.type)).toEqual(['access_code.created']);
     expect(JSON.stringify(events)).not.toContain(code.code);
@@ -64,18 +76,34 @@ describe('createAccessCode', () => {
   it('passCode, and without providerId › AccessCode for any gym', async () => {
     const client = await newClient();
     const [{ passcode }] = await app.sql<{ passcode: string }>('select passcode from issued_pass where id = ?', [client.issuedPassId]);
-    expect(await create({ passCode: passcode })).toMatchObject({ __typename: 'AccessCode', client: { id: client.id }, provider: null, expiresAt: '2026-03-03T00:00:00Z' });
+    expect(await create({ passCode: passcode })).toMatchObject({
+      __typename: 'AccessCode',
+      client: { id: client.id },
+      provider: null,
+      expiresAt: '2026-03-03T00:00:00Z',
+    });
   });
 
   it('visits used up › AccessCodeSession (additional visits); confirmAccessCodeSession buys them and answers the code', async () => {
     const client = await newClient();
     await app.sql(`update issued_pass set visits_used = '{"GYM": 8}', visits_period = '2026-03' where id = ?`, [client.issuedPassId]);
-    await app.sql(`insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
-                   values (?, ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', ?)`, [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, app.clock.now()]);
+    await app.sql(
+      `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
+                   values (?, ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', ?)`,
+      [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, app.clock.now()],
+    );
     const session = await create({ clientId: client.id, providerId: w.gym.id });
     expect(session).toEqual({
-      __typename: 'AccessCodeSession', message: expect.any(String), copayRequired: false, additionalVisitsRequired: true,
-      sessionId: expect.stringMatching(/^sess_/), sessionExpiresAt: '2026-03-03T08:00:00Z', copayOptions: null, visitsUsed: 8, maxVisits: 8, costPerVisit: 1000,
+      __typename: 'AccessCodeSession',
+      message: expect.any(String),
+      copayRequired: false,
+      additionalVisitsRequired: true,
+      sessionId: expect.stringMatching(/^sess_/),
+      sessionExpiresAt: '2026-03-03T08:00:00Z',
+      copayOptions: null,
+      visitsUsed: 8,
+      maxVisits: 8,
+      costPerVisit: 1000,
     });
     const wrong = await confirm({ sessionId: session.sessionId, copayPackageId: w.copayGym.optionId });
     expect(wrong).toMatchObject({ __typename: 'InputError', code: 'validation_error', param: 'copayPackageId' });
@@ -83,8 +111,10 @@ describe('createAccessCode', () => {
     const code = await confirm({ sessionId: session.sessionId, numberOfVisits: 2, duration: 'MONTHLY' });
     expect(code).toMatchObject({ __typename: 'AccessCode', client: { id: client.id }, provider: { id: w.gym.id }, status: 'ACTIVE' });
     expect((await businessLedger(app, w.reseller.id)).balance).toBe(ledger.balance - 2000);
-    expect(await confirm({ sessionId: session.sessionId, numberOfVisits: 2, duration: 'MONTHLY' }))
-      .toMatchObject({ __typename: 'ConflictError', code: 'session_already_confirmed' });
+    expect(await confirm({ sessionId: session.sessionId, numberOfVisits: 2, duration: 'MONTHLY' })).toMatchObject({
+      __typename: 'ConflictError',
+      code: 'session_already_confirmed',
+    });
     expect((await redeem(app, await providerKey(app, w.gym.id), code.code)).status).toBe(200);
   });
 
@@ -92,29 +122,57 @@ describe('createAccessCode', () => {
     const client = await newClient();
     const session = await create({ clientId: client.id, providerId: w.copayGym.id });
     expect(session).toMatchObject({
-      __typename: 'AccessCodeSession', copayRequired: true, additionalVisitsRequired: false,
-      copayOptions: [{ id: w.copayGym.optionId, clientCopayAmount: 2500 }], visitsUsed: null, maxVisits: null, costPerVisit: null,
+      __typename: 'AccessCodeSession',
+      copayRequired: true,
+      additionalVisitsRequired: false,
+      copayOptions: [{ id: w.copayGym.optionId, clientCopayAmount: 2500 }],
+      visitsUsed: null,
+      maxVisits: null,
+      costPerVisit: null,
     });
-    expect(await confirm({ sessionId: session.sessionId, numberOfVisits: 1, duration: 'MONTHLY' }))
-      .toMatchObject({ __typename: 'InputError', param: 'numberOfVisits' });
-    expect(await confirm({ sessionId: session.sessionId, copayPackageId: w.copayGym.optionId })).toMatchObject({ __typename: 'AccessCode', provider: { id: w.copayGym.id } });
+    expect(await confirm({ sessionId: session.sessionId, numberOfVisits: 1, duration: 'MONTHLY' })).toMatchObject({
+      __typename: 'InputError',
+      param: 'numberOfVisits',
+    });
+    expect(await confirm({ sessionId: session.sessionId, copayPackageId: w.copayGym.optionId })).toMatchObject({
+      __typename: 'AccessCode',
+      provider: { id: w.copayGym.id },
+    });
   });
 
   it('failures are error members with the REST codes, and write nothing', async () => {
     const before = await dbState(app);
-    expect(await create({ clientId: w.client.id, providerId: w.closedSpa.id })).toMatchObject({ __typename: 'PermissionError', code: 'provider_not_covered' });
+    expect(await create({ clientId: w.client.id, providerId: w.closedSpa.id })).toMatchObject({
+      __typename: 'PermissionError',
+      code: 'provider_not_covered',
+    });
     expect(await create({})).toMatchObject({ __typename: 'InputError', code: 'validation_error', param: 'clientId' });
     expect(await create({ passCode: 'short' })).toMatchObject({ __typename: 'InputError', param: 'passCode' });
-    expect(await create({ clientId: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toMatchObject({ __typename: 'NotFoundError', code: 'resource_not_found', param: 'clientId' });
-    expect(await create({ clientId: w.client.id, providerId: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toMatchObject({ __typename: 'NotFoundError', param: 'providerId' });
-    expect(await confirm({ sessionId: 'sess_01JZZZZZZZZZZZZZZZZZZZZZZZ', numberOfVisits: 1, duration: 'MONTHLY' })).toMatchObject({ __typename: 'NotFoundError' });
+    expect(await create({ clientId: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toMatchObject({
+      __typename: 'NotFoundError',
+      code: 'resource_not_found',
+      param: 'clientId',
+    });
+    expect(await create({ clientId: w.client.id, providerId: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toMatchObject({
+      __typename: 'NotFoundError',
+      param: 'providerId',
+    });
+    expect(await confirm({ sessionId: 'sess_01JZZZZZZZZZZZZZZZZZZZZZZZ', numberOfVisits: 1, duration: 'MONTHLY' })).toMatchObject({
+      __typename: 'NotFoundError',
+    });
     await expectUnchanged(app, before);
   });
 
   it('an Idempotency-Key replays the same code', async () => {
     const client = await newClient();
     const first = await create({ clientId: client.id, providerId: w.gym.id }, 'gql-code-1');
-    const again = await gql(app, w.reseller.key, CREATE, { input: { clientId: client.id, providerId: w.gym.id } }, { idempotencyKey: 'gql-code-1' });
+    const again = await gql(
+      app,
+      w.reseller.key,
+      CREATE,
+      { input: { clientId: client.id, providerId: w.gym.id } },
+      { idempotencyKey: 'gql-code-1' },
+    );
     expect(again.headers.get('x-idempotent-replayed')).toBe('true');
     expect(again.body.data.createAccessCode).toEqual(first);
     expect(await app.sql('select count(*)::int as n from access_code where client_id = ?', [client.id])).toEqual([{ n: 1 }]);

@@ -38,7 +38,12 @@ describe('POST /v3/api/provider/access-codes/redeem', () => {
     const res = await redeem(app, gymKey, made.code.toLowerCase());
     expect(res.status, res.text).toBe(200);
     const { code: secret, qr_code: _qr, client: _client, ...withoutSecret } = made;
-    expect(res.body).toEqual({ ...withoutSecret, status: 'REDEEMED', redeemed_at: unix('2026-03-02T09:00:00Z'), redeemed_provider_id: w.gym.id });
+    expect(res.body).toEqual({
+      ...withoutSecret,
+      status: 'REDEEMED',
+      redeemed_at: unix('2026-03-02T09:00:00Z'),
+      redeemed_provider_id: w.gym.id,
+    });
     const events = await outboxSince(app, outbox);
     expect(events.map((e) => [e.payload.type, e.reseller_id])).toEqual([['access_code.redeemed', w.reseller.id]]);
     expect(events[0].payload.data.object).toEqual(res.body);
@@ -46,7 +51,9 @@ describe('POST /v3/api/provider/access-codes/redeem', () => {
     const [row] = await app.sql('select status, redeemed_provider_id from access_code where id = ?', [made.id]);
     expect(row).toEqual({ status: 'REDEEMED', redeemed_provider_id: w.gym.id });
     // The visit stays taken: a redeemed code gives nothing back.
-    const [pass] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [made.client.issuedPassId]);
+    const [pass] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [
+      made.client.issuedPassId,
+    ]);
     expect(pass.visits_used.GYM).toBe(1);
 
     const before = await dbState(app);

@@ -11,14 +11,23 @@ import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
 const app = useApp();
 let demo: DemoSeed;
-beforeAll(async () => { demo = (await seedDemo(app.orm.em.fork(), app.clock.now()))!; });
-afterAll(async () => { await killStartedProcesses(); });
+beforeAll(async () => {
+  demo = (await seedDemo(app.orm.em.fork(), app.clock.now()))!;
+});
+afterAll(async () => {
+  await killStartedProcesses();
+});
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
 describe('serve and access codes', () => {
   it('NODE_ENV=production without ACCESS_CODE_SIGNING_KEY › refuses to start, naming the setting', async () => {
-    const run = await runCli(['serve'], { DATABASE_URL: app.databaseUrl, NODE_ENV: 'production', PORT: '0', ACCESS_CODE_SIGNING_KEY: undefined });
+    const run = await runCli(['serve'], {
+      DATABASE_URL: app.databaseUrl,
+      NODE_ENV: 'production',
+      PORT: '0',
+      ACCESS_CODE_SIGNING_KEY: undefined,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/ACCESS_CODE_SIGNING_KEY: required when NODE_ENV is production/);
     const short = await runCli(['serve'], { DATABASE_URL: app.databaseUrl, PORT: '0', ACCESS_CODE_SIGNING_KEY: 'c2hvcnQ=' });
@@ -28,15 +37,24 @@ describe('serve and access codes', () => {
 
   it('a demo client gets a code and a provider redeems it; the trace log shows neither the code nor its payload', async () => {
     const service = new Service(['serve'], {
-      DATABASE_URL: app.databaseUrl, NODE_ENV: 'production', ACCESS_CODE_SIGNING_KEY: KEY, PORT: '0', LOG_LEVEL: 'trace', OUTBOX_POLL_MS: '50',
+      DATABASE_URL: app.databaseUrl,
+      NODE_ENV: 'production',
+      ACCESS_CODE_SIGNING_KEY: KEY,
+      PORT: '0',
+      LOG_LEVEL: 'trace',
+      OUTBOX_POLL_MS: '50',
     });
     await service.waitForStdout(/"msg":"listening"/);
     const base = service.logLines().find((l) => l.msg === 'listening')!.url as string;
     const [reseller] = demo.resellers;
     const alex = reseller.clients.find((c) => c.name === 'Alex Morgan')!;
     const post = async (path: string, key: string, body: unknown) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.json() as Record<string, any> };
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
 
     const made = await post('/v3/api/business/reseller/access-codes', reseller.api_key, { client_id: alex.id });
@@ -47,7 +65,9 @@ describe('serve and access codes', () => {
     // Signed with the configured key: the provider's verification key is the one derived from it.
     const [gym] = await app.sql<{ id: string }>("select id from provider where category = 'GYM' and tier = 'GOLD' order by id limit 1");
     const providerKey = (await createProviderKey(app.orm.em.fork(), gym.id, app.clock.now())).secret;
-    const key = await (await fetch(`${base}/v3/api/provider/access-codes/verification-key`, { headers: { Authorization: `Bearer ${providerKey}` } })).json() as Record<string, string>;
+    const key = (await (
+      await fetch(`${base}/v3/api/provider/access-codes/verification-key`, { headers: { Authorization: `Bearer ${providerKey}` } })
+    ).json()) as Record<string, string>;
     expect(key.kid).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.parse(Buffer.from(payload.split('.')[1], 'base64url').toString()).kid).toBe(key.kid);
     const unsigned = (await app.sql<{ n: number }>('select count(*)::int as n from access_code_signing_key'))[0].n;

@@ -30,8 +30,16 @@ beforeAll(async () => {
 const wrongTypes = [4200, true, null, { a: 1 }, ['x'], '', 'x'.repeat(300), 'a\u0000b'];
 
 const operations = () => [
-  { path: '/access-codes', valid: { pass_code: passcode, client_id: w.client.id, provider_id: w.gym.id }, fields: ['pass_code', 'client_id', 'provider_id'] },
-  { path: `/access-codes/${extraSession}/confirm`, valid: { number_of_visits: 1, duration: 'MONTHLY' }, fields: ['number_of_visits', 'duration'] },
+  {
+    path: '/access-codes',
+    valid: { pass_code: passcode, client_id: w.client.id, provider_id: w.gym.id },
+    fields: ['pass_code', 'client_id', 'provider_id'],
+  },
+  {
+    path: `/access-codes/${extraSession}/confirm`,
+    valid: { number_of_visits: 1, duration: 'MONTHLY' },
+    fields: ['number_of_visits', 'duration'],
+  },
   { path: `/access-codes/${copaySession}/confirm`, valid: { copay_package_id: w.copayGym.optionId }, fields: ['copay_package_id'] },
 ];
 
@@ -74,19 +82,29 @@ describe('access-code operations › each field with a wrong type or format', ()
 describe('access-code operations › arbitrary JSON bodies', () => {
   it('never answer 5xx and never write on a 4xx', async () => {
     const paths = [...operations().map((o) => o.path), 'redeem'];
-    await fc.assert(fc.asyncProperty(
-      fc.constantFrom(...paths),
-      fc.dictionary(fc.constantFrom('pass_code', 'client_id', 'provider_id', 'number_of_visits', 'duration', 'copay_package_id', 'code', 'x'),
-        fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }),
-          fc.constantFrom(passcode, w.client.id, w.gym.id, 'MONTHLY', 'AC1.e30.AAAA', 'ABCDEFGH'))),
-      async (path, body) => {
-        const before = await dbState(app);
-        const res = path === 'redeem'
-          ? await redeem(app, gymKey, body.code as string)
-          : await v3(app, path, { key: w.reseller.key, body });
-        expect(res.status, res.text).toBeLessThan(500);
-        if (res.status >= 400) await expectUnchanged(app, before);
-      },
-    ), { numRuns: 80 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...paths),
+        fc.dictionary(
+          fc.constantFrom('pass_code', 'client_id', 'provider_id', 'number_of_visits', 'duration', 'copay_package_id', 'code', 'x'),
+          fc.oneof(
+            fc.string(),
+            fc.integer(),
+            fc.boolean(),
+            fc.constant(null),
+            fc.array(fc.string(), { maxLength: 3 }),
+            fc.constantFrom(passcode, w.client.id, w.gym.id, 'MONTHLY', 'AC1.e30.AAAA', 'ABCDEFGH'),
+          ),
+        ),
+        async (path, body) => {
+          const before = await dbState(app);
+          const res =
+            path === 'redeem' ? await redeem(app, gymKey, body.code as string) : await v3(app, path, { key: w.reseller.key, body });
+          expect(res.status, res.text).toBeLessThan(500);
+          if (res.status >= 400) await expectUnchanged(app, before);
+        },
+      ),
+      { numRuns: 80 },
+    );
   }, 120_000);
 });

@@ -14,22 +14,40 @@ import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
-afterAll(async () => { await killStartedProcesses(); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
+afterAll(async () => {
+  await killStartedProcesses();
+});
 
 let clients = 0;
 const newClient = () => anotherClient(app, w, `visits${++clients}@example.com`);
 const gymVisits = async (issuedPassId: string) =>
-  ((await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0].visits_used.GYM ?? 0);
+  (await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0]
+    .visits_used.GYM ?? 0;
 /** The pass counter and the ledger rows of the pass counter must agree. */
-const ledgerOf = async (issuedPassId: string) => Number((await app.sql<{ n: string | null }>(
-  "select sum(delta) as n from visit_transaction where issued_pass_id = ? and visit_entitlement_id is null and category = 'GYM' and period = '2026-03'", [issuedPassId]))[0].n ?? 0);
+const ledgerOf = async (issuedPassId: string) =>
+  Number(
+    (
+      await app.sql<{ n: string | null }>(
+        "select sum(delta) as n from visit_transaction where issued_pass_id = ? and visit_entitlement_id is null and category = 'GYM' and period = '2026-03'",
+        [issuedPassId],
+      )
+    )[0].n ?? 0,
+  );
 const sweep = () => expireAccessCodes(app.orm.em, { clock: app.clock });
 
 async function setGymVisits(client: { id: string; issuedPassId: string }, used: number) {
-  await app.sql(`update issued_pass set visits_used = jsonb_build_object('GYM', ?::int), visits_period = '2026-03' where id = ?`, [used, client.issuedPassId]);
-  await app.sql(`insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
-                 values (?, ?, ?, ?, 'GYM', '2026-03', ?, 'BOOKING', ?)`, [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, used, app.clock.now()]);
+  await app.sql(`update issued_pass set visits_used = jsonb_build_object('GYM', ?::int), visits_period = '2026-03' where id = ?`, [
+    used,
+    client.issuedPassId,
+  ]);
+  await app.sql(
+    `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
+                 values (?, ?, ?, ?, 'GYM', '2026-03', ?, 'BOOKING', ?)`,
+    [newId('visitTransaction'), w.reseller.id, client.id, client.issuedPassId, used, app.clock.now()],
+  );
 }
 
 describe('the month’s cap holds across codes and bookings', () => {
@@ -52,7 +70,10 @@ describe('the month’s cap holds across codes and bookings', () => {
       ...Array.from({ length: 10 }, () => createCode(app, w, { client_id: client.id })),
       ...instances.map((i) => book.cls(app, w, { class_instance_id: i.id, client_id: client.id })),
     ]);
-    expect(replies.every((r) => r.status === 201), replies.map((r) => r.text).join('\n')).toBe(true);
+    expect(
+      replies.every((r) => r.status === 201),
+      replies.map((r) => r.text).join('\n'),
+    ).toBe(true);
     const holding = replies.filter((r) => r.body.object === 'access_code' || r.body.booking_id !== undefined);
     expect(holding).toHaveLength(1);
     expect(await gymVisits(client.issuedPassId)).toBe(8);
@@ -74,12 +95,17 @@ describe('expireAccessCodes (the sweep)', () => {
     const swept = await sweep();
     expect(swept.expired).toBeGreaterThanOrEqual(1);
     expect(swept.visitsRestored).toBeGreaterThanOrEqual(1);
-    expect(await app.sql('select status, visit_restored from access_code where client_id = ? order by id', [client.id]))
-      .toEqual([{ status: 'EXPIRED', visit_restored: true }, { status: 'REDEEMED', visit_restored: null }]);
+    expect(await app.sql('select status, visit_restored from access_code where client_id = ? order by id', [client.id])).toEqual([
+      { status: 'EXPIRED', visit_restored: true },
+      { status: 'REDEEMED', visit_restored: null },
+    ]);
     expect(await gymVisits(client.issuedPassId)).toBe(1); // the redeemed code's visit stays used
     expect(await ledgerOf(client.issuedPassId)).toBe(1);
-    expect(await app.sql("select delta, reason, access_code_id from visit_transaction where client_id = ? and reason = 'ACCESS_CODE_EXPIRED'", [client.id]))
-      .toEqual([{ delta: -1, reason: 'ACCESS_CODE_EXPIRED', access_code_id: code.id }]);
+    expect(
+      await app.sql("select delta, reason, access_code_id from visit_transaction where client_id = ? and reason = 'ACCESS_CODE_EXPIRED'", [
+        client.id,
+      ]),
+    ).toEqual([{ delta: -1, reason: 'ACCESS_CODE_EXPIRED', access_code_id: code.id }]);
     expect(await sweep()).toEqual({ expired: 0, visitsRestored: 0, sessionsExpired: 0 });
     expectError(await redeem(app, await providerKey(app, w.gym.id), code.code), 422, 'access_code_expired');
   });
@@ -93,7 +119,9 @@ describe('expireAccessCodes (the sweep)', () => {
     app.clock.set(new Date(code.expires_at * 1000));
     await sweep();
     expect(await app.sql('select visits_used from visit_entitlement where client_id = ?', [client.id])).toEqual([{ visits_used: 0 }]);
-    expect(await app.sql('select status, visit_restored from access_code where id = ?', [code.id])).toEqual([{ status: 'EXPIRED', visit_restored: true }]);
+    expect(await app.sql('select status, visit_restored from access_code where id = ?', [code.id])).toEqual([
+      { status: 'EXPIRED', visit_restored: true },
+    ]);
     // The visit is there to use again: the next code takes it without a session.
     app.clock.set(new Date('2026-03-05T08:00:00Z'));
     expect((await madeCode(app, w, { client_id: client.id })).object).toBe('access_code');
@@ -106,8 +134,14 @@ describe('expireAccessCodes (the sweep)', () => {
     expect(code.expires_at).toBe(Date.parse('2026-04-01T00:00:00Z') / 1000);
     app.clock.set(new Date('2026-04-01T00:05:00Z'));
     await sweep();
-    expect(await app.sql('select status, visit_restored from access_code where id = ?', [code.id])).toEqual([{ status: 'EXPIRED', visit_restored: false }]);
-    expect(await app.sql("select count(*)::int as n from visit_transaction where access_code_id = ? and reason = 'ACCESS_CODE_EXPIRED'", [code.id])).toEqual([{ n: 0 }]);
+    expect(await app.sql('select status, visit_restored from access_code where id = ?', [code.id])).toEqual([
+      { status: 'EXPIRED', visit_restored: false },
+    ]);
+    expect(
+      await app.sql("select count(*)::int as n from visit_transaction where access_code_id = ? and reason = 'ACCESS_CODE_EXPIRED'", [
+        code.id,
+      ]),
+    ).toEqual([{ n: 0 }]);
     expect(await gymVisits(client.issuedPassId)).toBe(1); // March's counter keeps its visit; April's starts at zero
   });
 });
@@ -126,7 +160,11 @@ describe('the sweep as an operator and a background job run it', () => {
     const code = await staleCode();
     const first = await runCli(['access-codes', 'expire'], { DATABASE_URL: app.databaseUrl });
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ expired: expect.any(Number), visits_restored: expect.any(Number), sessions_expired: expect.any(Number) });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      expired: expect.any(Number),
+      visits_restored: expect.any(Number),
+      sessions_expired: expect.any(Number),
+    });
     expect(JSON.parse(first.stdout).expired).toBeGreaterThanOrEqual(1);
     expect(await statusOf(code.id)).toBe('EXPIRED');
     const second = await runCli(['access-codes', 'expire'], { DATABASE_URL: app.databaseUrl });

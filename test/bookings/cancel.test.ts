@@ -10,34 +10,57 @@ import { v3 } from '../support/http.ts';
 // and refund 50% later (test/support/catalog.ts defaults).
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const cancel = (id: string) => v3(app, `/bookings/${id}/cancel`, { key: w.reseller.key, method: 'POST' });
 const visits = async (issuedPassId: string) =>
-  (await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0].visits_used.GYM ?? 0;
-const spots = async (id: string) => (await app.sql<{ spots_taken: number }>('select spots_taken from class_instance where id = ?', [id]))[0].spots_taken;
+  (await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]))[0]
+    .visits_used.GYM ?? 0;
+const spots = async (id: string) =>
+  (await app.sql<{ spots_taken: number }>('select spots_taken from class_instance where id = ?', [id]))[0].spots_taken;
 
 describe('POST /bookings/{id}/cancel › refunds by the provider’s policy', () => {
   it('a spa booking more than 24 h ahead › FULL: credits back, slot free, booking.cancelled', async () => {
     const wallet = await walletLedger(app, w.client.id);
-    const booked = await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.massage], client_id: w.client.id });
+    const booked = await book.spa(app, w, {
+      date: '2026-03-10',
+      time: '10:00',
+      spa_id: w.spa.id,
+      service_ids: [w.spa.massage],
+      client_id: w.client.id,
+    });
     const outbox = await lastOutboxId(app);
     const res = await cancel(booked.body.booking_id);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
-      object: 'booking', status: 'CANCELLED',
+      object: 'booking',
+      status: 'CANCELLED',
       refund: { policy: 'FULL', credits_refunded: 30, visits_restored: 0, copay_refunded: 0, currency: 'EUR' },
     });
     expect(await walletLedger(app, w.client.id)).toEqual(wallet);
     expect((await outboxSince(app, outbox)).map((e) => e.payload.type)).toEqual(['booking.cancelled']);
     // The slot is free again.
-    const again = await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.massage], client_id: w.client.id });
+    const again = await book.spa(app, w, {
+      date: '2026-03-10',
+      time: '10:00',
+      spa_id: w.spa.id,
+      service_ids: [w.spa.massage],
+      client_id: w.client.id,
+    });
     expect(again.status, again.text).toBe(201);
     await cancel(again.body.booking_id);
   });
 
   it('a co-pay spa booking less than 24 h ahead › LATE: 50% of the co-pay back, nothing else', async () => {
-    const session = await book.spa(app, w, { date: '2026-03-02', time: '17:00', spa_id: w.copaySpa.id, service_ids: [w.copaySpa.massage], client_id: w.client.id });
+    const session = await book.spa(app, w, {
+      date: '2026-03-02',
+      time: '17:00',
+      spa_id: w.copaySpa.id,
+      service_ids: [w.copaySpa.massage],
+      client_id: w.client.id,
+    });
     const confirmed = await v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { key: w.reseller.key, method: 'POST' });
     expect(confirmed.status, confirmed.text).toBe(201);
     const ledger = await businessLedger(app, w.reseller.id);
@@ -71,7 +94,11 @@ describe('POST /bookings/{id}/cancel › refused', () => {
     await cancel(booked.body.booking_id);
     const before = await dbState(app);
     expectError(await cancel(booked.body.booking_id), 409, 'already_cancelled');
-    const keyed = await v3(app, `/bookings/${booked.body.booking_id}/cancel`, { key: w.reseller.key, method: 'POST', idempotencyKey: 'k1' });
+    const keyed = await v3(app, `/bookings/${booked.body.booking_id}/cancel`, {
+      key: w.reseller.key,
+      method: 'POST',
+      idempotencyKey: 'k1',
+    });
     expectError(keyed, 409, 'already_cancelled');
     await expectUnchanged(app, before);
   });

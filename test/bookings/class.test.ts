@@ -8,7 +8,9 @@ import { v3 } from '../support/http.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const visitsUsed = async (issuedPassId: string) => {
   const [row] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [issuedPassId]);
@@ -24,10 +26,18 @@ describe('POST /bookings/class › covered: booked now', () => {
     const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: w.client.id, first_name: 'ada' });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      object: 'class_booking_initiation', copay_required: false, additional_visits_required: false, status: 'PENDING',
-      class_instance_id: instance.id, class_name: 'Morning Flow', provider_name: 'Silver Gym', visits_deducted: 1,
+      object: 'class_booking_initiation',
+      copay_required: false,
+      additional_visits_required: false,
+      status: 'PENDING',
+      class_instance_id: instance.id,
+      class_name: 'Morning Flow',
+      provider_name: 'Silver Gym',
+      visits_deducted: 1,
       // 2026-03-04T10:00Z is 11:00 in Berlin
-      date: '2026-03-04', time: '11:00', scheduled_for: unix('2026-03-04T10:00:00Z'),
+      date: '2026-03-04',
+      time: '11:00',
+      scheduled_for: unix('2026-03-04T10:00:00Z'),
     });
     expect(await visitsUsed(w.client.issuedPassId)).toBe(1);
     const [spots] = await app.sql<{ spots_taken: number }>('select spots_taken from class_instance where id = ?', [instance.id]);
@@ -57,15 +67,23 @@ describe('POST /bookings/class › visits used up: additional_visits_required', 
     const client = await anotherClient(app, w, 'visits@example.com');
     await app.sql(`update issued_pass set visits_used = '{"GYM": 8}', visits_period = '2026-03' where id = ?`, [client.issuedPassId]);
     // The counters and the ledger stay equal: the 8 visits are on the ledger too.
-    await app.sql(`insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
-      values ('vtxn_01JTESTSEED00000000000000', ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', now())`, [w.reseller.id, client.id, client.issuedPassId]);
+    await app.sql(
+      `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
+      values ('vtxn_01JTESTSEED00000000000000', ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', now())`,
+      [w.reseller.id, client.id, client.issuedPassId],
+    );
     const instance = await instanceIn(app, w.gym.classId, 72);
     const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
     expect(res.status, res.text).toBe(201);
     // The pass costs 8000 a month for 8 visits: one more visit costs 1000.
     expect(res.body).toMatchObject({
-      copay_required: false, additional_visits_required: true, status: 'AWAITING_VISITS',
-      visits_used: 8, max_visits: 8, cost_per_visit: 1000, session_expires_at: unix('2026-03-03T08:00:00Z'),
+      copay_required: false,
+      additional_visits_required: true,
+      status: 'AWAITING_VISITS',
+      visits_used: 8,
+      max_visits: 8,
+      cost_per_visit: 1000,
+      session_expires_at: unix('2026-03-03T08:00:00Z'),
     });
     expect(res.body).not.toHaveProperty('booking_id');
 
@@ -77,10 +95,18 @@ describe('POST /bookings/class › visits used up: additional_visits_required', 
     const ledger = await businessLedger(app, w.reseller.id);
     const done = await confirm(res.body.session_id, { number_of_visits: 3, duration: 'MONTHLY' });
     expect(done.status, done.text).toBe(201);
-    expect(done.body).toMatchObject({ object: 'booking', status: 'PENDING', type: 'class', visits_deducted: 1, class_instance_id: instance.id });
+    expect(done.body).toMatchObject({
+      object: 'booking',
+      status: 'PENDING',
+      type: 'class',
+      visits_deducted: 1,
+      class_instance_id: instance.id,
+    });
     expect((await businessLedger(app, w.reseller.id)).balance).toBe(ledger.balance - 3000);
     const [entitlement] = await app.sql<{ visits_total: number; visits_used: number; valid_until: Date }>(
-      'select visits_total, visits_used, valid_until from visit_entitlement where client_id = ?', [client.id]);
+      'select visits_total, visits_used, valid_until from visit_entitlement where client_id = ?',
+      [client.id],
+    );
     expect(entitlement).toMatchObject({ visits_total: 3, visits_used: 1 });
     expect(new Date(entitlement.valid_until).toISOString()).toBe('2026-04-01T00:00:00.000Z');
 
@@ -97,8 +123,15 @@ describe('POST /bookings/class › tier not covered: copay_required', () => {
     const instance = await instanceIn(app, w.copayGym.classId, 30);
     const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ copay_required: true, additional_visits_required: false, status: 'AWAITING_COPAY', provider_name: 'Gold Gym' });
-    expect(res.body.copay_options).toEqual([expect.objectContaining({ id: w.copayGym.optionId, max_visits: 3, visit_duration_days: 30, client_copay_amount: 2500 })]);
+    expect(res.body).toMatchObject({
+      copay_required: true,
+      additional_visits_required: false,
+      status: 'AWAITING_COPAY',
+      provider_name: 'Gold Gym',
+    });
+    expect(res.body.copay_options).toEqual([
+      expect.objectContaining({ id: w.copayGym.optionId, max_visits: 3, visit_duration_days: 30, client_copay_amount: 2500 }),
+    ]);
 
     expectValidationError(await confirm(res.body.session_id, { number_of_visits: 1, duration: 'MONTHLY' }), 'number_of_visits');
     expectValidationError(await confirm(res.body.session_id, { copay_package_id: 'copay_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'copay_package_id');
@@ -118,7 +151,11 @@ describe('POST /bookings/class › tier not covered: copay_required', () => {
     await app.sql('update copay_option set currency = ? where id = ?', ['USD', w.copayGym.optionId]);
     try {
       const before = await dbState(app);
-      expectError(await book.cls(app, w, { class_instance_id: (await instanceIn(app, w.copayGym.classId, 30)).id, client_id: client.id }), 403, 'provider_not_covered');
+      expectError(
+        await book.cls(app, w, { class_instance_id: (await instanceIn(app, w.copayGym.classId, 30)).id, client_id: client.id }),
+        403,
+        'provider_not_covered',
+      );
       const after = await dbState(app);
       expect({ ...after, class_instance: undefined }).toEqual({ ...before, class_instance: undefined });
     } finally {
@@ -142,10 +179,25 @@ describe('POST /bookings/class › bad input', () => {
 
   it('unknown instance, client or issued pass › 404 naming the field; another reseller’s client › 404', async () => {
     const instance = await instanceIn(app, w.gym.classId, 20);
-    expectError(await book.cls(app, w, { class_instance_id: 'ci_01JZZZZZZZZZZZZZZZZZZZZZZZ', client_id: w.client.id }), 404, 'resource_not_found', 'class_instance_id');
-    expectError(await book.cls(app, w, { class_instance_id: instance.id, user_pass_id: 'ipass_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 404, 'resource_not_found', 'user_pass_id');
+    expectError(
+      await book.cls(app, w, { class_instance_id: 'ci_01JZZZZZZZZZZZZZZZZZZZZZZZ', client_id: w.client.id }),
+      404,
+      'resource_not_found',
+      'class_instance_id',
+    );
+    expectError(
+      await book.cls(app, w, { class_instance_id: instance.id, user_pass_id: 'ipass_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      404,
+      'resource_not_found',
+      'user_pass_id',
+    );
     const other = await createBookingWorld(app);
-    expectError(await book.cls(app, w, { class_instance_id: instance.id, client_id: other.client.id }), 404, 'resource_not_found', 'client_id');
+    expectError(
+      await book.cls(app, w, { class_instance_id: instance.id, client_id: other.client.id }),
+      404,
+      'resource_not_found',
+      'client_id',
+    );
   });
 
   it('an expired pass › 409 pass_not_active', async () => {

@@ -31,53 +31,85 @@ const newClient = async (world: BookingWorld) => {
 };
 const later = (ms: number) => app.clock.set(new Date(app.clock.now().getTime() + ms));
 
-interface Opened { confirm: () => ReturnType<typeof v3> }
+interface Opened {
+  confirm: () => ReturnType<typeof v3>;
+}
 
 /** Three kinds of session, each opened now for a booking 50 hours ahead. */
 const sessionKinds = [
-  ['a spa co-pay session', async (): Promise<Opened> => {
-    const client = await newClient(w);
-    const time = `${String(10 + (emails % 7)).padStart(2, '0')}:00`;
-    const res = await book.spa(app, w, { date: '2026-03-05', time, spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], client_id: client.id });
-    expect(res.body, res.text).toMatchObject({ status: 'AWAITING_COPAY', session_expires_at: unix('2026-03-03T08:00:00Z') });
-    return { confirm: () => v3(app, `/bookings/spa/${res.body.session_id}/confirm`, { key: w.reseller.key, method: 'POST' }) };
-  }],
-  ['a class co-pay session', async (): Promise<Opened> => {
-    const client = await newClient(w);
-    const instance = await createClassInstance(app, w.copayGym.classId, new Date(NOW.getTime() + 50 * HOUR));
-    const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
-    expect(res.body, res.text).toMatchObject({ status: 'AWAITING_COPAY', session_expires_at: unix('2026-03-03T08:00:00Z') });
-    return { confirm: () => v3(app, `/bookings/class/${res.body.session_id}/confirm`, { key: w.reseller.key, body: { copay_package_id: w.copayGym.optionId } }) };
-  }],
-  ['a class extra-visits session', async (): Promise<Opened> => {
-    const client = await clientOnPass(app, w, { gymVisits: 1, price: 3000, email: email() });
-    const first = await createClassInstance(app, w.gym.classId, new Date(NOW.getTime() + 40 * HOUR));
-    expect((await book.cls(app, w, { class_instance_id: first.id, client_id: client.id })).body).toMatchObject({ status: 'PENDING' });
-    const instance = await createClassInstance(app, w.gym.classId, new Date(NOW.getTime() + 50 * HOUR));
-    const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
-    expect(res.body, res.text).toMatchObject({ status: 'AWAITING_VISITS', session_expires_at: unix('2026-03-03T08:00:00Z') });
-    return { confirm: () => v3(app, `/bookings/class/${res.body.session_id}/confirm`, { key: w.reseller.key, body: { number_of_visits: 1, duration: 'MONTHLY' } }) };
-  }],
+  [
+    'a spa co-pay session',
+    async (): Promise<Opened> => {
+      const client = await newClient(w);
+      const time = `${String(10 + (emails % 7)).padStart(2, '0')}:00`;
+      const res = await book.spa(app, w, {
+        date: '2026-03-05',
+        time,
+        spa_id: w.copaySpa.id,
+        service_ids: [w.copaySpa.sauna],
+        client_id: client.id,
+      });
+      expect(res.body, res.text).toMatchObject({ status: 'AWAITING_COPAY', session_expires_at: unix('2026-03-03T08:00:00Z') });
+      return { confirm: () => v3(app, `/bookings/spa/${res.body.session_id}/confirm`, { key: w.reseller.key, method: 'POST' }) };
+    },
+  ],
+  [
+    'a class co-pay session',
+    async (): Promise<Opened> => {
+      const client = await newClient(w);
+      const instance = await createClassInstance(app, w.copayGym.classId, new Date(NOW.getTime() + 50 * HOUR));
+      const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
+      expect(res.body, res.text).toMatchObject({ status: 'AWAITING_COPAY', session_expires_at: unix('2026-03-03T08:00:00Z') });
+      return {
+        confirm: () =>
+          v3(app, `/bookings/class/${res.body.session_id}/confirm`, {
+            key: w.reseller.key,
+            body: { copay_package_id: w.copayGym.optionId },
+          }),
+      };
+    },
+  ],
+  [
+    'a class extra-visits session',
+    async (): Promise<Opened> => {
+      const client = await clientOnPass(app, w, { gymVisits: 1, price: 3000, email: email() });
+      const first = await createClassInstance(app, w.gym.classId, new Date(NOW.getTime() + 40 * HOUR));
+      expect((await book.cls(app, w, { class_instance_id: first.id, client_id: client.id })).body).toMatchObject({ status: 'PENDING' });
+      const instance = await createClassInstance(app, w.gym.classId, new Date(NOW.getTime() + 50 * HOUR));
+      const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: client.id });
+      expect(res.body, res.text).toMatchObject({ status: 'AWAITING_VISITS', session_expires_at: unix('2026-03-03T08:00:00Z') });
+      return {
+        confirm: () =>
+          v3(app, `/bookings/class/${res.body.session_id}/confirm`, {
+            key: w.reseller.key,
+            body: { number_of_visits: 1, duration: 'MONTHLY' },
+          }),
+      };
+    },
+  ],
 ] as const;
 
 describe('sessions last 24 hours', () => {
-  it.each(sessionKinds)('%s › confirmable 1 s before its 24 h are up; at 24 h and later 422 session_expired, nothing written', async (_, open) => {
-    const early = await open();
-    const expired = await open();
-    const debits = (await businessLedger(app, w.reseller.id)).rows;
-    app.clock.set(new Date(NOW.getTime() + 24 * HOUR - 1000));
-    const ok = await early.confirm();
-    expect(ok.status, ok.text).toBe(201);
-    expect((await businessLedger(app, w.reseller.id)).rows).toBe(debits + 1);
+  it.each(sessionKinds)(
+    '%s › confirmable 1 s before its 24 h are up; at 24 h and later 422 session_expired, nothing written',
+    async (_, open) => {
+      const early = await open();
+      const expired = await open();
+      const debits = (await businessLedger(app, w.reseller.id)).rows;
+      app.clock.set(new Date(NOW.getTime() + 24 * HOUR - 1000));
+      const ok = await early.confirm();
+      expect(ok.status, ok.text).toBe(201);
+      expect((await businessLedger(app, w.reseller.id)).rows).toBe(debits + 1);
 
-    app.clock.set(new Date(NOW.getTime() + 24 * HOUR));
-    const before = await dbState(app);
-    expectError(await expired.confirm(), 422, 'session_expired');
-    await expectUnchanged(app, before);
-    later(30 * 24 * HOUR);
-    expectError(await expired.confirm(), 422, 'session_expired');
-    await expectUnchanged(app, before);
-  });
+      app.clock.set(new Date(NOW.getTime() + 24 * HOUR));
+      const before = await dbState(app);
+      expectError(await expired.confirm(), 422, 'session_expired');
+      await expectUnchanged(app, before);
+      later(30 * 24 * HOUR);
+      expectError(await expired.confirm(), 422, 'session_expired');
+      await expectUnchanged(app, before);
+    },
+  );
 });
 
 describe('class bookings at a provider in America/New_York, around the DST change of 2026-03-08 (02:00 EST → 03:00 EDT)', () => {
@@ -108,35 +140,62 @@ describe('spa times across DST changes', () => {
   ])('%s › resolves to the right instant, and the slot at that instant is taken', async (_, zone, date, instant) => {
     const world = zone === 'ny' ? ny : w;
     const client = await newClient(world);
-    const res = await book.spa(app, world, { date, time: '10:00', spa_id: world.spa.id, service_ids: [world.spa.sauna], client_id: client.id });
+    const res = await book.spa(app, world, {
+      date,
+      time: '10:00',
+      spa_id: world.spa.id,
+      service_ids: [world.spa.sauna],
+      client_id: client.id,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ date, time: '10:00', scheduled_for: unix(instant) });
-    const [row] = await app.sql<{ starts_at: Date; ends_at: Date }>('select starts_at, ends_at from booking where id = ?', [res.body.booking_id]);
+    const [row] = await app.sql<{ starts_at: Date; ends_at: Date }>('select starts_at, ends_at from booking where id = ?', [
+      res.body.booking_id,
+    ]);
     expect(new Date(row.starts_at).toISOString()).toBe(new Date(instant).toISOString());
     expect(new Date(row.ends_at).getTime() - new Date(row.starts_at).getTime()).toBe(15 * 60_000);
-    const availability = await v3(app, `/spas/${world.spa.id}/availability?date=${date}&service_ids=${world.spa.sauna}`, { key: world.reseller.key });
-    expect(availability.body.slots.find((s: { time: string }) => s.time === '10:00')).toEqual({ time: '10:00', available: false, scheduled_for: unix(instant) });
+    const availability = await v3(app, `/spas/${world.spa.id}/availability?date=${date}&service_ids=${world.spa.sauna}`, {
+      key: world.reseller.key,
+    });
+    expect(availability.body.slots.find((s: { time: string }) => s.time === '10:00')).toEqual({
+      time: '10:00',
+      available: false,
+      scheduled_for: unix(instant),
+    });
   });
 
   describe('a spa open around the clock in America/New_York (one room)', () => {
     let spa: { id: string; service: string };
     beforeAll(async () => {
       const provider = await createProvider(app, {
-        category: 'SPA', tier: 'SILVER', name: 'Night Spa', timezone: 'America/New_York', openingHours: everyDay('00:00', '23:45'), roomCapacity: 1,
+        category: 'SPA',
+        tier: 'SILVER',
+        name: 'Night Spa',
+        timezone: 'America/New_York',
+        openingHours: everyDay('00:00', '23:45'),
+        roomCapacity: 1,
       });
-      spa = { id: provider.id, service: (await createSpaService(app, provider.id, { name: 'Steam', durationMinutes: 15, credits: 0, copayAmount: null })).id };
+      spa = {
+        id: provider.id,
+        service: (await createSpaService(app, provider.id, { name: 'Steam', durationMinutes: 15, credits: 0, copayAmount: null })).id,
+      };
     });
     const bookAt = (world: BookingWorld, clientId: string, date: string, time: string) =>
       book.spa(app, world, { date, time, spa_id: spa.id, service_ids: [spa.service], client_id: clientId });
 
-    it.each(['02:00', '02:15', '02:30', '02:45'])('%s on 2026-03-08 does not exist there › 400 on `time`, nothing written', async (time) => {
-      const before = await dbState(app);
-      expectValidationError(await bookAt(ny, ny.client.id, '2026-03-08', time), 'time');
-      await expectUnchanged(app, before);
-    });
+    it.each(['02:00', '02:15', '02:30', '02:45'])(
+      '%s on 2026-03-08 does not exist there › 400 on `time`, nothing written',
+      async (time) => {
+        const before = await dbState(app);
+        expectValidationError(await bookAt(ny, ny.client.id, '2026-03-08', time), 'time');
+        await expectUnchanged(app, before);
+      },
+    );
 
     it('around the gap: 01:45 EST and 03:00 EDT are back to back in real time (one room holds both); the day’s slots skip 02:xx', async () => {
-      const availability = await v3(app, `/spas/${spa.id}/availability?date=2026-03-08&service_ids=${spa.service}`, { key: ny.reseller.key });
+      const availability = await v3(app, `/spas/${spa.id}/availability?date=2026-03-08&service_ids=${spa.service}`, {
+        key: ny.reseller.key,
+      });
       const times = availability.body.slots.map((s: { time: string }) => s.time);
       expect(times.filter((t: string) => t.startsWith('02:'))).toEqual([]);
       expect(times).toContain('01:45');
@@ -165,10 +224,18 @@ describe('spa times across DST changes', () => {
   });
 
   it('Berlin’s gap (2026-03-29 02:30) › 400 on `time`', async () => {
-    const night = await createProvider(app, { category: 'SPA', tier: 'SILVER', timezone: 'Europe/Berlin', openingHours: everyDay('00:00', '23:45') });
+    const night = await createProvider(app, {
+      category: 'SPA',
+      tier: 'SILVER',
+      timezone: 'Europe/Berlin',
+      openingHours: everyDay('00:00', '23:45'),
+    });
     const service = await createSpaService(app, night.id, { durationMinutes: 15, credits: 0, copayAmount: null });
     const before = await dbState(app);
-    expectValidationError(await book.spa(app, w, { date: '2026-03-29', time: '02:30', spa_id: night.id, service_ids: [service.id], client_id: w.client.id }), 'time');
+    expectValidationError(
+      await book.spa(app, w, { date: '2026-03-29', time: '02:30', spa_id: night.id, service_ids: [service.id], client_id: w.client.id }),
+      'time',
+    );
     await expectUnchanged(app, before);
   });
 });
@@ -189,23 +256,46 @@ describe('the free-cancellation window, to the instant', () => {
     expect(cancelled.body.refund).toMatchObject({ policy, credits_refunded: credits });
     // The slot is free again for someone else.
     app.clock.set(NOW);
-    expect((await book.spa(app, w, { date: '2026-03-12', time, spa_id: w.spa.id, service_ids: [w.spa.sauna], client_id: (await newClient(w)).id })).status).toBe(201);
+    expect(
+      (
+        await book.spa(app, w, {
+          date: '2026-03-12',
+          time,
+          spa_id: w.spa.id,
+          service_ids: [w.spa.sauna],
+          client_id: (await newClient(w)).id,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('at the start instant › 409 not_cancellable, and not reschedulable either', async () => {
     const client = await newClient(w);
-    const res = await book.spa(app, w, { date: '2026-03-13', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.sauna], client_id: client.id });
+    const res = await book.spa(app, w, {
+      date: '2026-03-13',
+      time: '10:00',
+      spa_id: w.spa.id,
+      service_ids: [w.spa.sauna],
+      client_id: client.id,
+    });
     app.clock.set(new Date('2026-03-13T09:00:00Z'));
     const before = await dbState(app);
     expectError(await v3(app, `/bookings/${res.body.booking_id}/cancel`, { key: w.reseller.key, method: 'POST' }), 409, 'not_cancellable');
-    expectError(await v3(app, `/bookings/${res.body.booking_id}/reschedule`, { key: w.reseller.key, body: { date: '2026-03-14', time: '10:00' } }), 409, 'not_reschedulable');
+    expectError(
+      await v3(app, `/bookings/${res.body.booking_id}/reschedule`, { key: w.reseller.key, body: { date: '2026-03-14', time: '10:00' } }),
+      409,
+      'not_reschedulable',
+    );
     await expectUnchanged(app, before);
   });
 });
 
 describe('a visit goes back to the pass counter only while it is that month’s (README "Bookings", Cancel)', () => {
   const counter = async (issuedPassId: string) => {
-    const [row] = await app.sql<{ visits_period: string; visits_used: Record<string, number> }>('select visits_period, visits_used from issued_pass where id = ?', [issuedPassId]);
+    const [row] = await app.sql<{ visits_period: string; visits_used: Record<string, number> }>(
+      'select visits_period, visits_used from issued_pass where id = ?',
+      [issuedPassId],
+    );
     return row;
   };
 

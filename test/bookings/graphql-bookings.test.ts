@@ -11,7 +11,9 @@ import { gql, v3, type Reply } from '../support/http.ts';
 // the same outcomes, and the same catalogue codes as typed members of each mutation's result union.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const BOOKING = `id status type message serviceName providerName date time scheduledFor createdAt
   client { id firstName } provider { id name } classInstanceId serviceIds visitsDeducted creditsCharged copayAmount currency
@@ -73,25 +75,58 @@ describe('mutation bookSpa', () => {
     const outbox = await lastOutboxId(app);
     const result = await bookSpa({ serviceIds: [w.spa.massage, w.spa.sauna], firstName: 'ADA' });
     expect(result).toMatchObject({
-      __typename: 'SpaBookingInitiation', copayRequired: false, status: 'PENDING', message: 'Spa appointment booked',
-      sessionId: null, copayAmount: null, copayCredits: null, sessionExpiresAt: null, currency: 'EUR',
-      date: '2026-03-10', time: '10:00', scheduledFor: '2026-03-10T09:00:00Z', createdAt: '2026-03-02T08:00:00Z',
-      serviceName: 'Massage, Sauna', providerName: 'Silver Spa',
+      __typename: 'SpaBookingInitiation',
+      copayRequired: false,
+      status: 'PENDING',
+      message: 'Spa appointment booked',
+      sessionId: null,
+      copayAmount: null,
+      copayCredits: null,
+      sessionExpiresAt: null,
+      currency: 'EUR',
+      date: '2026-03-10',
+      time: '10:00',
+      scheduledFor: '2026-03-10T09:00:00Z',
+      createdAt: '2026-03-02T08:00:00Z',
+      serviceName: 'Massage, Sauna',
+      providerName: 'Silver Spa',
     });
     const { booking } = result;
     expect(booking).toEqual({
-      id: expect.stringMatching(/^booking_/), status: 'PENDING', type: 'SPA', message: expect.any(String),
-      serviceName: 'Massage, Sauna', providerName: 'Silver Spa', date: '2026-03-10', time: '10:00',
-      scheduledFor: '2026-03-10T09:00:00Z', createdAt: '2026-03-02T08:00:00Z',
-      client: { id: w.client.id, firstName: 'Ada' }, provider: { id: w.spa.id, name: 'Silver Spa' },
-      classInstanceId: null, serviceIds: [w.spa.massage, w.spa.sauna], visitsDeducted: 0, creditsCharged: 40, copayAmount: null,
-      currency: 'EUR', refund: null, rescheduledFrom: null, rescheduledTo: null,
+      id: expect.stringMatching(/^booking_/),
+      status: 'PENDING',
+      type: 'SPA',
+      message: expect.any(String),
+      serviceName: 'Massage, Sauna',
+      providerName: 'Silver Spa',
+      date: '2026-03-10',
+      time: '10:00',
+      scheduledFor: '2026-03-10T09:00:00Z',
+      createdAt: '2026-03-02T08:00:00Z',
+      client: { id: w.client.id, firstName: 'Ada' },
+      provider: { id: w.spa.id, name: 'Silver Spa' },
+      classInstanceId: null,
+      serviceIds: [w.spa.massage, w.spa.sauna],
+      visitsDeducted: 0,
+      creditsCharged: 40,
+      copayAmount: null,
+      currency: 'EUR',
+      refund: null,
+      rescheduledFrom: null,
+      rescheduledTo: null,
       statusHistory: [{ status: 'PENDING', at: '2026-03-02T08:00:00Z' }],
     });
     const rest = await restBooking(booking.id);
     expect(rest).toMatchObject({
-      status: booking.status, type: 'spa', message: booking.message, service_name: booking.serviceName, date: booking.date, time: booking.time,
-      credits_charged: booking.creditsCharged, visits_deducted: booking.visitsDeducted, service_ids: booking.serviceIds,
+      status: booking.status,
+      type: 'spa',
+      message: booking.message,
+      service_name: booking.serviceName,
+      date: booking.date,
+      time: booking.time,
+      credits_charged: booking.creditsCharged,
+      visits_deducted: booking.visitsDeducted,
+      service_ids: booking.serviceIds,
       scheduled_for: new Date(booking.scheduledFor).getTime() / 1000,
     });
     expect((await walletLedger(app, w.client.id)).balance).toBe(wallet.balance - 40);
@@ -105,7 +140,11 @@ describe('mutation bookSpa', () => {
   });
 
   it('neither covered nor priced › PermissionError provider_not_covered, nothing written', async () => {
-    await expectRefused(() => bookSpa({ spaId: w.closedSpa.id, serviceIds: [w.closedSpa.service] }), 'PermissionError', 'provider_not_covered');
+    await expectRefused(
+      () => bookSpa({ spaId: w.closedSpa.id, serviceIds: [w.closedSpa.service] }),
+      'PermissionError',
+      'provider_not_covered',
+    );
   });
 
   it('not enough credits › InputError insufficient_credits, nothing written', async () => {
@@ -128,14 +167,21 @@ describe('mutation bookSpa', () => {
 
   it('an unknown spa, issued pass or client, or another reseller’s client › NotFoundError naming the field', async () => {
     await expectRefused(() => bookSpa({ spaId: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'NotFoundError', 'resource_not_found', 'spaId');
-    await expectRefused(() => bookSpa({ clientId: null, userPassId: 'ipass_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'NotFoundError', 'resource_not_found', 'userPassId');
+    await expectRefused(
+      () => bookSpa({ clientId: null, userPassId: 'ipass_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      'NotFoundError',
+      'resource_not_found',
+      'userPassId',
+    );
     const other = await createBookingWorld(app);
     await expectRefused(() => bookSpa({ clientId: other.client.id, time: '12:00' }), 'NotFoundError', 'resource_not_found', 'clientId');
   });
 
   it('a date that is no calendar day › refused before execution (Date scalar), nothing written', async () => {
     const before = await dbState(app);
-    const res = await gql(app, w.reseller.key, BOOK_SPA, { input: { date: '2026-02-30', time: '10:00', spaId: w.spa.id, serviceIds: [w.spa.massage], clientId: w.client.id } });
+    const res = await gql(app, w.reseller.key, BOOK_SPA, {
+      input: { date: '2026-02-30', time: '10:00', spaId: w.spa.id, serviceIds: [w.spa.massage], clientId: w.client.id },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0].extensions?.code).toBe('validation_error');
     await expectUnchanged(app, before);
@@ -147,16 +193,33 @@ describe('mutation bookSpa › co-pay session, then confirmSpaBooking', () => {
     const ledger = await businessLedger(app, w.reseller.id);
     const session = await bookSpa({ spaId: w.copaySpa.id, serviceIds: [w.copaySpa.massage, w.copaySpa.sauna], time: '12:00' });
     expect(session).toMatchObject({
-      __typename: 'SpaBookingInitiation', copayRequired: true, status: 'AWAITING_COPAY', booking: null,
-      sessionId: expect.stringMatching(/^sess_/), copayAmount: 6000, copayCredits: 40, currency: 'EUR',
-      sessionExpiresAt: '2026-03-03T08:00:00Z', providerName: 'Gold Spa', date: '2026-03-10', time: '12:00',
+      __typename: 'SpaBookingInitiation',
+      copayRequired: true,
+      status: 'AWAITING_COPAY',
+      booking: null,
+      sessionId: expect.stringMatching(/^sess_/),
+      copayAmount: 6000,
+      copayCredits: 40,
+      currency: 'EUR',
+      sessionExpiresAt: '2026-03-03T08:00:00Z',
+      providerName: 'Gold Spa',
+      date: '2026-03-10',
+      time: '12:00',
     });
     expect(await businessLedger(app, w.reseller.id)).toEqual(ledger);
 
     const confirmed = await mutate(CONFIRM_SPA, { sessionId: session.sessionId });
     expect(confirmed).toMatchObject({
       __typename: 'BookingPayload',
-      booking: { status: 'PENDING', type: 'SPA', copayAmount: 6000, creditsCharged: 0, date: '2026-03-10', time: '12:00', provider: { id: w.copaySpa.id } },
+      booking: {
+        status: 'PENDING',
+        type: 'SPA',
+        copayAmount: 6000,
+        creditsCharged: 0,
+        date: '2026-03-10',
+        time: '12:00',
+        provider: { id: w.copaySpa.id },
+      },
     });
     const after = await businessLedger(app, w.reseller.id);
     expect(after.balance).toBe(ledger.balance - 6000);
@@ -193,13 +256,40 @@ describe('mutation bookClass', () => {
     const instance = await instanceIn(app, w.gym.classId, 50, { capacity: 5 });
     const result = await bookClass(instance.id, { firstName: 'ada' });
     expect(result).toMatchObject({
-      __typename: 'ClassBookingInitiation', copayRequired: false, additionalVisitsRequired: false, status: 'PENDING', message: 'Class booked',
-      visitsDeducted: 1, sessionId: null, sessionExpiresAt: null, copayOptions: null, visitsUsed: null, maxVisits: null, costPerVisit: null,
-      classInstanceId: instance.id, className: 'Morning Flow', providerName: 'Silver Gym',
-      date: '2026-03-04', time: '11:00', scheduledFor: '2026-03-04T10:00:00Z', currency: 'EUR',
-      booking: { status: 'PENDING', type: 'CLASS', classInstanceId: instance.id, serviceIds: [], visitsDeducted: 1, creditsCharged: 0, provider: { id: w.gym.id } },
+      __typename: 'ClassBookingInitiation',
+      copayRequired: false,
+      additionalVisitsRequired: false,
+      status: 'PENDING',
+      message: 'Class booked',
+      visitsDeducted: 1,
+      sessionId: null,
+      sessionExpiresAt: null,
+      copayOptions: null,
+      visitsUsed: null,
+      maxVisits: null,
+      costPerVisit: null,
+      classInstanceId: instance.id,
+      className: 'Morning Flow',
+      providerName: 'Silver Gym',
+      date: '2026-03-04',
+      time: '11:00',
+      scheduledFor: '2026-03-04T10:00:00Z',
+      currency: 'EUR',
+      booking: {
+        status: 'PENDING',
+        type: 'CLASS',
+        classInstanceId: instance.id,
+        serviceIds: [],
+        visitsDeducted: 1,
+        creditsCharged: 0,
+        provider: { id: w.gym.id },
+      },
     });
-    await expectRefused(() => bookClass(instance.id, { clientId: null, userPassId: w.client.issuedPassId }), 'ConflictError', 'already_booked');
+    await expectRefused(
+      () => bookClass(instance.id, { clientId: null, userPassId: w.client.issuedPassId }),
+      'ConflictError',
+      'already_booked',
+    );
   });
 
   it('a full instance › ConflictError class_full; a started one › ConflictError class_not_bookable; nothing written', async () => {
@@ -225,26 +315,64 @@ describe('mutation bookClass', () => {
   it('visits used up › a session with the counters; confirmClassBooking buys visits (cost × n) and books', async () => {
     const client = await anotherClient(app, w, 'gql-visits@example.com');
     await app.sql(`update issued_pass set visits_used = '{"GYM": 8}', visits_period = '2026-03' where id = ?`, [client.issuedPassId]);
-    await app.sql(`insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
-      values ('vtxn_01JTESTGQL000000000000000', ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', now())`, [w.reseller.id, client.id, client.issuedPassId]);
+    await app.sql(
+      `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
+      values ('vtxn_01JTESTGQL000000000000000', ?, ?, ?, 'GYM', '2026-03', 8, 'BOOKING', now())`,
+      [w.reseller.id, client.id, client.issuedPassId],
+    );
     const instance = await instanceIn(app, w.gym.classId, 72);
     const session = await bookClass(instance.id, { clientId: client.id });
     expect(session).toMatchObject({
-      copayRequired: false, additionalVisitsRequired: true, status: 'AWAITING_VISITS', booking: null, visitsDeducted: null,
-      visitsUsed: 8, maxVisits: 8, costPerVisit: 1000, copayOptions: null, sessionExpiresAt: '2026-03-03T08:00:00Z',
+      copayRequired: false,
+      additionalVisitsRequired: true,
+      status: 'AWAITING_VISITS',
+      booking: null,
+      visitsDeducted: null,
+      visitsUsed: 8,
+      maxVisits: 8,
+      costPerVisit: 1000,
+      copayOptions: null,
+      sessionExpiresAt: '2026-03-03T08:00:00Z',
       sessionId: expect.stringMatching(/^sess_/),
     });
 
     // The other session kind's field, or a bad count: InputError naming it, nothing written.
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, copayPackageId: w.copayGym.optionId }), 'InputError', 'validation_error', 'copayPackageId');
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 51, duration: 'MONTHLY' }), 'InputError', 'validation_error', 'numberOfVisits');
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 2 }), 'InputError', 'validation_error', 'duration');
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, copayPackageId: w.copayGym.optionId }),
+      'InputError',
+      'validation_error',
+      'copayPackageId',
+    );
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 51, duration: 'MONTHLY' }),
+      'InputError',
+      'validation_error',
+      'numberOfVisits',
+    );
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 2 }),
+      'InputError',
+      'validation_error',
+      'duration',
+    );
 
     const ledger = await businessLedger(app, w.reseller.id);
-    const done = await mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 3, duration: 'MONTHLY', copayPackageId: null });
-    expect(done).toMatchObject({ __typename: 'BookingPayload', booking: { status: 'PENDING', type: 'CLASS', visitsDeducted: 1, classInstanceId: instance.id, client: { id: client.id } } });
+    const done = await mutate(CONFIRM_CLASS, {
+      sessionId: session.sessionId,
+      numberOfVisits: 3,
+      duration: 'MONTHLY',
+      copayPackageId: null,
+    });
+    expect(done).toMatchObject({
+      __typename: 'BookingPayload',
+      booking: { status: 'PENDING', type: 'CLASS', visitsDeducted: 1, classInstanceId: instance.id, client: { id: client.id } },
+    });
     expect((await businessLedger(app, w.reseller.id)).balance).toBe(ledger.balance - 3000);
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 3, duration: 'MONTHLY' }), 'ConflictError', 'session_already_confirmed');
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, numberOfVisits: 3, duration: 'MONTHLY' }),
+      'ConflictError',
+      'session_already_confirmed',
+    );
   });
 
   it('tier not covered › the provider’s co-pay options; confirmClassBooking with one debits it and books', async () => {
@@ -252,11 +380,24 @@ describe('mutation bookClass', () => {
     const instance = await instanceIn(app, w.copayGym.classId, 30);
     const session = await bookClass(instance.id, { clientId: client.id });
     expect(session).toMatchObject({
-      copayRequired: true, additionalVisitsRequired: false, status: 'AWAITING_COPAY', providerName: 'Gold Gym', booking: null,
-      copayOptions: [{ id: w.copayGym.optionId, name: '3 visits', maxVisits: 3, visitDurationDays: 30, clientCopayAmount: 2500, currency: 'EUR' }],
-      visitsUsed: null, maxVisits: null, costPerVisit: null,
+      copayRequired: true,
+      additionalVisitsRequired: false,
+      status: 'AWAITING_COPAY',
+      providerName: 'Gold Gym',
+      booking: null,
+      copayOptions: [
+        { id: w.copayGym.optionId, name: '3 visits', maxVisits: 3, visitDurationDays: 30, clientCopayAmount: 2500, currency: 'EUR' },
+      ],
+      visitsUsed: null,
+      maxVisits: null,
+      costPerVisit: null,
     });
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, copayPackageId: 'copay_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'InputError', 'validation_error', 'copayPackageId');
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: session.sessionId, copayPackageId: 'copay_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      'InputError',
+      'validation_error',
+      'copayPackageId',
+    );
     const ledger = await businessLedger(app, w.reseller.id);
     const done = await mutate(CONFIRM_CLASS, { sessionId: session.sessionId, copayPackageId: w.copayGym.optionId });
     expect(done.booking).toMatchObject({ status: 'PENDING', provider: { id: w.copayGym.id } });
@@ -270,12 +411,20 @@ describe('mutation bookClass', () => {
     const { balance } = await businessLedger(app, w.reseller.id);
     await app.sql('update business_account set balance = 100 where reseller_id = ?', [w.reseller.id]);
     try {
-      await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: second.sessionId, copayPackageId: w.copayGym.optionId }), 'UnprocessableError', 'insufficient_balance');
+      await expectRefused(
+        () => mutate(CONFIRM_CLASS, { sessionId: second.sessionId, copayPackageId: w.copayGym.optionId }),
+        'UnprocessableError',
+        'insufficient_balance',
+      );
     } finally {
       await app.sql('update business_account set balance = ? where reseller_id = ?', [balance, w.reseller.id]);
     }
     app.clock.advance(24 * 3600_000 + 1000);
-    await expectRefused(() => mutate(CONFIRM_CLASS, { sessionId: first.sessionId, copayPackageId: w.copayGym.optionId }), 'UnprocessableError', 'session_expired');
+    await expectRefused(
+      () => mutate(CONFIRM_CLASS, { sessionId: first.sessionId, copayPackageId: w.copayGym.optionId }),
+      'UnprocessableError',
+      'session_expired',
+    );
   });
 });
 
@@ -296,7 +445,13 @@ describe('Idempotency-Key on bookClass', () => {
     const rows = await app.sql('select id from booking where class_instance_id = ?', [instance.id]);
     expect(rows).toHaveLength(1);
 
-    const reused = await gql(app, w.reseller.key, BOOK_CLASS, { input: { ...input, classInstanceId: other.id } }, { idempotencyKey: 'gql-book-class-1' });
+    const reused = await gql(
+      app,
+      w.reseller.key,
+      BOOK_CLASS,
+      { input: { ...input, classInstanceId: other.id } },
+      { idempotencyKey: 'gql-book-class-1' },
+    );
     expect(reused.status).toBe(409);
     expectGraphQLError(reused, 'idempotency_key_reused');
     await expectUnchanged(app, before);
@@ -310,7 +465,8 @@ describe('mutation cancelBooking', () => {
     const outbox = await lastOutboxId(app);
     const cancelled = await mutate(CANCEL, { bookingId: booked.booking.id });
     expect(cancelled.booking).toMatchObject({
-      id: booked.booking.id, status: 'CANCELLED',
+      id: booked.booking.id,
+      status: 'CANCELLED',
       refund: { policy: 'FULL', creditsRefunded: 10, visitsRestored: 0, copayRefunded: 0, currency: 'EUR' },
       statusHistory: [{ status: 'PENDING' }, { status: 'CANCELLED' }],
     });
@@ -322,7 +478,13 @@ describe('mutation cancelBooking', () => {
   it('an unknown booking, or another reseller’s › NotFoundError', async () => {
     await expectRefused(() => mutate(CANCEL, { bookingId: 'booking_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'NotFoundError', 'resource_not_found');
     const other = await createBookingWorld(app);
-    const theirs = await book.spa(app, other, { date: '2026-03-11', time: '10:00', spa_id: other.spa.id, service_ids: [other.spa.sauna], client_id: other.client.id });
+    const theirs = await book.spa(app, other, {
+      date: '2026-03-11',
+      time: '10:00',
+      spa_id: other.spa.id,
+      service_ids: [other.spa.sauna],
+      client_id: other.client.id,
+    });
     await expectRefused(() => mutate(CANCEL, { bookingId: theirs.body.booking_id }), 'NotFoundError', 'resource_not_found');
   });
 
@@ -334,7 +496,10 @@ describe('mutation cancelBooking', () => {
     expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
     // Without the key a repeat runs again, as REST's cancel always does.
-    expect(await mutate(CANCEL, { bookingId: booked.booking.id })).toMatchObject({ __typename: 'ConflictError', code: 'already_cancelled' });
+    expect(await mutate(CANCEL, { bookingId: booked.booking.id })).toMatchObject({
+      __typename: 'ConflictError',
+      code: 'already_cancelled',
+    });
   });
 });
 
@@ -344,13 +509,26 @@ describe('mutation rescheduleBooking', () => {
     const wallet = await walletLedger(app, w.client.id);
     const moved = await mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-12', time: '11:00' });
     expect(moved.booking).toMatchObject({
-      status: 'PENDING', date: '2026-03-12', time: '11:00', creditsCharged: 10, rescheduledTo: null,
+      status: 'PENDING',
+      date: '2026-03-12',
+      time: '11:00',
+      creditsCharged: 10,
+      rescheduledTo: null,
       rescheduledFrom: { id: booked.booking.id, status: 'RESCHEDULED' },
     });
     expect(moved.booking.id).not.toBe(booked.booking.id);
     expect(await walletLedger(app, w.client.id)).toEqual(wallet);
-    const old = await gql(app, w.reseller.key, `query($id: ID!) { booking(id: $id) { status rescheduledTo { id } statusHistory { status } } }`, { id: booked.booking.id });
-    expect(old.body.data.booking).toEqual({ status: 'RESCHEDULED', rescheduledTo: { id: moved.booking.id }, statusHistory: [{ status: 'PENDING' }, { status: 'RESCHEDULED' }] });
+    const old = await gql(
+      app,
+      w.reseller.key,
+      `query($id: ID!) { booking(id: $id) { status rescheduledTo { id } statusHistory { status } } }`,
+      { id: booked.booking.id },
+    );
+    expect(old.body.data.booking).toEqual({
+      status: 'RESCHEDULED',
+      rescheduledTo: { id: moved.booking.id },
+      statusHistory: [{ status: 'PENDING' }, { status: 'RESCHEDULED' }],
+    });
   });
 
   it('a class booking › to another instance at the same provider', async () => {
@@ -358,7 +536,13 @@ describe('mutation rescheduleBooking', () => {
     const to = await instanceIn(app, w.gym.classId, 90);
     const booked = await bookClass(from.id);
     const moved = await mutate(RESCHEDULE, { bookingId: booked.booking.id, classInstanceId: to.id });
-    expect(moved.booking).toMatchObject({ status: 'PENDING', type: 'CLASS', classInstanceId: to.id, visitsDeducted: 1, rescheduledFrom: { id: booked.booking.id } });
+    expect(moved.booking).toMatchObject({
+      status: 'PENDING',
+      type: 'CLASS',
+      classInstanceId: to.id,
+      visitsDeducted: 1,
+      rescheduledFrom: { id: booked.booking.id },
+    });
   });
 
   it('refusals › typed errors naming camelCase fields, nothing written', async () => {
@@ -366,12 +550,34 @@ describe('mutation rescheduleBooking', () => {
     const client = await anotherClient(app, w, 'gql-reschedule@example.com');
     const booked = await bookSpa({ date: '2026-03-13', time: '10:00', serviceIds: [w.spa.sauna], clientId: client.id });
     await bookSpa({ date: '2026-03-13', time: '12:00', serviceIds: [w.spa.massage], clientId: client.id });
-    await expectRefused(() => mutate(RESCHEDULE, { bookingId: booked.booking.id, classInstanceId: 'ci_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 'InputError', 'validation_error', 'classInstanceId');
-    await expectRefused(() => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-13' }), 'InputError', 'validation_error', 'time');
-    await expectRefused(() => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-13', time: '12:30' }), 'ConflictError', 'slot_unavailable');
+    await expectRefused(
+      () => mutate(RESCHEDULE, { bookingId: booked.booking.id, classInstanceId: 'ci_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      'InputError',
+      'validation_error',
+      'classInstanceId',
+    );
+    await expectRefused(
+      () => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-13' }),
+      'InputError',
+      'validation_error',
+      'time',
+    );
+    await expectRefused(
+      () => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-13', time: '12:30' }),
+      'ConflictError',
+      'slot_unavailable',
+    );
     await mutate(CANCEL, { bookingId: booked.booking.id });
-    await expectRefused(() => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-14', time: '10:00' }), 'ConflictError', 'not_reschedulable');
-    await expectRefused(() => mutate(RESCHEDULE, { bookingId: 'booking_01JZZZZZZZZZZZZZZZZZZZZZZZ', date: '2026-03-14', time: '10:00' }), 'NotFoundError', 'resource_not_found');
+    await expectRefused(
+      () => mutate(RESCHEDULE, { bookingId: booked.booking.id, date: '2026-03-14', time: '10:00' }),
+      'ConflictError',
+      'not_reschedulable',
+    );
+    await expectRefused(
+      () => mutate(RESCHEDULE, { bookingId: 'booking_01JZZZZZZZZZZZZZZZZZZZZZZZ', date: '2026-03-14', time: '10:00' }),
+      'NotFoundError',
+      'resource_not_found',
+    );
   });
 });
 
@@ -381,13 +587,17 @@ describe('query booking(id:) and node(id:)', () => {
     const booked = await bookSpa({ date: '2026-03-15', time: '10:00', serviceIds: [w.spa.sauna], clientId: client.id });
     const query = `query($id: ID!) { booking(id: $id) { id status } node(id: $id) { __typename id ... on Booking { serviceName client { id } } } }`;
     const own = await gql(app, w.reseller.key, query, { id: booked.booking.id });
-    expect(own.body).toEqual({ data: {
-      booking: { id: booked.booking.id, status: 'PENDING' },
-      node: { __typename: 'Booking', id: booked.booking.id, serviceName: 'Sauna', client: { id: client.id } },
-    } });
+    expect(own.body).toEqual({
+      data: {
+        booking: { id: booked.booking.id, status: 'PENDING' },
+        node: { __typename: 'Booking', id: booked.booking.id, serviceName: 'Sauna', client: { id: client.id } },
+      },
+    });
     const other = await createBookingWorld(app);
     expect((await gql(app, other.reseller.key, query, { id: booked.booking.id })).body).toEqual({ data: { booking: null, node: null } });
-    expect((await gql(app, w.reseller.key, query, { id: 'booking_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body).toEqual({ data: { booking: null, node: null } });
+    expect((await gql(app, w.reseller.key, query, { id: 'booking_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body).toEqual({
+      data: { booking: null, node: null },
+    });
     expect((await gql(app, w.reseller.key, query, { id: 'nope' })).body).toEqual({ data: { booking: null, node: null } });
   });
 });
@@ -411,7 +621,17 @@ describe('Client.bookings', () => {
       const instance = await instanceIn(app, world.gym.classId, hours);
       ids.push((await book.cls(app, world, { class_instance_id: instance.id, client_id: world.client.id })).body.booking_id);
     }
-    ids.push((await book.spa(app, world, { date: '2026-03-10', time: '10:00', spa_id: world.spa.id, service_ids: [world.spa.sauna], client_id: world.client.id })).body.booking_id);
+    ids.push(
+      (
+        await book.spa(app, world, {
+          date: '2026-03-10',
+          time: '10:00',
+          spa_id: world.spa.id,
+          service_ids: [world.spa.sauna],
+          client_id: world.client.id,
+        })
+      ).body.booking_id,
+    );
     await v3(app, `/bookings/${ids[0]}/cancel`, { key: world.reseller.key, method: 'POST' });
   });
 
@@ -489,7 +709,8 @@ describe('Client.bookings over a page of clients', () => {
       expect(reply.body.errors, reply.text).toBeUndefined();
       clients.slice(0, count).forEach((client, i) => {
         expect(reply.body.data.nodes[i].bookings).toEqual({
-          edges: [{ node: { id: client.bookings[0], provider: { name: 'Silver Gym' }, client: { id: client.id } } }], pageInfo: { hasNextPage: true },
+          edges: [{ node: { id: client.bookings[0], provider: { name: 'Silver Gym' }, client: { id: client.id } } }],
+          pageInfo: { hasNextPage: true },
         });
       });
       firstPages.push(statements);
@@ -500,7 +721,10 @@ describe('Client.bookings over a page of clients', () => {
     const cursorPages: number[] = [];
     for (const count of [2, 6]) {
       const owner = clients[count - 1];
-      const { reply, statements } = await counted(world.reseller.key, PAGE, { ids: clients.slice(0, count).map((c) => c.id), after: owner.bookings[0] });
+      const { reply, statements } = await counted(world.reseller.key, PAGE, {
+        ids: clients.slice(0, count).map((c) => c.id),
+        after: owner.bookings[0],
+      });
       const nodes = reply.body.data.nodes as ({ bookings: { edges: { node: { id: string } }[] } } | null)[];
       expect(nodes.slice(0, count - 1)).toEqual(Array(count - 1).fill(null));
       expect(nodes[count - 1]!.bookings.edges.map((e) => e.node.id)).toEqual([owner.bookings[1]]);

@@ -74,18 +74,29 @@ describe('provider API keys', () => {
     expect(key.secret).toMatch(/^pk_[0-9A-Za-z]{40}$/);
     const [row] = await app.sql<Record<string, unknown>>('select * from provider_api_key where id = ?', [key.id]);
     expect(row).toEqual({
-      id: key.id, provider_id: w.copaySpa.id, secret_hash: sha256(key.secret), last4: key.secret.slice(-4), label: 'front desk',
-      created_at: expect.anything(), revoked_at: null,
+      id: key.id,
+      provider_id: w.copaySpa.id,
+      secret_hash: sha256(key.secret),
+      last4: key.secret.slice(-4),
+      label: 'front desk',
+      created_at: expect.anything(),
+      revoked_at: null,
     });
     // The secret (even without its prefix) is in no column of any table.
-    const tables = await app.sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'");
+    const tables = await app.sql<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'",
+    );
     for (const { table_name } of tables) {
-      const [{ n }] = await app.sql<{ n: string }>(`select count(*) as n from "${table_name}" t where strpos(t::text, ?) > 0`, [key.secret.slice(3)]);
+      const [{ n }] = await app.sql<{ n: string }>(`select count(*) as n from "${table_name}" t where strpos(t::text, ?) > 0`, [
+        key.secret.slice(3),
+      ]);
       expect(Number(n), table_name).toBe(0);
     }
     // Listing never shows it again.
     const listed = await listProviderKeys(app.orm.em.fork(), w.copaySpa.id);
-    expect(listed).toEqual([{ id: key.id, label: 'front desk', last4: key.secret.slice(-4), created_at: expect.any(String), revoked_at: null }]);
+    expect(listed).toEqual([
+      { id: key.id, label: 'front desk', last4: key.secret.slice(-4), created_at: expect.any(String), revoked_at: null },
+    ]);
     expect(JSON.stringify(listed)).not.toContain(key.secret.slice(3, -4));
   });
 
@@ -93,7 +104,9 @@ describe('provider API keys', () => {
     const before = await app.sql('select count(*) as n from provider_api_key');
     await expect(keyFor('prov_01AAAAAAAAAAAAAAAAAAAAAAAA')).rejects.toMatchObject({ code: 'resource_not_found' });
     await expect(keyFor('not-an-id')).rejects.toMatchObject({ code: 'resource_not_found' });
-    await expect(revokeProviderKey(app.orm.em.fork(), 'pkey_01AAAAAAAAAAAAAAAAAAAAAAAA', app.clock.now())).rejects.toMatchObject({ code: 'resource_not_found' });
+    await expect(revokeProviderKey(app.orm.em.fork(), 'pkey_01AAAAAAAAAAAAAAAAAAAAAAAA', app.clock.now())).rejects.toMatchObject({
+      code: 'resource_not_found',
+    });
     expect(await app.sql('select count(*) as n from provider_api_key')).toEqual(before);
   });
 
@@ -110,7 +123,9 @@ describe('provider API keys', () => {
     }
     expectError(res, 401, 'invalid_api_key');
     expect((await provider('/bookings', { key: gymKey })).status).toBe(200);
-    const [row] = await app.sql<{ revoked: boolean }>('select revoked_at is not null as revoked from provider_api_key where id = ?', [doomed.id]);
+    const [row] = await app.sql<{ revoked: boolean }>('select revoked_at is not null as revoked from provider_api_key where id = ?', [
+      doomed.id,
+    ]);
     expect(row.revoked).toBe(true);
   });
 
@@ -137,7 +152,13 @@ describe('GET /v3/api/provider/bookings', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ object: 'list', has_more: false, url: `${PROVIDER}/bookings` });
     expect(idsOf(res)).toEqual([...spaIds].reverse());
-    expect(res.body.data[1]).toMatchObject({ object: 'booking', status: 'PENDING', type: 'spa', provider_id: w.spa.id, client_id: w2.client.id });
+    expect(res.body.data[1]).toMatchObject({
+      object: 'booking',
+      status: 'PENDING',
+      type: 'spa',
+      provider_id: w.spa.id,
+      client_id: w2.client.id,
+    });
     // Its booking is the reseller's, field for field.
     expect(res.body.data[0]).toEqual((await v3(app, `/bookings/${spaIds[2]}`, { key: w.reseller.key })).body);
     const gym = await provider('/bookings', { key: gymKey });
@@ -192,7 +213,9 @@ describe('confirm and check-in', () => {
     expect(completed.body).toMatchObject({ id, status: 'COMPLETED', message: 'The client checked in' });
 
     expect(await statusOf(id)).toEqual({
-      object: 'booking_status', booking_id: id, status: 'COMPLETED',
+      object: 'booking_status',
+      booking_id: id,
+      status: 'COMPLETED',
       history: [
         { status: 'PENDING', at: unix('2026-03-02T08:00:00Z') },
         { status: 'CONFIRMED', at: unix('2026-03-02T09:00:00Z') },
@@ -200,10 +223,16 @@ describe('confirm and check-in', () => {
       ],
     });
     const events = await eventsSince(outbox);
-    expect(events.map((e) => [e.payload.type, e.reseller_id])).toEqual([['booking.confirmed', w.reseller.id], ['booking.completed', w.reseller.id]]);
+    expect(events.map((e) => [e.payload.type, e.reseller_id])).toEqual([
+      ['booking.confirmed', w.reseller.id],
+      ['booking.completed', w.reseller.id],
+    ]);
     expect(events[0].payload.data.object).toEqual(confirmed.body);
     expect(events[1].payload.data.object).toEqual(completed.body);
-    expect(events[0].payload).toMatchObject({ object: 'event', request: { id: confirmed.headers.get('request-id'), idempotency_key: null } });
+    expect(events[0].payload).toMatchObject({
+      object: 'event',
+      request: { id: confirmed.headers.get('request-id'), idempotency_key: null },
+    });
   });
 
   it("another reseller's booking at the same provider › its event goes to that reseller", async () => {
@@ -288,7 +317,11 @@ describe('a key of the other API › 403 permission_denied, before anything runs
     expectError(await v3(app, '/passes', { key: gymKey }), 403, 'permission_denied');
     expectError(await v3(app, `/bookings/${id}`, { key: gymKey }), 403, 'permission_denied');
     expectError(await v3(app, `/bookings/${id}/cancel`, { key: gymKey, method: 'POST' }), 403, 'permission_denied');
-    const booked = await v3(app, '/bookings/class', { key: gymKey, body: { class_instance_id: instance.id, client_id: w.client.id }, idempotencyKey: 'pk-on-reseller' });
+    const booked = await v3(app, '/bookings/class', {
+      key: gymKey,
+      body: { class_instance_id: instance.id, client_id: w.client.id },
+      idempotencyKey: 'pk-on-reseller',
+    });
     expectError(booked, 403, 'permission_denied');
     await expectUnchanged(app, before);
     expect(await app.sql("select * from idempotency_record where key = 'pk-on-reseller'")).toEqual([]);
@@ -297,8 +330,13 @@ describe('a key of the other API › 403 permission_denied, before anything runs
   it('a provider key on GraphQL: a top-level 403, for queries and mutations alike', async () => {
     const before = await dbState(app);
     expectGraphQLRefusal(await gql(app, gymKey, '{ passes(first: 1) { edges { cursor } } }'), 403, 'permission_denied');
-    const mutation = await gql(app, gymKey, `mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename } }`,
-      { input: { passId: w.passId, firstName: 'Eve', lastName: 'Mallory', email: 'eve@example.com' } }, { idempotencyKey: 'pk-on-graphql' });
+    const mutation = await gql(
+      app,
+      gymKey,
+      `mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename } }`,
+      { input: { passId: w.passId, firstName: 'Eve', lastName: 'Mallory', email: 'eve@example.com' } },
+      { idempotencyKey: 'pk-on-graphql' },
+    );
     expectGraphQLRefusal(mutation, 403, 'permission_denied');
     await expectUnchanged(app, before);
   });
@@ -314,8 +352,15 @@ describe('the OpenAPI document', () => {
     expect(provided.sort()).toEqual([...new Set(providerRoutes.map((r) => `${PROVIDER}${r.path}`))].sort());
     for (const route of providerRoutes) {
       const op = doc.paths[`${PROVIDER}${route.path}`][route.method.toLowerCase()];
-      expect(op, route.operationId).toMatchObject({ operationId: route.operationId, tags: ['Provider bookings'], security: [{ providerKey: [] }] });
-      expect(op.parameters.some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey'), route.operationId).toBe(false);
+      expect(op, route.operationId).toMatchObject({
+        operationId: route.operationId,
+        tags: ['Provider bookings'],
+        security: [{ providerKey: [] }],
+      });
+      expect(
+        op.parameters.some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey'),
+        route.operationId,
+      ).toBe(false);
       for (const code of [...route.errors, 'permission_denied'] as (keyof typeof catalogue)[]) {
         expect(JSON.stringify(op.responses[catalogue[code].status]), `${route.operationId}: ${code}`).toContain(`\`${code}\``);
       }

@@ -13,7 +13,10 @@ beforeAll(async () => {
     const instance = await instanceIn(app, w.gym.classId, hours);
     ids.push((await book.cls(app, w, { class_instance_id: instance.id, client_id: w.client.id })).body.booking_id);
   }
-  ids.push((await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.sauna], client_id: w.client.id })).body.booking_id);
+  ids.push(
+    (await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.sauna], client_id: w.client.id }))
+      .body.booking_id,
+  );
   await v3(app, `/bookings/${ids[0]}/cancel`, { key: w.reseller.key, method: 'POST' });
 });
 
@@ -54,8 +57,13 @@ describe('GET /bookings/{id} and /bookings/{id}/status', () => {
   it('the booking and its history; another reseller’s booking › 404', async () => {
     const status = await v3(app, `/bookings/${ids[0]}/status`, { key: w.reseller.key });
     expect(status.body).toEqual({
-      object: 'booking_status', booking_id: ids[0], status: 'CANCELLED',
-      history: [{ status: 'PENDING', at: expect.any(Number) }, { status: 'CANCELLED', at: expect.any(Number) }],
+      object: 'booking_status',
+      booking_id: ids[0],
+      status: 'CANCELLED',
+      history: [
+        { status: 'PENDING', at: expect.any(Number) },
+        { status: 'CANCELLED', at: expect.any(Number) },
+      ],
     });
     const other = await createBookingWorld(app);
     expectError(await v3(app, `/bookings/${ids[0]}`, { key: other.reseller.key }), 404, 'resource_not_found');

@@ -13,13 +13,19 @@ import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
-afterAll(async () => { await killStartedProcesses(); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
+afterAll(async () => {
+  await killStartedProcesses();
+});
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
 const openSession = async (time: string) =>
-  (await book.spa(app, w, { date: '2026-03-10', time, spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], client_id: w.client.id })).body.session_id as string;
-const statusOf = async (id: string) => (await app.sql<{ status: string }>('select status from booking_session where id = ?', [id]))[0].status;
+  (await book.spa(app, w, { date: '2026-03-10', time, spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], client_id: w.client.id }))
+    .body.session_id as string;
+const statusOf = async (id: string) =>
+  (await app.sql<{ status: string }>('select status from booking_session where id = ?', [id]))[0].status;
 
 describe('expireBookingSessions', () => {
   it('expires only sessions past 24 hours, once, with their event; the confirm then answers 422', async () => {
@@ -47,7 +53,13 @@ describe('worker', () => {
     app.clock.set(new Date(Date.now() - 25 * 3600_000));
     const fresh = await createBookingWorld(app);
     const date = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-    const res = await book.spa(app, fresh, { date, time: '10:00', spa_id: fresh.copaySpa.id, service_ids: [fresh.copaySpa.sauna], client_id: fresh.client.id });
+    const res = await book.spa(app, fresh, {
+      date,
+      time: '10:00',
+      spa_id: fresh.copaySpa.id,
+      service_ids: [fresh.copaySpa.sauna],
+      client_id: fresh.client.id,
+    });
     expect(res.status, res.text).toBe(201);
     const worker = new Service(['worker'], { DATABASE_URL: app.databaseUrl, SESSION_SWEEP_MS: '50' });
     await worker.waitForStdout(/"msg":"worker started"/);
@@ -66,7 +78,13 @@ describe('sessions expire (CLI)', () => {
     app.clock.set(new Date(Date.now() - 25 * 3600_000));
     const fresh = await createBookingWorld(app);
     const date = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-    const res = await book.spa(app, fresh, { date, time: '11:00', spa_id: fresh.copaySpa.id, service_ids: [fresh.copaySpa.sauna], client_id: fresh.client.id });
+    const res = await book.spa(app, fresh, {
+      date,
+      time: '11:00',
+      spa_id: fresh.copaySpa.id,
+      service_ids: [fresh.copaySpa.sauna],
+      client_id: fresh.client.id,
+    });
     expect(res.status, res.text).toBe(201);
     const first = await runCli(['sessions', 'expire'], { DATABASE_URL: app.databaseUrl });
     expect(first.code, first.stderr).toBe(0);

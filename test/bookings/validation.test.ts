@@ -18,8 +18,17 @@ let bookingId: string;
 beforeAll(async () => {
   w = await createBookingWorld(app);
   instanceId = (await instanceIn(app, w.gym.classId, 30)).id;
-  spaSession = (await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], client_id: w.client.id })).body.session_id;
-  classSession = (await book.cls(app, w, { class_instance_id: (await instanceIn(app, w.copayGym.classId, 30)).id, client_id: w.client.id })).body.session_id;
+  spaSession = (
+    await book.spa(app, w, {
+      date: '2026-03-10',
+      time: '10:00',
+      spa_id: w.copaySpa.id,
+      service_ids: [w.copaySpa.sauna],
+      client_id: w.client.id,
+    })
+  ).body.session_id;
+  classSession = (await book.cls(app, w, { class_instance_id: (await instanceIn(app, w.copayGym.classId, 30)).id, client_id: w.client.id }))
+    .body.session_id;
   bookingId = (await book.cls(app, w, { class_instance_id: instanceId, client_id: w.client.id })).body.booking_id;
 });
 
@@ -28,12 +37,27 @@ const wrongTypes = [42, true, null, { a: 1 }, ['x'], '', 'x'.repeat(300), 'a\u00
 const operations = () => [
   {
     path: '/bookings/spa',
-    valid: { date: '2026-03-11', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.sauna], client_id: w.client.id, user_pass_id: w.client.issuedPassId, first_name: 'Ada', last_name: 'Lovelace' },
+    valid: {
+      date: '2026-03-11',
+      time: '10:00',
+      spa_id: w.spa.id,
+      service_ids: [w.spa.sauna],
+      client_id: w.client.id,
+      user_pass_id: w.client.issuedPassId,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    },
     fields: ['date', 'time', 'spa_id', 'service_ids', 'client_id', 'user_pass_id', 'first_name', 'last_name'],
   },
   {
     path: '/bookings/class',
-    valid: { class_instance_id: instanceId, client_id: w.client.id, user_pass_id: w.client.issuedPassId, first_name: 'Ada', last_name: 'Lovelace' },
+    valid: {
+      class_instance_id: instanceId,
+      client_id: w.client.id,
+      user_pass_id: w.client.issuedPassId,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    },
     fields: ['class_instance_id', 'client_id', 'user_pass_id', 'first_name', 'last_name'],
   },
   { path: `/bookings/class/${classSession}/confirm`, valid: { copay_package_id: w.copayGym.optionId }, fields: ['copay_package_id'] },
@@ -69,16 +93,32 @@ describe('booking operations › each field with a wrong type or format', () => 
 
 describe('booking operations › arbitrary JSON bodies', () => {
   it('never answer 5xx and never write on a 4xx', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.constantFrom(...operations().map((o) => o.path)),
-      fc.dictionary(fc.constantFrom('date', 'time', 'spa_id', 'service_ids', 'client_id', 'class_instance_id', 'number_of_visits', 'duration', 'copay_package_id', 'x'),
-        fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }))),
-      async (path, body) => {
-        const before = await dbState(app);
-        const res = await v3(app, path, { key: w.reseller.key, body });
-        expect(res.status, res.text).toBeLessThan(500);
-        if (res.status >= 400) await expectUnchanged(app, before);
-      },
-    ), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...operations().map((o) => o.path)),
+        fc.dictionary(
+          fc.constantFrom(
+            'date',
+            'time',
+            'spa_id',
+            'service_ids',
+            'client_id',
+            'class_instance_id',
+            'number_of_visits',
+            'duration',
+            'copay_package_id',
+            'x',
+          ),
+          fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 })),
+        ),
+        async (path, body) => {
+          const before = await dbState(app);
+          const res = await v3(app, path, { key: w.reseller.key, body });
+          expect(res.status, res.text).toBeLessThan(500);
+          if (res.status >= 400) await expectUnchanged(app, before);
+        },
+      ),
+      { numRuns: 60 },
+    );
   }, 120_000);
 });

@@ -9,14 +9,18 @@ import { v3 } from '../support/http.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 async function counterAndLedger(issuedPassId: string) {
   const [row] = await app.sql<{ used: number | null; ledger: string | null }>(
     `select (ip.visits_used->>'GYM')::int as used,
             (select sum(delta) from visit_transaction t
               where t.issued_pass_id = ip.id and t.visit_entitlement_id is null and t.period = ip.visits_period and t.category = 'GYM') as ledger
-       from issued_pass ip where ip.id = ?`, [issuedPassId]);
+       from issued_pass ip where ip.id = ?`,
+    [issuedPassId],
+  );
   return { counter: row.used ?? 0, ledger: Number(row.ledger ?? 0) };
 }
 
@@ -53,12 +57,20 @@ describe('visit ledger of a pass with unlimited visits', () => {
     });
     const issued = await issuePass(app, w.reseller, unlimited.id, { email: 'unlimited@example.com' });
     const instances = await Promise.all(Array.from({ length: 12 }, (_, i) => instanceIn(app, w.gym.classId, 60 + i)));
-    const answers = await Promise.all(instances.map((instance, i) =>
-      book.cls(app, w, { class_instance_id: instance.id, client_id: issued.client_id }, i % 2 === 0 ? `unlimited-${i}` : undefined)));
-    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(Array(12).fill(201));
+    const answers = await Promise.all(
+      instances.map((instance, i) =>
+        book.cls(app, w, { class_instance_id: instance.id, client_id: issued.client_id }, i % 2 === 0 ? `unlimited-${i}` : undefined),
+      ),
+    );
+    expect(
+      answers.map((a) => a.status),
+      answers.map((a) => a.text).join('\n'),
+    ).toEqual(Array(12).fill(201));
     expect(await counterAndLedger(issued.id)).toEqual({ counter: 12, ledger: 12 });
     const [row] = await app.sql<{ reseller_id: string; client_id: string; n: string }>(
-      'select reseller_id, client_id, count(*) as n from visit_transaction where issued_pass_id = ? group by 1, 2', [issued.id]);
+      'select reseller_id, client_id, count(*) as n from visit_transaction where issued_pass_id = ? group by 1, 2',
+      [issued.id],
+    );
     expect(row).toEqual({ reseller_id: w.reseller.id, client_id: issued.client_id, n: '12' });
 
     const cancelled = await v3(app, `/bookings/${answers[0].body.booking_id}/cancel`, { key: w.reseller.key, method: 'POST' });

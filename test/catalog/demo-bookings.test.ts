@@ -25,10 +25,12 @@ const one = async <T = Record<string, unknown>>(query: string, params: unknown[]
 /** A banner curl line (`curl -s 'URL' -H … -d '…'`) sent as written, `$API_KEY` being `apiKey`. */
 async function paste(line: string, apiKey: string): Promise<Reply> {
   const url = /curl -s '([^']+)'/.exec(line)![1];
-  const headers = Object.fromEntries([...line.matchAll(/-H (?:'([^']*)'|"([^"]*)")/g)].map((m) => {
-    const [name, ...value] = (m[1] ?? m[2].replace('$API_KEY', apiKey)).split(':');
-    return [name.trim(), value.join(':').trim()];
-  }));
+  const headers = Object.fromEntries(
+    [...line.matchAll(/-H (?:'([^']*)'|"([^"]*)")/g)].map((m) => {
+      const [name, ...value] = (m[1] ?? m[2].replace('$API_KEY', apiKey)).split(':');
+      return [name.trim(), value.join(':').trim()];
+    }),
+  );
   const body = /-d '([^']*)'/.exec(line)![1];
   expect(url.startsWith(`${app.baseUrl}${V3}`)).toBe(true);
   return v3(app, url.slice(`${app.baseUrl}${V3}`.length), { raw: body, headers });
@@ -39,7 +41,8 @@ const curlLine = (path: string) => banner.split('\n').find((l) => l.trim().start
 
 const bookClass = (classInstanceId: string, clientId: string, apiKey = key()) =>
   v3(app, '/bookings/class', { key: apiKey, body: { class_instance_id: classInstanceId, client_id: clientId } });
-const balance = async (resellerId: string) => Number((await one<{ balance: string }>('select balance from business_account where reseller_id = ?', [resellerId])).balance);
+const balance = async (resellerId: string) =>
+  Number((await one<{ balance: string }>('select balance from business_account where reseller_id = ?', [resellerId])).balance);
 const creditBalance = async (clientId: string) => (await v3(app, `/clients/${clientId}`, { key: key() })).body.credit_balance as number;
 
 describe('seed --demo: booking targets', () => {
@@ -50,21 +53,33 @@ describe('seed --demo: booking targets', () => {
       expect(r.balance).toBe(1_000_000);
       expect(await balance(r.id)).toBe(r.balance);
       expect(r.clients.map((c) => [c.name, c.pass_name, c.gym_visits_left])).toEqual([
-        ['Alex Morgan', 'Premium Quarterly', null], ['Sam Rivera', 'Flex Monthly', 1],
+        ['Alex Morgan', 'Premium Quarterly', null],
+        ['Sam Rivera', 'Flex Monthly', 1],
       ]);
       for (const c of r.clients) {
         const res = await v3(app, `/clients/${c.id}`, { key: r.api_key });
         expect(res.status, res.text).toBe(200);
-        expect(res.body).toMatchObject({ id: c.id, email: c.email, active_pass: { id: c.issued_pass_id, pass_id: c.pass_id, status: 'ACTIVE' } });
+        expect(res.body).toMatchObject({
+          id: c.id,
+          email: c.email,
+          active_pass: { id: c.issued_pass_id, pass_id: c.pass_id, status: 'ACTIVE' },
+        });
       }
       const b = r.bookings;
       expect([b.client_id, b.visits_client_id]).toEqual(r.clients.map((c) => c.id));
       for (const target of [b.class, b.copay_class, b.last_spot_class]) {
         expect(target).not.toBeNull();
-        const row = await one<{ starts_at: Date; spots_left: number; tier: string; timezone: string }>(`select i.starts_at, i.capacity - i.spots_taken as spots_left, p.tier, p.timezone
-          from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id where i.id = ?`, [target!.class_instance_id]);
+        const row = await one<{ starts_at: Date; spots_left: number; tier: string; timezone: string }>(
+          `select i.starts_at, i.capacity - i.spots_taken as spots_left, p.tier, p.timezone
+          from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id where i.id = ?`,
+          [target!.class_instance_id],
+        );
         expect(new Date(row.starts_at).getTime()).toBeGreaterThanOrEqual(now + 24 * 3600_000 - 60_000);
-        expect({ spots_left: row.spots_left, tier: row.tier, timezone: row.timezone }).toEqual({ spots_left: target!.spots_left, tier: target!.tier, timezone: target!.timezone });
+        expect({ spots_left: row.spots_left, tier: row.tier, timezone: row.timezone }).toEqual({
+          spots_left: target!.spots_left,
+          tier: target!.tier,
+          timezone: target!.timezone,
+        });
       }
       expect(['BRONZE', 'SILVER']).toContain(b.class!.tier);
       expect(b.copay_class!.tier).toBe('PLATINUM');
@@ -73,15 +88,22 @@ describe('seed --demo: booking targets', () => {
       expect(['BRONZE', 'PLATINUM']).toContain(b.copay_spa!.tier);
       // Sam's month: seven classes booked through the use case, seven visits on the pass and its ledger.
       const sam = r.clients[1];
-      const [pass] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [sam.issued_pass_id]);
+      const [pass] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [
+        sam.issued_pass_id,
+      ]);
       expect(pass.visits_used.GYM).toBe(7);
       const listed = await v3(app, `/clients/${sam.id}/bookings?limit=100`, { key: r.api_key });
       expect(listed.body.data).toHaveLength(7);
       for (const booking of listed.body.data) expect(booking).toMatchObject({ type: 'class', status: 'PENDING', visits_deducted: 1 });
     }
     // Each reseller has its own targets, so one reseller's bookings never fill another's.
-    const ids = seeded.resellers.flatMap((r) => [r.bookings.class!.class_instance_id, r.bookings.copay_class!.class_instance_id,
-      r.bookings.last_spot_class!.class_instance_id, r.bookings.spa!.spa_id, r.bookings.copay_spa!.spa_id]);
+    const ids = seeded.resellers.flatMap((r) => [
+      r.bookings.class!.class_instance_id,
+      r.bookings.copay_class!.class_instance_id,
+      r.bookings.last_spot_class!.class_instance_id,
+      r.bookings.spa!.spa_id,
+      r.bookings.copay_spa!.spa_id,
+    ]);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -100,9 +122,14 @@ describe('seed --demo: every booking path over HTTP', () => {
     const res = await paste(line, key());
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      object: 'class_booking_initiation', status: 'PENDING', copay_required: false, additional_visits_required: false,
-      class_instance_id: first().bookings.class!.class_instance_id, visits_deducted: 1,
-      date: first().bookings.class!.date, time: first().bookings.class!.time,
+      object: 'class_booking_initiation',
+      status: 'PENDING',
+      copay_required: false,
+      additional_visits_required: false,
+      class_instance_id: first().bookings.class!.class_instance_id,
+      visits_deducted: 1,
+      date: first().bookings.class!.date,
+      time: first().bookings.class!.time,
     });
     const clientId = first().bookings.client_id;
     const listed = await v3(app, `/clients/${clientId}/bookings`, { key: key() });
@@ -120,7 +147,13 @@ describe('seed --demo: every booking path over HTTP', () => {
     const before = await creditBalance(first().bookings.client_id);
     const res = await paste(line, key());
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ object: 'spa_booking_initiation', copay_required: false, status: 'PENDING', date: spa.date, time: spa.time });
+    expect(res.body).toMatchObject({
+      object: 'spa_booking_initiation',
+      copay_required: false,
+      status: 'PENDING',
+      date: spa.date,
+      time: spa.time,
+    });
     const booking = (await v3(app, `/bookings/${res.body.booking_id}`, { key: key() })).body;
     expect(booking.credits_charged).toBeGreaterThan(0);
     expect(await creditBalance(first().bookings.client_id)).toBe(before - booking.credits_charged);
@@ -129,7 +162,8 @@ describe('seed --demo: every booking path over HTTP', () => {
   it('the co-pay spa opens a session; its confirm books and debits the co-pay from the business account', async () => {
     const { copay_spa: spa, client_id } = first().bookings;
     const res = await v3(app, '/bookings/spa', {
-      key: key(), body: { spa_id: spa!.spa_id, service_ids: spa!.service_ids, date: spa!.date, time: spa!.time, client_id },
+      key: key(),
+      body: { spa_id: spa!.spa_id, service_ids: spa!.service_ids, date: spa!.date, time: spa!.time, client_id },
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ copay_required: true, status: 'AWAITING_COPAY', session_id: expect.stringMatching(/^sess_/) });
@@ -150,9 +184,17 @@ describe('seed --demo: every booking path over HTTP', () => {
     for (const option of res.body.copay_options) expect(option).toMatchObject({ currency: first().currency });
     const [option] = res.body.copay_options;
     const before = await balance(first().id);
-    const confirmed = await v3(app, `/bookings/class/${res.body.session_id}/confirm`, { key: key(), body: { copay_package_id: option.id } });
+    const confirmed = await v3(app, `/bookings/class/${res.body.session_id}/confirm`, {
+      key: key(),
+      body: { copay_package_id: option.id },
+    });
     expect(confirmed.status, confirmed.text).toBe(201);
-    expect(confirmed.body).toMatchObject({ object: 'booking', status: 'PENDING', class_instance_id: cls!.class_instance_id, visits_deducted: 1 });
+    expect(confirmed.body).toMatchObject({
+      object: 'booking',
+      status: 'PENDING',
+      class_instance_id: cls!.class_instance_id,
+      visits_deducted: 1,
+    });
     expect(await balance(first().id)).toBe(before - option.client_copay_amount);
   });
 
@@ -164,10 +206,19 @@ describe('seed --demo: every booking path over HTTP', () => {
 
     const extra = await bookClass(lastSpot!.class_instance_id, sam);
     expect(extra.status, extra.text).toBe(201);
-    expect(extra.body).toMatchObject({ additional_visits_required: true, copay_required: false, status: 'AWAITING_VISITS', visits_used: 8, max_visits: 8 });
+    expect(extra.body).toMatchObject({
+      additional_visits_required: true,
+      copay_required: false,
+      status: 'AWAITING_VISITS',
+      visits_used: 8,
+      max_visits: 8,
+    });
     expect(extra.body.cost_per_visit).toBeGreaterThan(0);
     const before = await balance(first().id);
-    const confirmed = await v3(app, `/bookings/class/${extra.body.session_id}/confirm`, { key: key(), body: { number_of_visits: 1, duration: 'MONTHLY' } });
+    const confirmed = await v3(app, `/bookings/class/${extra.body.session_id}/confirm`, {
+      key: key(),
+      body: { number_of_visits: 1, duration: 'MONTHLY' },
+    });
     expect(confirmed.status, confirmed.text).toBe(201);
     expect(confirmed.body).toMatchObject({ status: 'PENDING', class_instance_id: lastSpot!.class_instance_id });
     expect(await balance(first().id)).toBe(before - extra.body.cost_per_visit);
@@ -182,7 +233,8 @@ describe('seed --demo: every booking path over HTTP', () => {
     expect(booked.status, booked.text).toBe(201);
     expect(booked.body.status).toBe('PENDING');
     const spa = await v3(app, '/bookings/spa', {
-      key: r.api_key, body: { spa_id: b.spa!.spa_id, service_ids: b.spa!.service_ids, date: b.spa!.date, time: b.spa!.time, client_id: b.client_id },
+      key: r.api_key,
+      body: { spa_id: b.spa!.spa_id, service_ids: b.spa!.service_ids, date: b.spa!.date, time: b.spa!.time, client_id: b.client_id },
     });
     expect(spa.status, spa.text).toBe(201);
     expect(spa.body.copay_required).toBe(false);

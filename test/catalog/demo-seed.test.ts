@@ -24,19 +24,34 @@ describe('seed --demo catalogue', () => {
       (select count(*) from copay_option) as copay_options, (select count(*) from class_category) as class_categories,
       (select count(*) from class) as classes, (select count(*) from class_instance) as class_instances`);
     expect(Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, num(v)]))).toEqual({
-      providers: c.providers, spa_services: c.spa_services, copay_options: c.copay_options,
-      class_categories: c.class_categories, classes: c.classes, class_instances: c.class_instances,
+      providers: c.providers,
+      spa_services: c.spa_services,
+      copay_options: c.copay_options,
+      class_categories: c.class_categories,
+      classes: c.classes,
+      class_instances: c.class_instances,
     });
   });
 
   it('has at least 200 providers over 3 cities in 3 zones, both categories and four tiers', async () => {
     expect(num((await one('select count(*) as n from provider')).n)).toBeGreaterThanOrEqual(200);
-    const cities = await app.sql<{ city: string; timezone: string; n: string }>('select city, timezone, count(*) as n from provider group by city, timezone order by city');
-    expect(cities.map((c) => [c.city, c.timezone])).toEqual([['Berlin', 'Europe/Berlin'], ['New York', 'America/New_York'], ['Tokyo', 'Asia/Tokyo']]);
+    const cities = await app.sql<{ city: string; timezone: string; n: string }>(
+      'select city, timezone, count(*) as n from provider group by city, timezone order by city',
+    );
+    expect(cities.map((c) => [c.city, c.timezone])).toEqual([
+      ['Berlin', 'Europe/Berlin'],
+      ['New York', 'America/New_York'],
+      ['Tokyo', 'Asia/Tokyo'],
+    ]);
     for (const c of cities) expect(num(c.n)).toBeGreaterThanOrEqual(60);
     const mix = await app.sql<{ category: string; tier: string }>('select distinct category, tier from provider order by 1, 2');
     for (const category of ['GYM', 'SPA']) {
-      expect(mix.filter((m) => m.category === category).map((m) => m.tier).sort()).toEqual(['BRONZE', 'GOLD', 'PLATINUM', 'SILVER']);
+      expect(
+        mix
+          .filter((m) => m.category === category)
+          .map((m) => m.tier)
+          .sort(),
+      ).toEqual(['BRONZE', 'GOLD', 'PLATINUM', 'SILVER']);
     }
     // Each city's providers lie within ~15 km of its centre, not stacked on one point.
     const spread = await app.sql<{ city: string; points: string; km: number }>(`select p.city, count(distinct (p.lat, p.lon)) as points,
@@ -49,17 +64,22 @@ describe('seed --demo catalogue', () => {
   });
 
   it('opens every provider on some weekday, and gives spas rooms and 3–6 services with credits and co-pay prices', async () => {
-    const closed = await one("select count(*) as n from provider where not exists (select 1 from jsonb_each(opening_hours) d where jsonb_array_length(d.value) > 0)");
+    const closed = await one(
+      'select count(*) as n from provider where not exists (select 1 from jsonb_each(opening_hours) d where jsonb_array_length(d.value) > 0)',
+    );
     expect(num(closed.n)).toBe(0);
     const perSpa = await app.sql<{ n: string; room_capacity: number }>(
-      "select count(s.id) as n, p.room_capacity from provider p left join spa_service s on s.provider_id = p.id where p.category = 'SPA' group by p.id");
+      "select count(s.id) as n, p.room_capacity from provider p left join spa_service s on s.provider_id = p.id where p.category = 'SPA' group by p.id",
+    );
     expect(perSpa.length).toBeGreaterThan(50);
     for (const s of perSpa) {
       expect(num(s.n)).toBeGreaterThanOrEqual(3);
       expect(num(s.n)).toBeLessThanOrEqual(6);
       expect(s.room_capacity).toBeGreaterThanOrEqual(1);
     }
-    expect(num((await one('select count(*) as n from spa_service where credits <= 0 or copay_amount is null or copay_amount <= 0')).n)).toBe(0);
+    expect(
+      num((await one('select count(*) as n from spa_service where credits <= 0 or copay_amount is null or copay_amount <= 0')).n),
+    ).toBe(0);
   });
 
   it('gives the gyms the demo passes do not cover co-pay options, and some spas and gyms stay uncovered', async () => {
@@ -67,7 +87,8 @@ describe('seed --demo catalogue', () => {
     const mix = await app.sql<{ category: string; tier: string }>('select distinct category, tier from provider');
     expect(mix.filter((m) => !covered.has(`${m.category} ${m.tier}`)).length).toBeGreaterThanOrEqual(3);
     const gyms = await app.sql<{ tier: string; options: string }>(
-      "select p.tier, count(o.id) as options from provider p left join copay_option o on o.provider_id = p.id where p.category = 'GYM' group by p.id");
+      "select p.tier, count(o.id) as options from provider p left join copay_option o on o.provider_id = p.id where p.category = 'GYM' group by p.id",
+    );
     for (const g of gyms) {
       if (g.tier === 'GOLD' || g.tier === 'PLATINUM') expect(num(g.options), g.tier).toBeGreaterThan(0);
     }
@@ -75,16 +96,28 @@ describe('seed --demo catalogue', () => {
   });
 
   it('schedules classes at gyms for two weeks of local days, all upcoming, some small and some nearly full', async () => {
-    expect(num((await one("select count(*) as n from class c join provider p on p.id = c.provider_id where p.category <> 'GYM'")).n)).toBe(0);
+    expect(num((await one("select count(*) as n from class c join provider p on p.id = c.provider_id where p.category <> 'GYM'")).n)).toBe(
+      0,
+    );
     const categories = await app.sql<{ name: string }>('select name from class_category order by name');
     expect(categories.map((c) => c.name)).toEqual(expect.arrayContaining(['Boxing', 'HIIT', 'Pilates', 'Spin', 'Yoga']));
-    const perZone = await app.sql<{ timezone: string; first: string; last: string }>(`select p.timezone, min(i.local_date)::text as first, max(i.local_date)::text as last
+    const perZone = await app.sql<{
+      timezone: string;
+      first: string;
+      last: string;
+    }>(`select p.timezone, min(i.local_date)::text as first, max(i.local_date)::text as last
       from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id group by p.timezone`);
     expect(perZone).toHaveLength(3);
     for (const z of perZone) expect((Date.parse(z.last) - Date.parse(z.first)) / 86_400_000).toBeGreaterThanOrEqual(12);
     // The stored local date is the start's date in the provider's zone.
-    expect(num((await one(`select count(*) as n from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id
-      where (i.starts_at at time zone p.timezone)::date <> i.local_date`)).n)).toBe(0);
+    expect(
+      num(
+        (
+          await one(`select count(*) as n from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id
+      where (i.starts_at at time zone p.timezone)::date <> i.local_date`)
+        ).n,
+      ),
+    ).toBe(0);
     expect(num((await one('select count(*) as n from class_instance where starts_at <= ?', [app.clock.now()])).n)).toBe(0);
     expect(num((await one('select count(*) as n from class_instance where capacity <= 10')).n)).toBeGreaterThan(0);
     expect(num((await one('select count(*) as n from class_instance where capacity - spots_taken between 1 and 2')).n)).toBeGreaterThan(0);
@@ -106,14 +139,19 @@ describe('seed --demo catalogue', () => {
   it('answers the same question through GraphQL, with the same providers in the same order', async () => {
     const city = seeded.catalog!.cities[2];
     const key = seeded.resellers[1].api_key;
-    const res = await gql<{ providers: { edges: { node: { id: string; city: string; distanceKm: number } }[] } }>(app, key,
+    const res = await gql<{ providers: { edges: { node: { id: string; city: string; distanceKm: number } }[] } }>(
+      app,
+      key,
       'query Near($near: NearInput) { providers(first: 10, near: $near) { edges { node { id city distanceKm } } } }',
-      { near: { lat: city.lat, lon: city.lon, radiusKm: 5 } });
+      { near: { lat: city.lat, lon: city.lon, radiusKm: 5 } },
+    );
     expect(res.status, res.text).toBe(200);
     const nodes = res.body.data!.providers.edges.map((e) => e.node);
     expect(nodes).toHaveLength(10);
     for (const n of nodes) expect(n.city).toBe(city.name);
     const rest = await v3(app, `/providers?lat=${city.lat}&lon=${city.lon}&radius_km=5&limit=10`, { key });
-    expect(nodes.map((n) => [n.id, n.distanceKm])).toEqual(rest.body.data.map((p: { id: string; distance_km: number }) => [p.id, p.distance_km]));
+    expect(nodes.map((n) => [n.id, n.distanceKm])).toEqual(
+      rest.body.data.map((p: { id: string; distance_km: number }) => [p.id, p.distance_km]),
+    );
   });
 });

@@ -21,7 +21,13 @@ describe('docs/catalog-format.md', () => {
     const file = JSON.parse(example!.replaceAll('res_01JD8X3M0R6Y5T0ZQ4H2W9V1KM', reseller.id));
     const counts = await importCatalog(app.orm.em.fork(), file, { at: app.clock.now() });
     expect(Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v.inserted]))).toEqual({
-      providers: 2, copay_options: 1, spa_services: 1, class_categories: 1, classes: 1, class_instances: 1, pass_packages: 1,
+      providers: 2,
+      copay_options: 1,
+      spa_services: 1,
+      class_categories: 1,
+      classes: 1,
+      class_instances: 1,
+      pass_packages: 1,
     });
     const res = await v3(app, '/providers/prov_01JD8X3M0R6Y5T0ZQ4H2W9V1KC', { key: reseller.key });
     expect(res.status).toBe(200);
@@ -32,7 +38,16 @@ describe('docs/catalog-format.md', () => {
 describe('import progress', () => {
   const sink = (isTTY: boolean) => {
     const chunks: string[] = [];
-    return { stream: { isTTY, write: (c: string) => { chunks.push(c); return true; } } as unknown as NodeJS.WritableStream & { isTTY: boolean }, chunks };
+    return {
+      stream: {
+        isTTY,
+        write: (c: string) => {
+          chunks.push(c);
+          return true;
+        },
+      } as unknown as NodeJS.WritableStream & { isTTY: boolean },
+      chunks,
+    };
   };
 
   it('on a terminal redraws one bar per stage in place and ends each stage with a newline', () => {

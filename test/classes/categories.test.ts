@@ -75,10 +75,14 @@ describe('GET /class_categories', () => {
 
 describe('Query.classCategories', () => {
   it('is the same list as a connection, and every category is a node', async () => {
-    const res = await gql(app, reseller.key, `{
+    const res = await gql(
+      app,
+      reseller.key,
+      `{
       classCategories(first: 2) { edges { cursor node { id name description } } pageInfo { hasNextPage endCursor } }
       node(id: "${yoga.id}") { __typename id ... on ClassCategory { name } }
-    }`);
+    }`,
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.classCategories).toEqual({
       edges: [

@@ -36,12 +36,37 @@ describe('GET /classes/{id}', () => {
     const res = await v3(app, `/classes/${yoga.id}`, { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      object: 'class', id: yoga.id, name: 'Sunrise Yoga', description: 'A class for tests', category: category.name,
-      provider_id: studio.id, provider_name: 'Lisbon Flow', tier: 'GOLD', duration_minutes: 75,
+      object: 'class',
+      id: yoga.id,
+      name: 'Sunrise Yoga',
+      description: 'A class for tests',
+      category: category.name,
+      provider_id: studio.id,
+      provider_name: 'Lisbon Flow',
+      tier: 'GOLD',
+      duration_minutes: 75,
       instances: [
         // 23:15 UTC is 00:15 the next day in Lisbon.
-        { object: 'class_instance', id: soon.id, starts_at: Date.parse('2027-06-01T23:15:00Z') / 1000, date: '2027-06-02', time: '00:15', capacity: 10, spots_remaining: 7, status: 'SCHEDULED' },
-        { object: 'class_instance', id: later.id, starts_at: Date.parse('2027-06-03T06:00:00Z') / 1000, date: '2027-06-03', time: '07:00', capacity: 12, spots_remaining: 0, status: 'SCHEDULED' },
+        {
+          object: 'class_instance',
+          id: soon.id,
+          starts_at: Date.parse('2027-06-01T23:15:00Z') / 1000,
+          date: '2027-06-02',
+          time: '00:15',
+          capacity: 10,
+          spots_remaining: 7,
+          status: 'SCHEDULED',
+        },
+        {
+          object: 'class_instance',
+          id: later.id,
+          starts_at: Date.parse('2027-06-03T06:00:00Z') / 1000,
+          date: '2027-06-03',
+          time: '07:00',
+          capacity: 12,
+          spots_remaining: 0,
+          status: 'SCHEDULED',
+        },
       ],
     });
   });
@@ -113,11 +138,27 @@ describe('Query.class and Class.instances', () => {
     const res = await gql(app, reseller.key, CLASS, { id: yoga.id, first: 1 });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.class).toEqual({
-      id: yoga.id, name: 'Sunrise Yoga', durationMinutes: 75,
+      id: yoga.id,
+      name: 'Sunrise Yoga',
+      durationMinutes: 75,
       provider: { id: studio.id, name: 'Lisbon Flow', timezone: 'Europe/Lisbon' },
       category: { id: category.id, name: category.name },
       instances: {
-        edges: [{ cursor: soon.id, node: { id: soon.id, startsAt: '2027-06-01T23:15:00Z', date: '2027-06-02', time: '00:15', capacity: 10, spotsRemaining: 7, status: 'SCHEDULED', class: { id: yoga.id } } }],
+        edges: [
+          {
+            cursor: soon.id,
+            node: {
+              id: soon.id,
+              startsAt: '2027-06-01T23:15:00Z',
+              date: '2027-06-02',
+              time: '00:15',
+              capacity: 10,
+              spotsRemaining: 7,
+              status: 'SCHEDULED',
+              class: { id: yoga.id },
+            },
+          },
+        ],
         pageInfo: { hasNextPage: true, hasPreviousPage: false, endCursor: soon.id },
       },
     });
@@ -139,8 +180,12 @@ describe('Query.class and Class.instances', () => {
 
   it('every class and instance is a node; unknown ids answer null', async () => {
     const { yoga, soon, past } = await classWithInstances();
-    const res = await gql(app, reseller.key, `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on ClassInstance { status class { name } } ... on Class { name } } }`,
-      { ids: [yoga.id, soon.id, past.id, 'class_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'ci_01ARZ3NDEKTSV4RRFFQ69G5FAV'] });
+    const res = await gql(
+      app,
+      reseller.key,
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on ClassInstance { status class { name } } ... on Class { name } } }`,
+      { ids: [yoga.id, soon.id, past.id, 'class_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'ci_01ARZ3NDEKTSV4RRFFQ69G5FAV'] },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.nodes).toEqual([
       { __typename: 'Class', id: yoga.id, name: 'Sunrise Yoga' },

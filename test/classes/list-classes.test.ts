@@ -30,8 +30,28 @@ describe('GET /classes', () => {
     expect(res.body).toEqual({
       object: 'list',
       data: [
-        { object: 'class', id: newer.id, name: 'Barre Burn', description: 'A class for tests', category: category.name, provider_id: gym.id, provider_name: 'Iron Works', tier: 'GOLD', duration_minutes: 30 },
-        { object: 'class', id: older.id, name: 'Barre Basics', description: 'A class for tests', category: category.name, provider_id: gym.id, provider_name: 'Iron Works', tier: 'GOLD', duration_minutes: 45 },
+        {
+          object: 'class',
+          id: newer.id,
+          name: 'Barre Burn',
+          description: 'A class for tests',
+          category: category.name,
+          provider_id: gym.id,
+          provider_name: 'Iron Works',
+          tier: 'GOLD',
+          duration_minutes: 30,
+        },
+        {
+          object: 'class',
+          id: older.id,
+          name: 'Barre Basics',
+          description: 'A class for tests',
+          category: category.name,
+          provider_id: gym.id,
+          provider_name: 'Iron Works',
+          tier: 'GOLD',
+          duration_minutes: 45,
+        },
       ],
       has_more: false,
       url: '/v3/api/business/reseller/classes',
@@ -51,7 +71,7 @@ describe('GET /classes', () => {
     }
   });
 
-  it('provider_id › only that provider\'s classes', async () => {
+  it("provider_id › only that provider's classes", async () => {
     const category = await createClassCategory(app);
     const [a, b] = [await createProvider(app), await createProvider(app)];
     const ofA = await createClass(app, a.id, category.id);
@@ -127,7 +147,10 @@ describe('GET /classes', () => {
     const res = await v3(app, `/classes?${q}`, { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body.data.map((c: { id: string; distance_km: number }) => [c.id, c.distance_km])).toEqual([
-      [hereClass.id, 0], [nearA.id, 11.132], [nearB.id, 11.132], [farClass.id, 33.396],
+      [hereClass.id, 0],
+      [nearA.id, 11.132],
+      [nearB.id, 11.132],
+      [farClass.id, 33.396],
     ]);
     expect(res.body.data[0]).toMatchObject({ provider_name: 'Here', tier: 'BRONZE', category: category.name });
 
@@ -159,7 +182,11 @@ describe('GET /classes', () => {
     await createClassInstance(app, wanted.id, new Date('2027-03-19T22:00:00Z'), { timezone: 'Australia/Sydney' });
     await createClassInstance(app, wrongDay.id, new Date('2027-03-20T22:00:00Z'), { timezone: 'Australia/Sydney' });
     await createClassInstance(app, wrongProvider.id, new Date('2027-03-19T22:00:00Z'), { timezone: 'Australia/Sydney' });
-    const res = await v3(app, `/classes?category=${encodeURIComponent(category.name)}&date=2027-03-20&provider_id=${gym.id}&lat=-30&lon=150&radius_km=10`, { key: reseller.key });
+    const res = await v3(
+      app,
+      `/classes?category=${encodeURIComponent(category.name)}&date=2027-03-20&provider_id=${gym.id}&lat=-30&lon=150&radius_km=10`,
+      { key: reseller.key },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.map((c: { id: string; distance_km: number }) => [c.id, c.distance_km])).toEqual([[wanted.id, 0]]);
   });
@@ -225,17 +252,45 @@ describe('Query.classes', () => {
     const res = await gql(app, reseller.key, LIST, { category: category.name.toUpperCase(), near: { lat: 40, lon: -100, radiusKm: 20 } });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.classes.edges).toEqual([
-      { cursor: b.id, node: { id: b.id, name: 'HIIT', durationMinutes: 40, distanceKm: 0, category: { id: category.id, name: category.name }, provider: { id: here.id, name: 'Plains Gym', tier: 'SILVER' } } },
-      { cursor: a.id, node: { id: a.id, name: 'Spin', durationMinutes: 60, distanceKm: 11.132, category: { id: category.id, name: category.name }, provider: { id: near.id, name: 'Next Town', tier: 'SILVER' } } },
+      {
+        cursor: b.id,
+        node: {
+          id: b.id,
+          name: 'HIIT',
+          durationMinutes: 40,
+          distanceKm: 0,
+          category: { id: category.id, name: category.name },
+          provider: { id: here.id, name: 'Plains Gym', tier: 'SILVER' },
+        },
+      },
+      {
+        cursor: a.id,
+        node: {
+          id: a.id,
+          name: 'Spin',
+          durationMinutes: 60,
+          distanceKm: 11.132,
+          category: { id: category.id, name: category.name },
+          provider: { id: near.id, name: 'Next Town', tier: 'SILVER' },
+        },
+      },
     ]);
     const dated = await gql(app, reseller.key, LIST, { category: category.name, date: '2027-03-20' });
-    expect(dated.body.data.classes.edges.map((e: { node: { id: string; distanceKm: number | null } }) => [e.node.id, e.node.distanceKm])).toEqual([[b.id, null]]);
+    expect(
+      dated.body.data.classes.edges.map((e: { node: { id: string; distanceKm: number | null } }) => [e.node.id, e.node.distanceKm]),
+    ).toEqual([[b.id, null]]);
     const byProvider = await gql(app, reseller.key, LIST, { providerId: near.id });
     expect(byProvider.body.data.classes.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([a.id]);
     const paged = await gql(app, reseller.key, LIST, { category: category.name, first: 1 });
-    expect(paged.body.data.classes).toEqual({ edges: [expect.objectContaining({ cursor: b.id })], pageInfo: { hasNextPage: true, endCursor: b.id } });
+    expect(paged.body.data.classes).toEqual({
+      edges: [expect.objectContaining({ cursor: b.id })],
+      pageInfo: { hasNextPage: true, endCursor: b.id },
+    });
     const rest = await gql(app, reseller.key, LIST, { category: category.name, first: 1, after: b.id });
-    expect(rest.body.data.classes).toEqual({ edges: [expect.objectContaining({ cursor: a.id })], pageInfo: { hasNextPage: false, endCursor: a.id } });
+    expect(rest.body.data.classes).toEqual({
+      edges: [expect.objectContaining({ cursor: a.id })],
+      pageInfo: { hasNextPage: false, endCursor: a.id },
+    });
   });
 
   it.each([

@@ -20,7 +20,10 @@ const CLASSES = `query($ids: [ID!]!, $first: Int, $after: String, $last: Int, $b
   } } }
 }`;
 
-type Conn = { edges: { cursor: string; node: { id: string; provider: { id: string } } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean } };
+type Conn = {
+  edges: { cursor: string; node: { id: string; provider: { id: string } } }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean };
+};
 const idsOf = (c: Conn) => c.edges.map((e) => e.node.id);
 
 async function providersWithClasses(counts: number[]) {
@@ -62,7 +65,7 @@ describe('Provider.classes', () => {
     expect(last.body.data.nodes[0].classes.pageInfo.hasPreviousPage).toBe(true);
   });
 
-  it('a cursor of one provider\'s class is invalid_cursor on the other providers of the batch', async () => {
+  it("a cursor of one provider's class is invalid_cursor on the other providers of the batch", async () => {
     const [a, b] = await providersWithClasses([2, 2]);
     const res = await gql(app, reseller.key, CLASSES, { ids: [a.provider, b.provider], first: 5, after: a.classes[0] });
     expect(res.body.data.nodes[0].classes.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([a.classes[1]]);

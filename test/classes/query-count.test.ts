@@ -25,7 +25,8 @@ async function addProviders(count: number) {
     for (const category of categories) {
       const cls = await createClass(app, provider.id, category.id);
       await createClassInstance(app, cls.id, new Date(NOW.getTime() - 3_600_000), { timezone: 'Europe/Paris' });
-      for (let h = 1; h <= 4; h++) await createClassInstance(app, cls.id, new Date(NOW.getTime() + h * 86_400_000), { timezone: 'Europe/Paris', spotsTaken: h });
+      for (let h = 1; h <= 4; h++)
+        await createClassInstance(app, cls.id, new Date(NOW.getTime() + h * 86_400_000), { timezone: 'Europe/Paris', spotsTaken: h });
     }
   }
 }
@@ -47,7 +48,11 @@ const PROVIDERS_WITH_CLASSES = `{
   providers(first: 100) { edges { node { id classes(first: 5) { edges { node { id name category { name } instances(first: 3) { edges { node { id startsAt spotsRemaining } } } } } } } } }
 }`;
 
-interface Measured { providers: number; sql: string[]; reply: Reply }
+interface Measured {
+  providers: number;
+  sql: string[];
+  reply: Reply;
+}
 const measured: Record<'graphql' | 'classes' | 'rest' | 'restNear', Measured[]> = { graphql: [], classes: [], rest: [], restNear: [] };
 
 async function measure(providers: number) {
@@ -56,11 +61,19 @@ async function measure(providers: number) {
     measured[name].push({ providers, sql, reply });
   };
   await run('graphql', () => gql(app, reseller.key, PROVIDERS_WITH_CLASSES));
-  await run('classes', () => gql(app, reseller.key, `{
+  await run('classes', () =>
+    gql(
+      app,
+      reseller.key,
+      `{
     classes(first: 100, near: { lat: 48, lon: 2, radiusKm: 100 }) { edges { node { id distanceKm provider { name timezone } category { name } instances(first: 3) { edges { node { date time class { id } } } } } } }
-  }`));
+  }`,
+    ),
+  );
   await run('rest', () => v3(app, '/classes?limit=100', { key: reseller.key }));
-  await run('restNear', () => v3(app, `/classes?limit=100&lat=48&lon=2&category=${encodeURIComponent(categories[0].name)}`, { key: reseller.key }));
+  await run('restNear', () =>
+    v3(app, `/classes?limit=100&lat=48&lon=2&category=${encodeURIComponent(categories[0].name)}`, { key: reseller.key }),
+  );
 }
 
 const statements = (name: keyof typeof measured) => measured[name].map((m) => m.sql.length);
@@ -85,16 +98,24 @@ describe('statements per request do not grow with the page', () => {
   it('providers(first: 100) › classes(first: 5) › instances(first: 3) › the same few statements at 25, 50 and 100 providers', () => {
     for (const { providers, reply } of measured.graphql) {
       expect(reply.body.errors).toBeUndefined();
-      const edges = reply.body.data.providers.edges as { node: { classes: { edges: { node: { category: { name: string }; instances: { edges: { node: { startsAt: string; spotsRemaining: number } }[] } } }[] } } }[];
+      const edges = reply.body.data.providers.edges as {
+        node: {
+          classes: {
+            edges: {
+              node: { category: { name: string }; instances: { edges: { node: { startsAt: string; spotsRemaining: number } }[] } };
+            }[];
+          };
+        };
+      }[];
       expect(edges).toHaveLength(providers);
       for (const { node } of edges) {
         expect(node.classes.edges).toHaveLength(2);
         for (const { node: cls } of node.classes.edges) {
           expect(categories.map((c) => c.name)).toContain(cls.category.name);
           // The next three of four upcoming instances, soonest first; the past one is not among them.
-          expect(cls.instances.edges.map((e) => [e.node.startsAt, e.node.spotsRemaining])).toEqual([1, 2, 3].map((h) => [
-            new Date(NOW.getTime() + h * 86_400_000).toISOString().replace('.000Z', 'Z'), 20 - h,
-          ]));
+          expect(cls.instances.edges.map((e) => [e.node.startsAt, e.node.spotsRemaining])).toEqual(
+            [1, 2, 3].map((h) => [new Date(NOW.getTime() + h * 86_400_000).toISOString().replace('.000Z', 'Z'), 20 - h]),
+          );
         }
       }
     }

@@ -18,13 +18,26 @@ const committed = (path: string) => readFileSync(new URL(`../../${path}`, import
  * graphql's ESM build while Pothos gets its CommonJS one, and printSchema refuses the mix.
  */
 function printedSchema(): string {
-  return execFileSync(process.execPath, ['--input-type=module', '-e',
-    "const { printedSchema } = await import('./src/graphql/schema.ts'); process.stdout.write(printedSchema());"],
-  { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+  return execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const { printedSchema } = await import('./src/graphql/schema.ts'); process.stdout.write(printedSchema());",
+    ],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } },
+  );
 }
 
-interface Operation { operationId: string; parameters: { name?: string; in?: string }[]; responses: Record<string, unknown> }
-interface OpenApi { openapi: string; paths: Record<string, Record<string, Operation>> }
+interface Operation {
+  operationId: string;
+  parameters: { name?: string; in?: string }[];
+  responses: Record<string, unknown>;
+}
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+}
 
 describe('committed artifacts', () => {
   it('schema.graphql is the schema the code builds', () => {
@@ -32,8 +45,9 @@ describe('committed artifacts', () => {
   });
 
   it('docs/openapi.json is the document the route table generates, byte for byte', () => {
-    expect(committed('docs/openapi.json'), `docs/openapi.json differs from the route table: ${FIX}`)
-      .toBe(`${JSON.stringify(openApiDocument(routes), null, 2)}\n`);
+    expect(committed('docs/openapi.json'), `docs/openapi.json differs from the route table: ${FIX}`).toBe(
+      `${JSON.stringify(openApiDocument(routes), null, 2)}\n`,
+    );
   });
 });
 
@@ -54,15 +68,23 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every route of the table with its method, operationId and path parameters, once', () => {
-    const listed = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
-    const tables = [[V3, routes], [PROVIDER_BASE, providerRoutes]] as const;
+    const listed = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    const tables = [
+      [V3, routes],
+      [PROVIDER_BASE, providerRoutes],
+    ] as const;
     expect(listed.sort()).toEqual(tables.flatMap(([base, rs]) => rs.map((r) => `${r.method} ${base}${r.path} ${r.operationId}`)).sort());
     const all = [...routes, ...providerRoutes];
     expect(new Set(all.map((r) => r.operationId)).size).toBe(all.length);
     for (const route of routes) {
       const op = doc.paths[`${V3}${route.path}`][route.method.toLowerCase()];
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      expect(op.parameters.filter((p) => p.in === 'path').map((p) => p.name), route.operationId).toEqual(pathParams);
+      expect(
+        op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
+        route.operationId,
+      ).toEqual(pathParams);
     }
   });
 

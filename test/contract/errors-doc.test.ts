@@ -22,15 +22,18 @@ function section(title: string): string {
 }
 
 describe('docs/errors.md', () => {
-  const rows = [...section('The catalogue').matchAll(/^\| `(\w+)` \| (\d+) \| (\w+) \| (.+) \|$/gm)]
-    .map(([, code, status, type, meaning]) => ({ code, status: Number(status), type, meaning }));
+  const rows = [...section('The catalogue').matchAll(/^\| `(\w+)` \| (\d+) \| (\w+) \| (.+) \|$/gm)].map(
+    ([, code, status, type, meaning]) => ({ code, status: Number(status), type, meaning }),
+  );
 
   it('lists every catalogue code once, with its HTTP status and type', () => {
     for (const code of codes) {
       const documented = rows.filter((r) => r.code === code);
       expect(documented, `docs/errors.md: the catalogue code ${code} is missing (or listed twice)`).toHaveLength(1);
-      expect({ status: documented[0].status, type: documented[0].type }, `docs/errors.md: ${code}`)
-        .toEqual({ status: catalogue[code].status, type: catalogue[code].type });
+      expect({ status: documented[0].status, type: documented[0].type }, `docs/errors.md: ${code}`).toEqual({
+        status: catalogue[code].status,
+        type: catalogue[code].type,
+      });
     }
   });
 
@@ -46,9 +49,12 @@ describe('docs/errors.md', () => {
     for (const { code, meaning } of rows) {
       const named = new RegExp(`['"\`]${code}['"\`]`).test(sources);
       const reserved = meaning.startsWith('*Reserved: not raised yet.*');
-      expect(reserved, named
-        ? `docs/errors.md marks ${code} reserved, but src raises it: drop the mark`
-        : `src never raises ${code}: mark it "*Reserved: not raised yet.*" in docs/errors.md`).toBe(!named);
+      expect(
+        reserved,
+        named
+          ? `docs/errors.md marks ${code} reserved, but src raises it: drop the mark`
+          : `src never raises ${code}: mark it "*Reserved: not raised yet.*" in docs/errors.md`,
+      ).toBe(!named);
     }
   });
 
@@ -61,8 +67,14 @@ describe('docs/errors.md', () => {
 
   it('maps each code to the GraphQL union member a mutation answers with', () => {
     const members = [...section('GraphQL').matchAll(/^\| `(\w+Error)` \| (.+) \| (\d+) \|$/gm)];
-    expect(members.map((m) => m[1]).sort()).toEqual(
-      ['ConflictError', 'IdempotencyError', 'InputError', 'NotFoundError', 'PermissionError', 'UnprocessableError']);
+    expect(members.map((m) => m[1]).sort()).toEqual([
+      'ConflictError',
+      'IdempotencyError',
+      'InputError',
+      'NotFoundError',
+      'PermissionError',
+      'UnprocessableError',
+    ]);
     for (const [, member, cell, status] of members) {
       const named = [...cell.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((c): c is ErrorCode => c in catalogue);
       expect(named.length, `${member} names catalogue codes`).toBeGreaterThan(0);
@@ -91,9 +103,11 @@ describe('docs/errors.md: the Limits table', () => {
     'Idempotency-Key wait': config.IDEMPOTENCY_WAIT_MS,
   };
   const units: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 * 1024, ms: 1, s: 1000 };
-  const documented = new Map([...section('Limits').matchAll(/^\| ([^|]+?) \| ([^|]+?) \| .+ \|$/gm)]
-    .map(([, name, value]) => [name, value] as const)
-    .filter(([name]) => name !== 'limit'));
+  const documented = new Map(
+    [...section('Limits').matchAll(/^\| ([^|]+?) \| ([^|]+?) \| .+ \|$/gm)]
+      .map(([, name, value]) => [name, value] as const)
+      .filter(([name]) => name !== 'limit'),
+  );
 
   /** "25,000" → 25000, "1 MiB" → 1048576, "90 s" → 90000; NaN for anything else. */
   function quantity(text: string): number {

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { eventCatalog, recordEvent, type EmittedEventType, type EventObjects, type EventType } from '../../src/modules/events/events.service.ts';
+import {
+  eventCatalog,
+  recordEvent,
+  type EmittedEventType,
+  type EventObjects,
+  type EventType,
+} from '../../src/modules/events/events.service.ts';
 import { isId } from '../../src/platform/ids.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';
@@ -14,10 +20,23 @@ import { lastOutboxId, outboxSince, type EventRow } from '../support/db-state.ts
 const app = useApp();
 
 const DECIDED = [
-  'issued_pass.created', 'issued_pass.updated', 'issued_pass.renewed', 'issued_pass.expired',
-  'booking.created', 'booking.confirmed', 'booking.cancelled', 'booking.completed', 'booking.rescheduled',
-  'booking_session.created', 'booking_session.expired', 'access_code.created', 'access_code.redeemed',
-  'credits.purchased', 'lookup.verified', 'hosted_session.completed', 'hosted_session.expired',
+  'issued_pass.created',
+  'issued_pass.updated',
+  'issued_pass.renewed',
+  'issued_pass.expired',
+  'booking.created',
+  'booking.confirmed',
+  'booking.cancelled',
+  'booking.completed',
+  'booking.rescheduled',
+  'booking_session.created',
+  'booking_session.expired',
+  'access_code.created',
+  'access_code.redeemed',
+  'credits.purchased',
+  'lookup.verified',
+  'hosted_session.completed',
+  'hosted_session.expired',
 ];
 
 /** The partner guide's event table, row by row: type, data.object, recorded today, meaning. */
@@ -42,7 +61,12 @@ describe('event catalogue', () => {
 });
 
 /** What an outbox row must carry: the request that caused it and the representation it answered. */
-interface Expected { requestId: string; type: EventType; object: unknown; idempotencyKey: string | null }
+interface Expected {
+  requestId: string;
+  type: EventType;
+  object: unknown;
+  idempotencyKey: string | null;
+}
 
 const restCall = async (r: TestReseller, path: string, body: unknown, idempotencyKey?: string) => {
   const res = await v3(app, path, { key: r.key, body, idempotencyKey });
@@ -53,8 +77,14 @@ const requestIdOf = (res: Reply) => res.headers.get('request-id')!;
 const unix = (iso: string) => Math.floor(new Date(iso).getTime() / 1000);
 
 async function mutate(r: TestReseller, field: string, input: Record<string, unknown>, selection: string, idempotencyKey?: string) {
-  const res = await gql(app, r.key, `mutation($input: ${field[0].toUpperCase()}${field.slice(1)}Input!) {
-    ${field}(input: $input) { __typename ... on Error { code message } ${selection} } }`, { input }, idempotencyKey ? { idempotencyKey } : {});
+  const res = await gql(
+    app,
+    r.key,
+    `mutation($input: ${field[0].toUpperCase()}${field.slice(1)}Input!) {
+    ${field}(input: $input) { __typename ... on Error { code message } ${selection} } }`,
+    { input },
+    idempotencyKey ? { idempotencyKey } : {},
+  );
   expect(res.body.errors, res.text).toBeUndefined();
   const payload = res.body.data[field];
   expect(payload.__typename, JSON.stringify(payload)).not.toMatch(/Error$/);
@@ -72,13 +102,20 @@ describe('outbox rows of the passes flows', () => {
     const issuedPassNow = async (clientId: string) => (await v3(app, `/issued_passes/${clientId}`, { key: reseller.key })).body;
 
     // REST: each flow's response body is the representation its event carries.
-    const issued = await restCall(reseller, '/issued_passes', { pass_id: prepaid.id, first_name: 'Ada', last_name: 'L', email: 'ada@example.com' }, 'ev-issue-1');
+    const issued = await restCall(
+      reseller,
+      '/issued_passes',
+      { pass_id: prepaid.id, first_name: 'Ada', last_name: 'L', email: 'ada@example.com' },
+      'ev-issue-1',
+    );
     expected.push({ requestId: requestIdOf(issued), type: 'issued_pass.created', object: issued.body, idempotencyKey: 'ev-issue-1' });
     const clientId = issued.body.client_id;
     const updated = await restCall(reseller, '/issued_passes/update', { client_id: clientId, pass_id: other.id });
     expected.push({ requestId: requestIdOf(updated), type: 'issued_pass.updated', object: updated.body, idempotencyKey: null });
     // The same package again: 409 pass_unchanged, no event.
-    expect((await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: clientId, pass_id: other.id } })).status).toBe(409);
+    expect((await v3(app, '/issued_passes/update', { key: reseller.key, body: { client_id: clientId, pass_id: other.id } })).status).toBe(
+      409,
+    );
     const back = await restCall(reseller, '/issued_passes/update', { client_id: clientId, pass_id: prepaid.id });
     expected.push({ requestId: requestIdOf(back), type: 'issued_pass.updated', object: back.body, idempotencyKey: null });
     const expiry = await restCall(reseller, `/issued_passes/${clientId}/expiry`, { expires_at: unix('2027-06-01T00:00:00Z') });
@@ -87,30 +124,84 @@ describe('outbox rows of the passes flows', () => {
     expected.push({ requestId: requestIdOf(renewed), type: 'issued_pass.renewed', object: renewed.body, idempotencyKey: 'ev-renew-1' });
 
     // GraphQL: the same use cases; the representation is what REST shows right after.
-    const g = await mutate(reseller, 'issuePass', { passId: prepaid.id, firstName: 'Grace', lastName: 'H', email: 'grace@example.com' },
-      '... on IssuedPassPayload { issuedPass { client { id } } }', 'ev-issue-2');
+    const g = await mutate(
+      reseller,
+      'issuePass',
+      { passId: prepaid.id, firstName: 'Grace', lastName: 'H', email: 'grace@example.com' },
+      '... on IssuedPassPayload { issuedPass { client { id } } }',
+      'ev-issue-2',
+    );
     const gClient = g.payload.issuedPass.client.id;
-    expected.push({ requestId: requestIdOf(g.res), type: 'issued_pass.created', object: await issuedPassNow(gClient), idempotencyKey: 'ev-issue-2' });
-    const gu = await mutate(reseller, 'updateIssuedPass', { clientId: gClient, passId: other.id }, '... on IssuedPassPayload { issuedPass { id } }');
-    expected.push({ requestId: requestIdOf(gu.res), type: 'issued_pass.updated', object: await issuedPassNow(gClient), idempotencyKey: null });
-    const ge = await mutate(reseller, 'setIssuedPassExpiry', { clientId: gClient, expiresAt: '2027-10-01T00:00:00Z' }, '... on IssuedPassPayload { issuedPass { id } }');
-    expected.push({ requestId: requestIdOf(ge.res), type: 'issued_pass.updated', object: await issuedPassNow(gClient), idempotencyKey: null });
-    const gb = await mutate(reseller, 'updateIssuedPass', { clientId: gClient, passId: prepaid.id }, '... on IssuedPassPayload { issuedPass { id } }');
-    expected.push({ requestId: requestIdOf(gb.res), type: 'issued_pass.updated', object: await issuedPassNow(gClient), idempotencyKey: null });
-    const gr = await mutate(reseller, 'renewIssuedPass', { clientId: gClient }, '... on PassRenewal { amount currency previousExpiresAt newExpiresAt }', 'ev-renew-2');
+    expected.push({
+      requestId: requestIdOf(g.res),
+      type: 'issued_pass.created',
+      object: await issuedPassNow(gClient),
+      idempotencyKey: 'ev-issue-2',
+    });
+    const gu = await mutate(
+      reseller,
+      'updateIssuedPass',
+      { clientId: gClient, passId: other.id },
+      '... on IssuedPassPayload { issuedPass { id } }',
+    );
+    expected.push({
+      requestId: requestIdOf(gu.res),
+      type: 'issued_pass.updated',
+      object: await issuedPassNow(gClient),
+      idempotencyKey: null,
+    });
+    const ge = await mutate(
+      reseller,
+      'setIssuedPassExpiry',
+      { clientId: gClient, expiresAt: '2027-10-01T00:00:00Z' },
+      '... on IssuedPassPayload { issuedPass { id } }',
+    );
+    expected.push({
+      requestId: requestIdOf(ge.res),
+      type: 'issued_pass.updated',
+      object: await issuedPassNow(gClient),
+      idempotencyKey: null,
+    });
+    const gb = await mutate(
+      reseller,
+      'updateIssuedPass',
+      { clientId: gClient, passId: prepaid.id },
+      '... on IssuedPassPayload { issuedPass { id } }',
+    );
+    expected.push({
+      requestId: requestIdOf(gb.res),
+      type: 'issued_pass.updated',
+      object: await issuedPassNow(gClient),
+      idempotencyKey: null,
+    });
+    const gr = await mutate(
+      reseller,
+      'renewIssuedPass',
+      { clientId: gClient },
+      '... on PassRenewal { amount currency previousExpiresAt newExpiresAt }',
+      'ev-renew-2',
+    );
     const renewal = gr.payload;
     expected.push({
-      requestId: requestIdOf(gr.res), type: 'issued_pass.renewed', idempotencyKey: 'ev-renew-2',
+      requestId: requestIdOf(gr.res),
+      type: 'issued_pass.renewed',
+      idempotencyKey: 'ev-renew-2',
       object: {
-        object: 'pass_renewal', issued_pass: await issuedPassNow(gClient), amount: renewal.amount, currency: renewal.currency,
-        previous_expires_at: unix(renewal.previousExpiresAt), new_expires_at: unix(renewal.newExpiresAt),
+        object: 'pass_renewal',
+        issued_pass: await issuedPassNow(gClient),
+        amount: renewal.amount,
+        currency: renewal.currency,
+        previous_expires_at: unix(renewal.previousExpiresAt),
+        new_expires_at: unix(renewal.newExpiresAt),
       },
     });
 
     // Numeric order: outboxSince sorts by its text id column, which puts row 10 before row 9.
     const rows = (await outboxSince(app, since)).sort((a, b) => Number(a.id) - Number(b.id));
     const byRequest = new Map(rows.map((r) => [(r.payload as { request?: { id: string } }).request?.id, r]));
-    expect(rows.map((r) => [(r.payload as { request?: { id: string } }).request?.id, r.payload.type])).toEqual(expected.map((e) => [e.requestId, e.type]));
+    expect(rows.map((r) => [(r.payload as { request?: { id: string } }).request?.id, r.payload.type])).toEqual(
+      expected.map((e) => [e.requestId, e.type]),
+    );
     for (const e of expected) {
       const row = byRequest.get(e.requestId) as EventRow & { payload: Record<string, any> };
       const spec = eventCatalog[row.payload.type as EventType];
@@ -120,7 +211,11 @@ describe('outbox rows of the passes flows', () => {
       expect(row.reseller_id).toBe(reseller.id);
       expect(Object.keys(row.payload).sort()).toEqual(['created', 'data', 'id', 'object', 'request', 'type']);
       expect(isId('event', row.payload.id)).toBe(true);
-      expect(row.payload).toMatchObject({ object: 'event', created: unix('2027-05-10T09:00:00Z'), request: { id: e.requestId, idempotency_key: e.idempotencyKey } });
+      expect(row.payload).toMatchObject({
+        object: 'event',
+        created: unix('2027-05-10T09:00:00Z'),
+        request: { id: e.requestId, idempotency_key: e.idempotencyKey },
+      });
       expect(Object.keys(row.payload.data)).toEqual(['object']);
       expect(row.payload.data.object.object).toBe(spec.object);
       expect(row.payload.data.object).toEqual(e.object);
@@ -131,10 +226,25 @@ describe('outbox rows of the passes flows', () => {
 // Compile-time half of the contract, checked by `npm run typecheck` (never run): only a catalogued
 // type that some use case records, with its declared payload.
 async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass.created'], renewal: EventObjects['issued_pass.renewed']) {
-  expectTypeOf<EmittedEventType>().toEqualTypeOf<'issued_pass.created' | 'issued_pass.updated' | 'issued_pass.renewed' | 'issued_pass.expired'
-    | 'booking.created' | 'booking.confirmed' | 'booking.cancelled' | 'booking.completed' | 'booking.rescheduled'
-    | 'booking_session.created' | 'booking_session.expired' | 'credits.purchased' | 'access_code.created' | 'access_code.redeemed' | 'lookup.verified'
-    | 'hosted_session.completed' | 'hosted_session.expired'>();
+  expectTypeOf<EmittedEventType>().toEqualTypeOf<
+    | 'issued_pass.created'
+    | 'issued_pass.updated'
+    | 'issued_pass.renewed'
+    | 'issued_pass.expired'
+    | 'booking.created'
+    | 'booking.confirmed'
+    | 'booking.cancelled'
+    | 'booking.completed'
+    | 'booking.rescheduled'
+    | 'booking_session.created'
+    | 'booking_session.expired'
+    | 'credits.purchased'
+    | 'access_code.created'
+    | 'access_code.redeemed'
+    | 'lookup.verified'
+    | 'hosted_session.completed'
+    | 'hosted_session.expired'
+  >();
   await recordEvent(ctx, 'issued_pass.created', issued);
   await recordEvent(ctx, 'issued_pass.renewed', renewal);
   // @ts-expect-error an unknown type

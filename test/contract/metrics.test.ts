@@ -66,7 +66,11 @@ describe('GET /metrics', () => {
   it('labels the hosted page by its template: never its secret, never a made-up action', async () => {
     const secret = `hss_${'A'.repeat(40)}`;
     await call(app, `/hosted/${secret}`);
-    await call(app, `/hosted/${secret}/class`, { method: 'POST', raw: 'class_instance_id=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    await call(app, `/hosted/${secret}/class`, {
+      method: 'POST',
+      raw: 'class_instance_id=x',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     await call(app, `/hosted/${secret}/made-up-action`);
     const text = (await call(app, '/metrics')).text;
     const requests = samples(text, 'http_requests_total');
@@ -140,7 +144,8 @@ describe('GET /metrics', () => {
     expect(samples(text, 'http_requests_total').get('method="GET",route="/healthz",status="200"')).toBeGreaterThanOrEqual(1);
     for (const [labels, count] of samples(text, 'http_request_duration_seconds_count')) {
       const series = [...samples(text, 'http_request_duration_seconds_bucket')]
-        .filter(([key]) => key.startsWith('le=') && key.endsWith(`,${labels}`)).map(([, n]) => n);
+        .filter(([key]) => key.startsWith('le=') && key.endsWith(`,${labels}`))
+        .map(([, n]) => n);
       expect(series.length, labels).toBe(12);
       expect(series, labels).toEqual([...series].sort((a, b) => a - b));
       expect(series.at(-1), labels).toBe(count);

@@ -16,10 +16,18 @@ async function violations(path: string, code: string): Promise<string[]> {
 
 describe('module boundaries (eslint.config.js)', () => {
   it('a service importing another module’s entity › refused; through its service › allowed', async () => {
-    expect(await violations('src/modules/passes/x.ts', "import { ClientSchema } from '../clients/clients.entity.ts';\nexport const x = ClientSchema;\n"))
-      .toEqual([expect.stringMatching(/no-restricted-paths.*clients\.entity\.ts.*through its \*\.service\.ts/)]);
-    expect(await violations('src/modules/passes/x.ts', "import { getOwnClient } from '../clients/clients.service.ts';\nexport const x = getOwnClient;\n"))
-      .toEqual([]);
+    expect(
+      await violations(
+        'src/modules/passes/x.ts',
+        "import { ClientSchema } from '../clients/clients.entity.ts';\nexport const x = ClientSchema;\n",
+      ),
+    ).toEqual([expect.stringMatching(/no-restricted-paths.*clients\.entity\.ts.*through its \*\.service\.ts/)]);
+    expect(
+      await violations(
+        'src/modules/passes/x.ts',
+        "import { getOwnClient } from '../clients/clients.service.ts';\nexport const x = getOwnClient;\n",
+      ),
+    ).toEqual([]);
   });
 
   it('a service, an entity or src/platform importing a surface › refused', async () => {
@@ -29,40 +37,64 @@ describe('module boundaries (eslint.config.js)', () => {
       ['src/platform/x.ts', '../rest/envelope.ts'],
       ['src/modules/clients/clients.service.ts', '../../graphql/builder.ts'],
     ]) {
-      expect(await violations(path, `import * as m from '${from}';\nexport const x = m;\n`), `${path} → ${from}`)
-        .toContainEqual(expect.stringMatching(/no-restricted-paths.*never import a surface/));
+      expect(await violations(path, `import * as m from '${from}';\nexport const x = m;\n`), `${path} → ${from}`).toContainEqual(
+        expect.stringMatching(/no-restricted-paths.*never import a surface/),
+      );
     }
   });
 
   it('GraphQL types may reference another module’s GraphQL types; a resolver may not reach past a service', async () => {
-    expect(await violations('src/modules/spa/spa.graphql.ts', "import { ProviderRef } from '../providers/providers.graphql.ts';\nexport const x = ProviderRef;\n"))
-      .toEqual([]);
-    expect(await violations('src/modules/spa/spa.graphql.ts', "import { listProviders } from '../providers/list-providers.ts';\nexport const x = listProviders;\n"))
-      .toEqual([expect.stringMatching(/no-restricted-paths/)]);
+    expect(
+      await violations(
+        'src/modules/spa/spa.graphql.ts',
+        "import { ProviderRef } from '../providers/providers.graphql.ts';\nexport const x = ProviderRef;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await violations(
+        'src/modules/spa/spa.graphql.ts',
+        "import { listProviders } from '../providers/list-providers.ts';\nexport const x = listProviders;\n",
+      ),
+    ).toEqual([expect.stringMatching(/no-restricted-paths/)]);
   });
 
   it('a runtime import cycle › refused; a type-only one › allowed', async () => {
     // get-client.ts imports clients.service.ts at run time, so the service importing it back is a cycle.
     const path = 'src/modules/clients/clients.service.ts';
-    expect(await violations(path, "import { getClient } from './get-client.ts';\nexport const x = getClient;\n"))
-      .toEqual([expect.stringMatching(/no-cycle/)]);
-    expect(await violations(path, "import type { ClientView } from './get-client.ts';\nexport type X = ClientView;\n"))
-      .toEqual([]);
+    expect(await violations(path, "import { getClient } from './get-client.ts';\nexport const x = getClient;\n")).toEqual([
+      expect.stringMatching(/no-cycle/),
+    ]);
+    expect(await violations(path, "import type { ClientView } from './get-client.ts';\nexport type X = ClientView;\n")).toEqual([]);
   });
 
-  it('outside src/db/engine: Kysely, pg\'s internals, MikroORM\'s connection layer, an engine file past index.ts and a bare em.transactional › refused', async () => {
-    const engineRules = async (path: string, code: string) => (await eslint.lintText(code, { filePath: path }))[0]!.messages
-      .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  it("outside src/db/engine: Kysely, pg's internals, MikroORM's connection layer, an engine file past index.ts and a bare em.transactional › refused", async () => {
+    const engineRules = async (path: string, code: string) =>
+      (await eslint.lintText(code, { filePath: path }))[0]!.messages
+        .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+        .map((m) => m.message);
     const service = 'src/modules/passes/x.ts';
     expect(await engineRules(service, "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([expect.stringMatching(/Kysely/)]);
-    expect(await engineRules(service, "import Result from 'pg/lib/result.js';\nexport const x = Result;\n")).toEqual([expect.stringMatching(/pg's internals/)]);
-    expect(await engineRules(service, "import { PostgreSqlDriver } from '@mikro-orm/postgresql';\nexport const x = PostgreSqlDriver;\n"))
-      .toEqual([expect.stringMatching(/connection layer/)]);
-    expect(await engineRules(service, "import { queueWrite } from '../../db/engine/prepared-read.ts';\nexport const x = queueWrite;\n"))
-      .toEqual([expect.stringMatching(/through src\/db\/engine\/index\.ts/)]);
-    expect(await engineRules(service, "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const x = (em: EntityManager) => em.transactional(async () => 1);\n"))
-      .toEqual([expect.stringMatching(/Open a transaction with inTransaction/)]);
-    expect(await engineRules(service, "import { queueWrite, withTransaction } from '../../db/engine/index.ts';\nexport const x = [queueWrite, withTransaction];\n")).toEqual([]);
+    expect(await engineRules(service, "import Result from 'pg/lib/result.js';\nexport const x = Result;\n")).toEqual([
+      expect.stringMatching(/pg's internals/),
+    ]);
+    expect(
+      await engineRules(service, "import { PostgreSqlDriver } from '@mikro-orm/postgresql';\nexport const x = PostgreSqlDriver;\n"),
+    ).toEqual([expect.stringMatching(/connection layer/)]);
+    expect(
+      await engineRules(service, "import { queueWrite } from '../../db/engine/prepared-read.ts';\nexport const x = queueWrite;\n"),
+    ).toEqual([expect.stringMatching(/through src\/db\/engine\/index\.ts/)]);
+    expect(
+      await engineRules(
+        service,
+        "import type { EntityManager } from '@mikro-orm/postgresql';\nexport const x = (em: EntityManager) => em.transactional(async () => 1);\n",
+      ),
+    ).toEqual([expect.stringMatching(/Open a transaction with inTransaction/)]);
+    expect(
+      await engineRules(
+        service,
+        "import { queueWrite, withTransaction } from '../../db/engine/index.ts';\nexport const x = [queueWrite, withTransaction];\n",
+      ),
+    ).toEqual([]);
     expect(await engineRules('src/db/engine/x.ts', "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([]);
   });
 });

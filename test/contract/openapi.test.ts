@@ -60,8 +60,9 @@ describe('the OpenAPI document describes every response', () => {
   it('documents Request-Id on every response, 401/403/405 on every operation, 413 where a body is taken, X-Idempotent-Replayed on replayable ones', () => {
     for (const route of routes) {
       const responses = op(route.method.toLowerCase(), route.path).responses as Record<string, Json>;
-      const resolved = Object.fromEntries(Object.entries(responses).map(([status, r]) =>
-        [status, r.$ref ? doc.components.responses[r.$ref.split('/').at(-1)] : r]));
+      const resolved = Object.fromEntries(
+        Object.entries(responses).map(([status, r]) => [status, r.$ref ? doc.components.responses[r.$ref.split('/').at(-1)] : r]),
+      );
       expect(Object.keys(responses), route.operationId).toEqual(expect.arrayContaining(['401', '403', '405']));
       expect('413' in responses, route.operationId).toBe(route.body !== undefined);
       expect(resolved['405'].headers.Allow.required, route.operationId).toBe(true);
@@ -83,8 +84,9 @@ describe('every V3 response the suite sees is checked against the document (test
     const res = await v3(app, '/passes', { key: reseller.key });
     expect(res.status).toBe(200);
     const body = { ...res.body, data: [{ ...res.body.data[0], internal_note: 'x' }] };
-    expect(() => checkDocumentedResponse('GET', `${V3}/passes`, tampered(res, { body })))
-      .toThrow(/GET \/v3\/api\/business\/reseller\/passes answered 200[\s\S]*must NOT have additional properties[\s\S]*internal_note/);
+    expect(() => checkDocumentedResponse('GET', `${V3}/passes`, tampered(res, { body }))).toThrow(
+      /GET \/v3\/api\/business\/reseller\/passes answered 200[\s\S]*must NOT have additional properties[\s\S]*internal_note/,
+    );
   });
 
   it('a missing field, a status the operation does not document and a missing Request-Id each fail', async () => {
@@ -128,7 +130,8 @@ describe('every V3 response the suite sees is checked against the document (test
     expect(replay.status).toBe(422);
     expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
     // The same response from an operation without Idempotency-Key would be undocumented.
-    expect(() => checkDocumentedResponse('GET', `${V3}/passes/${pass.id}`, { ...replay, status: 404 }))
-      .toThrow(/X-Idempotent-Replayed is not documented/);
+    expect(() => checkDocumentedResponse('GET', `${V3}/passes/${pass.id}`, { ...replay, status: 404 })).toThrow(
+      /X-Idempotent-Replayed is not documented/,
+    );
   });
 });

@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 
 const read = (file: string) => fs.readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 const manifest = JSON.parse(read('package.json')) as {
-  dependencies: Record<string, string>; devDependencies: Record<string, string>;
-  overrides?: Record<string, string>; allowScripts?: Record<string, boolean>; bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  overrides?: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
+  bin: Record<string, string>;
 };
 const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
 
@@ -30,8 +33,11 @@ describe('package.json', () => {
   });
 
   it('allowScripts names only installable packages that have an install script', () => {
-    const withScripts = new Set(Object.entries(lock.packages)
-      .filter(([, p]) => p.hasInstallScript).map(([path]) => path.replace(/^.*node_modules\//, '')));
+    const withScripts = new Set(
+      Object.entries(lock.packages)
+        .filter(([, p]) => p.hasInstallScript)
+        .map(([path]) => path.replace(/^.*node_modules\//, '')),
+    );
     for (const name of Object.keys(manifest.allowScripts ?? {})) expect(withScripts.has(name), name).toBe(true);
   });
 

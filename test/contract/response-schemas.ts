@@ -7,9 +7,18 @@ import { routes } from '../../src/rest/router.ts';
 // body must match that status's schema (objects are closed, so an undocumented field fails), and
 // its documented required headers must be there.
 
-interface Header { required?: boolean; $ref?: string }
-interface Response { $ref?: string; headers?: Record<string, Header>; content?: Record<string, unknown> }
-interface Operation { responses: Record<string, Response> }
+interface Header {
+  required?: boolean;
+  $ref?: string;
+}
+interface Response {
+  $ref?: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, unknown>;
+}
+interface Operation {
+  responses: Record<string, Response>;
+}
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { responses: Record<string, Response>; headers: Record<string, Header> };
@@ -31,7 +40,12 @@ const templates = Object.keys(document.paths).map((template) => ({
   pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
 }));
 
-export interface SeenResponse { status: number; headers: Headers; body: unknown; text: string }
+export interface SeenResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
 
 /**
  * Throws, naming method, path, status and the schema errors, when the response is not what the
@@ -78,7 +92,8 @@ function documentedResponse(method: string, path: string, status: number, where:
   }
   const responses = document.paths[taking.template][lowered].responses;
   const response = responses[String(status)];
-  if (!response) fail(where, `status ${status} is not documented for ${lowered} ${taking.template} (documented: ${Object.keys(responses).join(', ')})`);
+  if (!response)
+    fail(where, `status ${status} is not documented for ${lowered} ${taking.template} (documented: ${Object.keys(responses).join(', ')})`);
   const pointer = `#/paths/${escape(taking.template)}/${lowered}/responses/${status}`;
   if (response.$ref) return { pointer: response.$ref, response: resolve<Response>(response.$ref) };
   return { pointer, response };
@@ -97,7 +112,11 @@ function validatorAt(pointer: string): ValidateFunction {
 
 /** A local `#/…` reference of the document. */
 function resolve<T>(ref: string): T {
-  return ref.slice(2).split('/').map(unescape).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as T;
+  return ref
+    .slice(2)
+    .split('/')
+    .map(unescape)
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as T;
 }
 
 const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -23,12 +23,21 @@ let othersRow: string;
 beforeAll(async () => {
   w = await createBookingWorld(app);
   // The pass granted 50 credits; a covered spa booking spends 30 and its cancel gives them back.
-  const booked = await book.spa(app, w, { date: '2026-03-10', time: '10:00', spa_id: w.spa.id, service_ids: [w.spa.massage], client_id: w.client.id });
+  const booked = await book.spa(app, w, {
+    date: '2026-03-10',
+    time: '10:00',
+    spa_id: w.spa.id,
+    service_ids: [w.spa.massage],
+    client_id: w.client.id,
+  });
   expect(booked.body, booked.text).toMatchObject({ status: 'PENDING' });
   bookingId = booked.body.booking_id;
   app.clock.advance(1000);
   expect((await v3(app, `/bookings/${bookingId}/cancel`, { key: w.reseller.key, method: 'POST' })).status).toBe(200);
-  const packages = [await createCreditPackage(app, w.reseller, { credits: 5, price: 100 }), await createCreditPackage(app, w.reseller, { credits: 7, price: 140 })];
+  const packages = [
+    await createCreditPackage(app, w.reseller, { credits: 5, price: 100 }),
+    await createCreditPackage(app, w.reseller, { credits: 7, price: 140 }),
+  ];
   for (let i = 0; i < 22; i++) {
     app.clock.advance(1000);
     await purchased(app, w.reseller, w.client.id, packages[i % 2].id);
@@ -52,10 +61,18 @@ describe('GET /clients/{client_id}/credits', () => {
     expect(res.body.transactions[0].balance_after).toBe(balance);
     expectChainNewestFirst(res.body.transactions, 'first page', rows[20].balance_after);
     // The newest is a purchase: it names it; no booking.
-    const [purchaseId] = (await app.sql<{ id: string }>('select id from credit_purchase where credit_transaction_id = ?', [rows[0].id])).map((r) => r.id);
+    const [purchaseId] = (
+      await app.sql<{ id: string }>('select id from credit_purchase where credit_transaction_id = ?', [rows[0].id])
+    ).map((r) => r.id);
     expect(res.body.transactions[0]).toEqual({
-      id: rows[0].id, type: 'CREDIT', amount: 7, balance_after: balance, description: expect.stringContaining('Credit package'),
-      booking_id: null, credit_purchase_id: purchaseId, created: Math.floor(new Date('2026-03-02T08:00:23Z').getTime() / 1000),
+      id: rows[0].id,
+      type: 'CREDIT',
+      amount: 7,
+      balance_after: balance,
+      description: expect.stringContaining('Credit package'),
+      booking_id: null,
+      credit_purchase_id: purchaseId,
+      created: Math.floor(new Date('2026-03-02T08:00:23Z').getTime() / 1000),
     });
   });
 
@@ -94,7 +111,14 @@ describe('GET /clients/{client_id}/credits', () => {
     const r = await createReseller(app);
     const clientId = (await issuePass(app, r, (await createPassPackage(app, r, { categories: [] })).id)).client_id;
     const res = await v3(app, `/clients/${clientId}/credits`, { key: r.key });
-    expect(res.body).toEqual({ object: 'credit_balance', client_id: clientId, balance: 0, currency: 'EUR', transactions: [], has_more: false });
+    expect(res.body).toEqual({
+      object: 'credit_balance',
+      client_id: clientId,
+      balance: 0,
+      currency: 'EUR',
+      transactions: [],
+      has_more: false,
+    });
   });
 
   it('bad paging input › 400 naming it; a cursor of another wallet › 400 invalid_cursor', async () => {
@@ -122,8 +146,14 @@ describe('GraphQL Client.credits', () => {
       edges { cursor node { id type amount balanceAfter description bookingId creditPurchaseId createdAt } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } } }`;
   const asV3 = (n: Record<string, any>) => ({
-    id: n.id, type: n.type, amount: n.amount, balance_after: n.balanceAfter, description: n.description, booking_id: n.bookingId,
-    credit_purchase_id: n.creditPurchaseId, created: Math.floor(new Date(n.createdAt).getTime() / 1000),
+    id: n.id,
+    type: n.type,
+    amount: n.amount,
+    balance_after: n.balanceAfter,
+    description: n.description,
+    booking_id: n.bookingId,
+    credit_purchase_id: n.creditPurchaseId,
+    created: Math.floor(new Date(n.createdAt).getTime() / 1000),
   });
 
   it('answers what REST answers: the balance, the currency and the same transactions in the same order', async () => {
@@ -145,7 +175,9 @@ describe('GraphQL Client.credits', () => {
     const oldest = await gql(app, w.reseller.key, CREDITS, { id: w.client.id, last: 2 });
     expect(oldest.body.data.client.credits.transactions.edges.map((e: { cursor: string }) => e.cursor)).toEqual(ids(rows.slice(23)));
     const rest = await credits(`?limit=4&starting_after=${rows[5].id}`);
-    expect(after.body.data.client.credits.transactions.edges.map((e: { node: Record<string, any> }) => asV3(e.node))).toEqual(rest.body.transactions);
+    expect(after.body.data.client.credits.transactions.edges.map((e: { node: Record<string, any> }) => asV3(e.node))).toEqual(
+      rest.body.transactions,
+    );
   });
 
   it('a bad page size or another wallet’s cursor › an error naming the argument', async () => {
@@ -153,31 +185,38 @@ describe('GraphQL Client.credits', () => {
     expectGraphQLError(await gql(app, w.reseller.key, CREDITS, { id: w.client.id, after: othersRow }), 'invalid_cursor', 'after');
   });
 
-  it('a page of clients › the same statements as one client (no statement per client)', async () => {
-    const clients = [w.client.id];
-    for (let i = 0; i < 5; i++) {
-      const c = await anotherClient(app, w, `page.${i}@example.com`);
-      clients.push(c.id);
-    }
-    const pkg = await createCreditPackage(app, w.reseller, { credits: 3, price: 10 });
-    for (const id of clients.slice(1)) await purchased(app, w.reseller, id, pkg.id);
-    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Client { id credits { balance currency
+  it(
+    'a page of clients › the same statements as one client (no statement per client)',
+    async () => {
+      const clients = [w.client.id];
+      for (let i = 0; i < 5; i++) {
+        const c = await anotherClient(app, w, `page.${i}@example.com`);
+        clients.push(c.id);
+      }
+      const pkg = await createCreditPackage(app, w.reseller, { credits: 3, price: 10 });
+      for (const id of clients.slice(1)) await purchased(app, w.reseller, id, pkg.id);
+      const query = `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Client { id credits { balance currency
       transactions(first: 2) { edges { node { id amount balanceAfter } } pageInfo { hasNextPage } } } } } }`;
-    const counted = async (ids: string[]) => {
-      app.queries!.reset();
-      const res = await gql(app, w.reseller.key, query, { ids });
-      expect(res.body.errors, res.text).toBeUndefined();
-      return { res, statements: app.queries!.ownCount };
-    };
-    const one = await counted(clients.slice(0, 1));
-    const six = await counted(clients);
-    expect(six.statements).toBe(one.statements);
-    const nodes = six.res.body.data.nodes;
-    expect(nodes.map((n: { id: string }) => n.id)).toEqual(clients);
-    for (const n of nodes.slice(1)) {
-      expect(n.credits).toMatchObject({ balance: 53, currency: 'EUR', transactions: { pageInfo: { hasNextPage: false } } });
-      expect(n.credits.transactions.edges.map((e: { node: Record<string, unknown> }) => [e.node.amount, e.node.balanceAfter])).toEqual([[3, 53], [50, 50]]);
-    }
-    expect(nodes[0].credits.transactions.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(ids(rows.slice(0, 2)));
-  }, T);
+      const counted = async (ids: string[]) => {
+        app.queries!.reset();
+        const res = await gql(app, w.reseller.key, query, { ids });
+        expect(res.body.errors, res.text).toBeUndefined();
+        return { res, statements: app.queries!.ownCount };
+      };
+      const one = await counted(clients.slice(0, 1));
+      const six = await counted(clients);
+      expect(six.statements).toBe(one.statements);
+      const nodes = six.res.body.data.nodes;
+      expect(nodes.map((n: { id: string }) => n.id)).toEqual(clients);
+      for (const n of nodes.slice(1)) {
+        expect(n.credits).toMatchObject({ balance: 53, currency: 'EUR', transactions: { pageInfo: { hasNextPage: false } } });
+        expect(n.credits.transactions.edges.map((e: { node: Record<string, unknown> }) => [e.node.amount, e.node.balanceAfter])).toEqual([
+          [3, 53],
+          [50, 50],
+        ]);
+      }
+      expect(nodes[0].credits.transactions.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(ids(rows.slice(0, 2)));
+    },
+    T,
+  );
 });

@@ -28,10 +28,15 @@ describe('seed --demo credit packages', () => {
         expect(p.price).toBeGreaterThan(0);
         seen.add(p.id);
       }
-      expect(res.body.data.map((p: Record<string, unknown>) => ({ id: p.id, name: p.name, credits: p.credits, price: p.price })).sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)))
-        .toEqual([...r.credit_packages].sort((a, b) => a.id.localeCompare(b.id)));
+      expect(
+        res.body.data
+          .map((p: Record<string, unknown>) => ({ id: p.id, name: p.name, credits: p.credits, price: p.price }))
+          .sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+      ).toEqual([...r.credit_packages].sort((a, b) => a.id.localeCompare(b.id)));
       const graphql = await gql(app, r.api_key, '{ creditPackages(first: 10) { edges { node { id } } } }');
-      expect(graphql.body.data.creditPackages.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(res.body.data.map((p: { id: string }) => p.id));
+      expect(graphql.body.data.creditPackages.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(
+        res.body.data.map((p: { id: string }) => p.id),
+      );
     }
     expect(seen.size).toBe(3 * seeded.resellers.length); // each reseller its own
   });
@@ -42,13 +47,35 @@ describe('seed --demo credit packages', () => {
     const [cheapest] = [...r.credit_packages].sort((a, b) => a.price - b.price);
     const wallet = await walletLedger(app, client);
     const business = await businessLedger(app, r.id);
-    const res = await v3(app, '/credit_purchases', { key: r.api_key, body: { client_id: client, credit_package_id: cheapest.id }, idempotencyKey: 'demo-buy' });
+    const res = await v3(app, '/credit_purchases', {
+      key: r.api_key,
+      body: { client_id: client, credit_package_id: cheapest.id },
+      idempotencyKey: 'demo-buy',
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ client_id: client, credits: cheapest.credits, amount: cheapest.price, balance: wallet.balance + cheapest.credits, currency: r.currency });
-    expect(await walletLedger(app, client)).toEqual({ balance: wallet.balance + cheapest.credits, ledgerSum: wallet.balance + cheapest.credits });
-    expect(await businessLedger(app, r.id)).toEqual({ balance: business.balance - cheapest.price, ledgerSum: business.balance - cheapest.price, rows: business.rows + 1 });
+    expect(res.body).toMatchObject({
+      client_id: client,
+      credits: cheapest.credits,
+      amount: cheapest.price,
+      balance: wallet.balance + cheapest.credits,
+      currency: r.currency,
+    });
+    expect(await walletLedger(app, client)).toEqual({
+      balance: wallet.balance + cheapest.credits,
+      ledgerSum: wallet.balance + cheapest.credits,
+    });
+    expect(await businessLedger(app, r.id)).toEqual({
+      balance: business.balance - cheapest.price,
+      ledgerSum: business.balance - cheapest.price,
+      rows: business.rows + 1,
+    });
     const credits = await v3(app, `/clients/${client}/credits`, { key: r.api_key });
     expect(credits.body.balance).toBe(wallet.balance + cheapest.credits);
-    expect(credits.body.transactions[0]).toMatchObject({ type: 'CREDIT', amount: cheapest.credits, balance_after: credits.body.balance, credit_purchase_id: res.body.id });
+    expect(credits.body.transactions[0]).toMatchObject({
+      type: 'CREDIT',
+      amount: cheapest.credits,
+      balance_after: credits.body.balance,
+      credit_purchase_id: res.body.id,
+    });
   });
 });

@@ -38,7 +38,12 @@ describe('GET /credit_packages', () => {
     expect(res.body.message).toEqual(expect.any(String));
     expect(idsOf(res)).toEqual(ids.slice(0, 10));
     expect(res.body.data[0]).toEqual({
-      object: 'credit_package', id: ids[0], name: 'Pack 12', credits: 120, price: 6000, currency: 'EUR',
+      object: 'credit_package',
+      id: ids[0],
+      name: 'Pack 12',
+      credits: 120,
+      price: 6000,
+      currency: 'EUR',
       created: Math.floor(new Date('2026-05-04T10:00:12Z').getTime() / 1000),
     });
   });
@@ -95,9 +100,16 @@ describe('GraphQL creditPackages', () => {
     const res = await gql(app, reseller.key, QUERY, { first: 100 });
     expect(res.body.errors, res.text).toBeUndefined();
     const nodes = res.body.data.creditPackages.edges.map((e: { node: Record<string, unknown> }) => e.node);
-    expect(nodes).toEqual(rest.body.data.map((p: Record<string, any>) => ({
-      id: p.id, name: p.name, credits: p.credits, price: p.price, currency: p.currency, createdAt: new Date(p.created * 1000).toISOString().replace('.000', ''),
-    })));
+    expect(nodes).toEqual(
+      rest.body.data.map((p: Record<string, any>) => ({
+        id: p.id,
+        name: p.name,
+        credits: p.credits,
+        price: p.price,
+        currency: p.currency,
+        createdAt: new Date(p.created * 1000).toISOString().replace('.000', ''),
+      })),
+    );
   });
 
   it('pages with first/after and last/before like the REST cursors', async () => {

@@ -33,16 +33,26 @@ beforeAll(async () => {
 });
 
 let emails = 0;
-const newClient = async (r = reseller, pass = passId) => (await issuePass(app, r, pass, { email: `buyer.${++emails}@example.com` })).client_id;
+const newClient = async (r = reseller, pass = passId) =>
+  (await issuePass(app, r, pass, { email: `buyer.${++emails}@example.com` })).client_id;
 const body = (clientId: string, packageId = pkg.id) => ({ client_id: clientId, credit_package_id: packageId });
 
 /** The ledger rows and purchase rows a purchase left. */
 async function rowsOf(purchaseId: string) {
   return {
-    business: await app.sql('select reseller_id, type, amount::int, balance_after::int, reference_id from business_transaction where reference_id = ?', [purchaseId]),
-    wallet: await app.sql('select reseller_id, client_id, type, amount::int, balance_after::int, credit_purchase_id, booking_id from credit_transaction where credit_purchase_id = ?', [purchaseId]),
-    purchase: await app.sql(`select reseller_id, client_id, credit_package_id, credits::int, amount::int, currency, balance_after::int,
-      business_transaction_id, credit_transaction_id from credit_purchase where id = ?`, [purchaseId]),
+    business: await app.sql(
+      'select reseller_id, type, amount::int, balance_after::int, reference_id from business_transaction where reference_id = ?',
+      [purchaseId],
+    ),
+    wallet: await app.sql(
+      'select reseller_id, client_id, type, amount::int, balance_after::int, credit_purchase_id, booking_id from credit_transaction where credit_purchase_id = ?',
+      [purchaseId],
+    ),
+    purchase: await app.sql(
+      `select reseller_id, client_id, credit_package_id, credits::int, amount::int, currency, balance_after::int,
+      business_transaction_id, credit_transaction_id from credit_purchase where id = ?`,
+      [purchaseId],
+    ),
   };
 }
 
@@ -54,8 +64,15 @@ describe('POST /credit_purchases', () => {
     const res = await purchase(app, reseller, body(clientId), 'buy-1');
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
-      object: 'credit_purchase', id: expect.stringMatching(/^cpur_[0-9A-Z]{26}$/), client_id: clientId, credit_package_id: pkg.id,
-      credits: 120, amount: 5500, currency: 'EUR', balance: 170, created: unix(NOW),
+      object: 'credit_purchase',
+      id: expect.stringMatching(/^cpur_[0-9A-Z]{26}$/),
+      client_id: clientId,
+      credit_package_id: pkg.id,
+      credits: 120,
+      amount: 5500,
+      currency: 'EUR',
+      balance: 170,
+      created: unix(NOW),
     });
     const id = res.body.id;
 
@@ -64,14 +81,37 @@ describe('POST /credit_purchases', () => {
     const [walletRow] = await app.sql<{ id: string }>('select id from credit_transaction where credit_purchase_id = ?', [id]);
     expect(rows).toEqual({
       business: [{ reseller_id: reseller.id, type: 'DEBIT', amount: 5500, balance_after: business.balance - 5500, reference_id: id }],
-      wallet: [{ reseller_id: reseller.id, client_id: clientId, type: 'CREDIT', amount: 120, balance_after: 170, credit_purchase_id: id, booking_id: null }],
-      purchase: [{
-        reseller_id: reseller.id, client_id: clientId, credit_package_id: pkg.id, credits: 120, amount: 5500, currency: 'EUR', balance_after: 170,
-        business_transaction_id: businessRow.id, credit_transaction_id: walletRow.id,
-      }],
+      wallet: [
+        {
+          reseller_id: reseller.id,
+          client_id: clientId,
+          type: 'CREDIT',
+          amount: 120,
+          balance_after: 170,
+          credit_purchase_id: id,
+          booking_id: null,
+        },
+      ],
+      purchase: [
+        {
+          reseller_id: reseller.id,
+          client_id: clientId,
+          credit_package_id: pkg.id,
+          credits: 120,
+          amount: 5500,
+          currency: 'EUR',
+          balance_after: 170,
+          business_transaction_id: businessRow.id,
+          credit_transaction_id: walletRow.id,
+        },
+      ],
     });
     // Both ledgers still sum to their balances.
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: business.balance - 5500, ledgerSum: business.balance - 5500, rows: business.rows + 1 });
+    expect(await businessLedger(app, reseller.id)).toEqual({
+      balance: business.balance - 5500,
+      ledgerSum: business.balance - 5500,
+      rows: business.rows + 1,
+    });
     expect(await walletLedger(app, clientId)).toEqual({ balance: 170, ledgerSum: 170 });
     // The client shows the new balance.
     expect((await v3(app, `/clients/${clientId}`, { key: reseller.key })).body.credit_balance).toBe(170);
@@ -81,7 +121,10 @@ describe('POST /credit_purchases', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ topic: 'event', reseller_id: reseller.id });
     expect(events[0].payload).toMatchObject({
-      object: 'event', type: 'credits.purchased', created: unix(NOW), data: { object: res.body },
+      object: 'event',
+      type: 'credits.purchased',
+      created: unix(NOW),
+      data: { object: res.body },
       request: { id: res.headers.get('request-id'), idempotency_key: 'buy-1' },
     });
   });
@@ -113,32 +156,50 @@ describe('POST /credit_purchases', () => {
     await expectUnchanged(app, before);
   });
 
-  it('10 at once with one Idempotency-Key › one purchase, one debit, one credit, one event; every 201 the same bytes', async () => {
-    const clientId = await newClient();
-    const business = await businessLedger(app, reseller.id);
-    const outbox = await lastOutboxId(app);
-    const replies = await Promise.all(Array.from({ length: 10 }, () => purchase(app, reseller, body(clientId), `same-${clientId}`)));
-    // A request that waited longer than IDEMPOTENCY_WAIT_MS may answer 409 in progress; nothing else.
-    for (const r of replies.filter((x) => x.status !== 201)) expectError(r, 409, 'idempotency_request_in_progress');
-    const created = replies.filter((r) => r.status === 201);
-    expect(new Set(created.map((r) => r.text)).size).toBe(1);
-    expect(created.filter((r) => r.headers.get('x-idempotent-replayed') !== 'true')).toHaveLength(1);
-    const id = created[0].body.id;
-    expect(await app.sql('select id from credit_purchase where client_id = ?', [clientId])).toEqual([{ id }]);
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: business.balance - 5500, ledgerSum: business.balance - 5500, rows: business.rows + 1 });
-    expect(await walletLedger(app, clientId)).toEqual({ balance: 170, ledgerSum: 170 });
-    expect((await outboxSince(app, outbox)).map((e) => [e.payload.type, e.payload.data.object.id])).toEqual([['credits.purchased', id]]);
-  }, T);
+  it(
+    '10 at once with one Idempotency-Key › one purchase, one debit, one credit, one event; every 201 the same bytes',
+    async () => {
+      const clientId = await newClient();
+      const business = await businessLedger(app, reseller.id);
+      const outbox = await lastOutboxId(app);
+      const replies = await Promise.all(Array.from({ length: 10 }, () => purchase(app, reseller, body(clientId), `same-${clientId}`)));
+      // A request that waited longer than IDEMPOTENCY_WAIT_MS may answer 409 in progress; nothing else.
+      for (const r of replies.filter((x) => x.status !== 201)) expectError(r, 409, 'idempotency_request_in_progress');
+      const created = replies.filter((r) => r.status === 201);
+      expect(new Set(created.map((r) => r.text)).size).toBe(1);
+      expect(created.filter((r) => r.headers.get('x-idempotent-replayed') !== 'true')).toHaveLength(1);
+      const id = created[0].body.id;
+      expect(await app.sql('select id from credit_purchase where client_id = ?', [clientId])).toEqual([{ id }]);
+      expect(await businessLedger(app, reseller.id)).toEqual({
+        balance: business.balance - 5500,
+        ledgerSum: business.balance - 5500,
+        rows: business.rows + 1,
+      });
+      expect(await walletLedger(app, clientId)).toEqual({ balance: 170, ledgerSum: 170 });
+      expect((await outboxSince(app, outbox)).map((e) => [e.payload.type, e.payload.data.object.id])).toEqual([['credits.purchased', id]]);
+    },
+    T,
+  );
 
-  it('10 at once with different keys › 10 purchases; both ledgers sum to their balances', async () => {
-    const clientId = await newClient();
-    const business = await businessLedger(app, reseller.id);
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => purchase(app, reseller, body(clientId), `many-${clientId}-${i}`)));
-    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(201));
-    expect(replies.map((r) => r.body.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => 50 + 120 * (i + 1)));
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: business.balance - 55_000, ledgerSum: business.balance - 55_000, rows: business.rows + 10 });
-    expect(await walletLedger(app, clientId)).toEqual({ balance: 1250, ledgerSum: 1250 });
-  }, T);
+  it(
+    '10 at once with different keys › 10 purchases; both ledgers sum to their balances',
+    async () => {
+      const clientId = await newClient();
+      const business = await businessLedger(app, reseller.id);
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => purchase(app, reseller, body(clientId), `many-${clientId}-${i}`)),
+      );
+      expect(replies.map((r) => r.status)).toEqual(Array(10).fill(201));
+      expect(replies.map((r) => r.body.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => 50 + 120 * (i + 1)));
+      expect(await businessLedger(app, reseller.id)).toEqual({
+        balance: business.balance - 55_000,
+        ledgerSum: business.balance - 55_000,
+        rows: business.rows + 10,
+      });
+      expect(await walletLedger(app, clientId)).toEqual({ balance: 1250, ledgerSum: 1250 });
+    },
+    T,
+  );
 
   it('a business account that cannot pay › 422 insufficient_balance and nothing written; the same key replays the 422', async () => {
     const poor = await createReseller(app, { balance: 5499 });
@@ -202,7 +263,10 @@ describe('POST /credit_purchases', () => {
       ['buy', 'body'],
     ];
     for (const [b, param] of cases) expectValidationError(await purchase(app, reseller, b), param);
-    expectValidationError(await v3(app, '/credit_purchases', { key: reseller.key, raw: '{"client_id":', headers: { 'Content-Type': 'application/json' } }), 'body');
+    expectValidationError(
+      await v3(app, '/credit_purchases', { key: reseller.key, raw: '{"client_id":', headers: { 'Content-Type': 'application/json' } }),
+      'body',
+    );
     expectValidationError(await purchase(app, reseller, body(clientId), ''), 'Idempotency-Key');
     await expectUnchanged(app, before);
   });
@@ -236,25 +300,50 @@ describe('GraphQL purchaseCredits', () => {
     const res = await mutate({ clientId, creditPackageId: pkg.id }, 'gql-buy-1');
     const p = res.body.data.purchaseCredits;
     expect(p).toEqual({
-      __typename: 'CreditPurchase', id: expect.stringMatching(/^cpur_/), client: { id: clientId, creditBalance: 170 },
-      creditPackage: { id: pkg.id, name: 'Plus' }, credits: 120, amount: 5500, currency: 'EUR', balance: 170, createdAt: NOW.replace('.000', ''),
+      __typename: 'CreditPurchase',
+      id: expect.stringMatching(/^cpur_/),
+      client: { id: clientId, creditBalance: 170 },
+      creditPackage: { id: pkg.id, name: 'Plus' },
+      credits: 120,
+      amount: 5500,
+      currency: 'EUR',
+      balance: 170,
+      createdAt: NOW.replace('.000', ''),
     });
     const rows = await rowsOf(p.id);
     expect(rows.business).toEqual([expect.objectContaining({ type: 'DEBIT', amount: 5500, reference_id: p.id })]);
     expect(rows.wallet).toEqual([expect.objectContaining({ type: 'CREDIT', amount: 120, balance_after: 170, credit_purchase_id: p.id })]);
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: business.balance - 5500, ledgerSum: business.balance - 5500, rows: business.rows + 1 });
+    expect(await businessLedger(app, reseller.id)).toEqual({
+      balance: business.balance - 5500,
+      ledgerSum: business.balance - 5500,
+      rows: business.rows + 1,
+    });
     const [event] = await outboxSince(app, outbox);
-    expect(event.payload).toMatchObject({ type: 'credits.purchased', request: { id: res.headers.get('request-id'), idempotency_key: 'gql-buy-1' } });
+    expect(event.payload).toMatchObject({
+      type: 'credits.purchased',
+      request: { id: res.headers.get('request-id'), idempotency_key: 'gql-buy-1' },
+    });
     // The event carries the V3 credit_purchase, the same values as the GraphQL answer.
     expect(event.payload.data.object).toEqual({
-      object: 'credit_purchase', id: p.id, client_id: clientId, credit_package_id: pkg.id, credits: 120, amount: 5500, currency: 'EUR',
-      balance: 170, created: unix(NOW),
+      object: 'credit_purchase',
+      id: p.id,
+      client_id: clientId,
+      credit_package_id: pkg.id,
+      credits: 120,
+      amount: 5500,
+      currency: 'EUR',
+      balance: 170,
+      created: unix(NOW),
     });
     // Replayed with its key: the same bytes, no second debit.
     const again = await gql(app, reseller.key, PURCHASE, { input: { clientId, creditPackageId: pkg.id } }, { idempotencyKey: 'gql-buy-1' });
     expect(again.text).toBe(res.text);
     expect(again.headers.get('x-idempotent-replayed')).toBe('true');
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: business.balance - 5500, ledgerSum: business.balance - 5500, rows: business.rows + 1 });
+    expect(await businessLedger(app, reseller.id)).toEqual({
+      balance: business.balance - 5500,
+      ledgerSum: business.balance - 5500,
+      rows: business.rows + 1,
+    });
   });
 
   it('failures are members of the result union, with the REST codes and camelCase params; nothing written', async () => {
@@ -264,8 +353,16 @@ describe('GraphQL purchaseCredits', () => {
     const poorPackage = await createCreditPackage(app, poor, { price: 11 });
     const before = await dbState(app);
     const cases: [Record<string, unknown>, TestReseller, Record<string, unknown>][] = [
-      [{ clientId: othersClient, creditPackageId: pkg.id }, reseller, { __typename: 'NotFoundError', code: 'resource_not_found', param: 'clientId' }],
-      [{ clientId, creditPackageId: othersPackage.id }, reseller, { __typename: 'NotFoundError', code: 'resource_not_found', param: 'creditPackageId' }],
+      [
+        { clientId: othersClient, creditPackageId: pkg.id },
+        reseller,
+        { __typename: 'NotFoundError', code: 'resource_not_found', param: 'clientId' },
+      ],
+      [
+        { clientId, creditPackageId: othersPackage.id },
+        reseller,
+        { __typename: 'NotFoundError', code: 'resource_not_found', param: 'creditPackageId' },
+      ],
       [{ clientId, creditPackageId: '' }, reseller, { __typename: 'InputError', code: 'validation_error', param: 'creditPackageId' }],
       [{ clientId: poorClient, creditPackageId: poorPackage.id }, poor, { __typename: 'UnprocessableError', code: 'insufficient_balance' }],
     ];

@@ -9,8 +9,15 @@ import { createPassPackage, createReseller } from '../support/factories.ts';
 // A real browser on the real GraphiQL page: Debian's Chromium (`apt-get install chromium`),
 // never a browser downloaded by Playwright. Run with `npm run test:e2e`; CI runs it too.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const app = useApp();
 let userDataDir: string;
@@ -43,7 +50,9 @@ describe('GraphiQL in Chromium', () => {
 
     const page = await context!.newPage();
     const requested: string[] = [];
-    page.on('request', (request) => { requested.push(request.url()); });
+    page.on('request', (request) => {
+      requested.push(request.url());
+    });
 
     await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent(mutation)}`);
     const execute = page.locator('.graphiql-execute-button');
@@ -54,8 +63,11 @@ describe('GraphiQL in Chromium', () => {
     await page.keyboard.insertText(`{"Authorization": "Bearer ${reseller.key}"}`);
 
     // GraphiQL also POSTs its introspection query (again once the headers change): wait for the mutation.
-    const response = page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql'
-      && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('issuePass'), { timeout: 30_000 });
+    const response = page.waitForResponse(
+      (r) =>
+        new URL(r.url()).pathname === '/graphql' && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('issuePass'),
+      { timeout: 30_000 },
+    );
     await execute.click();
     expect((await response).status()).toBe(200);
 
@@ -63,13 +75,24 @@ describe('GraphiQL in Chromium', () => {
     await expect.poll(() => result.innerText(), { timeout: 30_000 }).toMatch(/ipass_[0-9A-Za-z]+/);
     // The editor renders indentation as non-breaking spaces.
     const shown = JSON.parse((await result.innerText()).replace(/\u00a0/g, ' '));
-    expect(shown).toEqual({ data: { issuePass: {
-      __typename: 'IssuedPassPayload',
-      issuedPass: { id: expect.stringMatching(/^ipass_/), passcode: expect.stringMatching(/^[A-Z0-9]{8}$/), status: 'ACTIVE', client: { id: expect.stringMatching(/^client_/), email: 'ada@example.com' } },
-    } } });
+    expect(shown).toEqual({
+      data: {
+        issuePass: {
+          __typename: 'IssuedPassPayload',
+          issuedPass: {
+            id: expect.stringMatching(/^ipass_/),
+            passcode: expect.stringMatching(/^[A-Z0-9]{8}$/),
+            status: 'ACTIVE',
+            client: { id: expect.stringMatching(/^client_/), email: 'ada@example.com' },
+          },
+        },
+      },
+    });
     const issuedPassId: string = shown.data.issuePass.issuedPass.id;
 
-    const passes = await app.sql<{ id: string; client_id: string }>('select id, client_id from issued_pass where reseller_id = ?', [reseller.id]);
+    const passes = await app.sql<{ id: string; client_id: string }>('select id, client_id from issued_pass where reseller_id = ?', [
+      reseller.id,
+    ]);
     expect(passes).toEqual([{ id: issuedPassId, client_id: shown.data.issuePass.issuedPass.client.id }]);
     const clients = await app.sql<{ id: string; email: string }>('select id, email from client where reseller_id = ?', [reseller.id]);
     expect(clients).toEqual([{ id: passes[0].client_id, email: 'ada@example.com' }]);

@@ -18,8 +18,15 @@ import { bookingsOf, createHostedSession } from '../support/hosted-sessions.ts';
 // answered, books (or gets an access code) with the mouse and the keyboard, and lands on the
 // reseller's return_url: here a small receiver on 127.0.0.1.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SCREENSHOT = fileURLToPath(new URL('../../test-results/hosted-session.png', import.meta.url));
 
 // jsqr is CommonJS with a `default` in its types (as in test/support/access-codes.ts).
@@ -72,61 +79,73 @@ async function newPage(): Promise<{ page: Page; requested: string[]; posted: Rec
 const elsewhere = (requested: string[]) => requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== '127.0.0.1');
 
 describe('a hosted session in Chromium', () => {
-  it('booking mode: the page shows the pass and the class; Tab reaches its Book button; a click books and lands on return_url', { timeout: 90_000 }, async () => {
-    const w = await createBookingWorld(app);
-    const instance = await instanceIn(app, w.gym.classId, 26);
-    const created = await createHostedSession(app, w, { client_id: w.client.id, mode: 'booking', return_url: `${receiverOrigin}/return?order=7` });
-    expect(created.status, created.text).toBe(201);
-    const { page, requested, posted } = await newPage();
+  it(
+    'booking mode: the page shows the pass and the class; Tab reaches its Book button; a click books and lands on return_url',
+    { timeout: 90_000 },
+    async () => {
+      const w = await createBookingWorld(app);
+      const instance = await instanceIn(app, w.gym.classId, 26);
+      const created = await createHostedSession(app, w, {
+        client_id: w.client.id,
+        mode: 'booking',
+        return_url: `${receiverOrigin}/return?order=7`,
+      });
+      expect(created.status, created.text).toBe(201);
+      const { page, requested, posted } = await newPage();
 
-    const loaded = await page.goto(created.body.url);
-    expect(loaded?.status()).toBe(200);
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Book with your pass');
-    expect(await page.getByText('Test Pass').first().isVisible()).toBe(true);
-    const form = page.locator(`form:has(input[name="class_instance_id"][value="${instance.id}"])`);
-    const book = form.getByRole('button', { name: /^Book Morning Flow/ });
-    await book.waitFor({ state: 'visible', timeout: 15_000 });
-    expect(await page.getByRole('heading', { name: 'Classes' }).isVisible()).toBe(true);
+      const loaded = await page.goto(created.body.url);
+      expect(loaded?.status()).toBe(200);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Book with your pass');
+      expect(await page.getByText('Test Pass').first().isVisible()).toBe(true);
+      const form = page.locator(`form:has(input[name="class_instance_id"][value="${instance.id}"])`);
+      const book = form.getByRole('button', { name: /^Book Morning Flow/ });
+      await book.waitFor({ state: 'visible', timeout: 15_000 });
+      expect(await page.getByRole('heading', { name: 'Classes' }).isVisible()).toBe(true);
 
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(1000);
+      fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(1000);
 
-    // The keyboard reaches the Book button.
-    let reached = false;
-    for (let i = 0; i < 60 && !reached; i++) {
-      await page.keyboard.press('Tab');
-      reached = await book.evaluate((el) => el === document.activeElement);
-    }
-    expect(reached, 'Tab reaches the Book button').toBe(true);
+      // The keyboard reaches the Book button.
+      let reached = false;
+      for (let i = 0; i < 60 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = await book.evaluate((el) => el === document.activeElement);
+      }
+      expect(reached, 'Tab reaches the Book button').toBe(true);
 
-    await book.click();
-    await page.waitForURL((url) => url.origin === receiverOrigin && url.pathname === '/return', { timeout: 30_000 });
-    const landed = new URL(page.url());
-    expect(landed.searchParams.get('order')).toBe('7');
-    expect(landed.searchParams.get('status')).toBe('completed');
-    expect(landed.searchParams.get('hosted_session_id')).toBe(created.body.id);
-    const bookingId = landed.searchParams.get('booking_id');
-    expect(bookingId).toBeTruthy();
-    expect(await page.locator('body').innerText()).toContain('Thanks');
-    expect(returned.some((u) => u.startsWith('/return?'))).toBe(true);
+      await book.click();
+      await page.waitForURL((url) => url.origin === receiverOrigin && url.pathname === '/return', { timeout: 30_000 });
+      const landed = new URL(page.url());
+      expect(landed.searchParams.get('order')).toBe('7');
+      expect(landed.searchParams.get('status')).toBe('completed');
+      expect(landed.searchParams.get('hosted_session_id')).toBe(created.body.id);
+      const bookingId = landed.searchParams.get('booking_id');
+      expect(bookingId).toBeTruthy();
+      expect(await page.locator('body').innerText()).toContain('Thanks');
+      expect(returned.some((u) => u.startsWith('/return?'))).toBe(true);
 
-    const bookings = await bookingsOf(app, w, w.client.id);
-    expect(bookings).toEqual([expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id })]);
-    // What Chromium sends with the page's own post, which the page takes (docs/partner-guide.md "Hosted sessions"):
-    // Origin null under the page's no-referrer policy, Sec-Fetch-Site same-origin, and the form token.
-    expect(posted).toHaveLength(1);
-    expect(posted[0]).toMatchObject({ origin: 'null', 'sec-fetch-site': 'same-origin' });
+      const bookings = await bookingsOf(app, w, w.client.id);
+      expect(bookings).toEqual([expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id })]);
+      // What Chromium sends with the page's own post, which the page takes (docs/partner-guide.md "Hosted sessions"):
+      // Origin null under the page's no-referrer policy, Sec-Fetch-Site same-origin, and the form token.
+      expect(posted).toHaveLength(1);
+      expect(posted[0]).toMatchObject({ origin: 'null', 'sec-fetch-site': 'same-origin' });
 
-    // Everything the page loaded came from the gateway (and the receiver), both on 127.0.0.1.
-    expect(elsewhere(requested)).toEqual([]);
-    expect(requested.some((u) => u.startsWith(app.baseUrl))).toBe(true);
-    await page.close();
-  });
+      // Everything the page loaded came from the gateway (and the receiver), both on 127.0.0.1.
+      expect(elsewhere(requested)).toEqual([]);
+      expect(requested.some((u) => u.startsWith(app.baseUrl))).toBe(true);
+      await page.close();
+    },
+  );
 
   it('access-code mode: "Get my access code" shows a QR that decodes; Continue lands on return_url', { timeout: 90_000 }, async () => {
     const w = await createBookingWorld(app);
-    const created = await createHostedSession(app, w, { client_id: w.client.id, mode: 'access_code', return_url: `${receiverOrigin}/code` });
+    const created = await createHostedSession(app, w, {
+      client_id: w.client.id,
+      mode: 'access_code',
+      return_url: `${receiverOrigin}/code`,
+    });
     expect(created.status, created.text).toBe(201);
     const { page, requested } = await newPage();
 
@@ -153,7 +172,10 @@ describe('a hosted session in Chromium', () => {
     expect(landed.searchParams.get('status')).toBe('completed');
     expect(landed.searchParams.get('hosted_session_id')).toBe(created.body.id);
     expect(landed.searchParams.get('access_code_id')).toMatch(/^ac_/);
-    const [row] = await app.sql<{ status: string; access_code_id: string }>('select status, access_code_id from hosted_session where id = ?', [created.body.id]);
+    const [row] = await app.sql<{ status: string; access_code_id: string }>(
+      'select status, access_code_id from hosted_session where id = ?',
+      [created.body.id],
+    );
     expect(row).toEqual({ status: 'COMPLETED', access_code_id: landed.searchParams.get('access_code_id') });
 
     expect(elsewhere(requested)).toEqual([]);

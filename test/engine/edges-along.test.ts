@@ -13,7 +13,10 @@ import { countRoundTrips } from '../support/round-trips.ts';
 const app = useApp();
 
 let client: EdgesAlongClient | undefined;
-afterEach(async () => { await client?.end(); client = undefined; });
+afterEach(async () => {
+  await client?.end();
+  client = undefined;
+});
 
 async function connected(): Promise<{ client: EdgesAlongClient; exchanges: () => number; roundTrips: () => number }> {
   client = new EdgesAlongClient({ connectionString: app.databaseUrl });
@@ -80,8 +83,10 @@ describe('EdgesAlongClient', () => {
     const { client: c } = await connected();
     await query(c, 'begin');
     const own = await new Promise<{ rows: { xid: string }[] }>((resolve, reject) => {
-      const submittable = new pg.Query({ text: 'select txid_current()::text as xid, $1::int as n', values: [1] },
-        undefined, ((err: Error | null, result: { rows: { xid: string }[] }) => (err ? reject(err) : resolve(result))) as never);
+      const submittable = new pg.Query({ text: 'select txid_current()::text as xid, $1::int as n', values: [1] }, undefined, ((
+        err: Error | null,
+        result: { rows: { xid: string }[] },
+      ) => (err ? reject(err) : resolve(result))) as never);
       expect((c.query as unknown as (q: unknown) => unknown)(submittable)).toBe(submittable);
     });
     expect((await query<{ xid: string }>(c, 'select txid_current()::text as xid')).rows).toEqual([{ xid: own.rows[0].xid }]);
@@ -99,7 +104,9 @@ describe('EdgesAlongClient', () => {
       await query(c, 'commit');
       expect(exchanges() - before).toBe(2);
     }
-    expect((await query(c, "select count(*)::int as n from pg_prepared_statements where name = 'begin_along_test'")).rows).toEqual([{ n: 1 }]);
+    expect((await query(c, "select count(*)::int as n from pg_prepared_statements where name = 'begin_along_test'")).rows).toEqual([
+      { n: 1 },
+    ]);
   });
 });
 
@@ -109,11 +116,16 @@ describe('EdgesAlongClient, a statement sent with COMMIT', () => {
     await query(c, `create table ${name} (n int check (n > 0))`);
     const other = new pg.Client({ connectionString: app.databaseUrl });
     await other.connect();
-    cleanups.push(async () => { await other.end(); await query(c, `drop table if exists ${name}`); });
+    cleanups.push(async () => {
+      await other.end();
+      await query(c, `drop table if exists ${name}`);
+    });
     return { committed: async () => (await other.query<{ n: number }>(`select n from ${name} order by n`)).rows.map((r) => r.n) };
   }
   const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => { for (const cleanup of cleanups.splice(0).reverse()) await cleanup(); });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
 
   it('after a statement › answered at once with no rows, then sent with COMMIT in one exchange; both committed', async () => {
     const { client: c, exchanges } = await connected();
@@ -181,7 +193,7 @@ describe('EdgesAlongClient, a statement sent with COMMIT', () => {
     expect(await t.committed()).toEqual([]);
   });
 
-  it('then another statement › sent first, on its own, so the statement sees it; its failure is the statement\'s', async () => {
+  it("then another statement › sent first, on its own, so the statement sees it; its failure is the statement's", async () => {
     const { client: c } = await connected();
     const t = await table(c, 'along_then');
     await query(c, 'begin');
@@ -197,12 +209,14 @@ describe('EdgesAlongClient, a statement sent with COMMIT', () => {
     expect(await t.committed()).toEqual([10]);
   });
 
-  it('a refusal at COMMIT (a deferred constraint) › COMMIT\'s error', async () => {
+  it("a refusal at COMMIT (a deferred constraint) › COMMIT's error", async () => {
     const { client: c } = await connected();
     const t = await table(c, 'along_deferred');
     await query(c, 'create table along_deferred_ref (id int primary key)');
     await query(c, 'alter table along_deferred add column ref int references along_deferred_ref (id) deferrable initially deferred');
-    cleanups.push(async () => { await query(c, 'drop table if exists along_deferred, along_deferred_ref'); });
+    cleanups.push(async () => {
+      await query(c, 'drop table if exists along_deferred, along_deferred_ref');
+    });
     await query(c, 'begin');
     await query(c, `${WITH_COMMIT}insert into along_deferred (n, ref) values ($1, $2)`, [1, 404]);
     await expect(query(c, 'commit')).rejects.toMatchObject({ code: '23503' });
@@ -239,11 +253,15 @@ describe('EdgesAlongClient, statements given together', () => {
 
   it('three statements given at once › one write to the socket (one system call), not one per statement', async () => {
     const { client: c } = await connected();
-    const socket = (c as unknown as { connection: { stream: { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void } } }).connection.stream;
+    const socket = (c as unknown as { connection: { stream: { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void } } })
+      .connection.stream;
     let writes = 0;
     for (const method of ['_write', '_writev'] as const) {
       const original = socket[method]!.bind(socket);
-      socket[method] = (...a: unknown[]) => { writes++; original(...a); };
+      socket[method] = (...a: unknown[]) => {
+        writes++;
+        original(...a);
+      };
     }
     await query(c, 'begin');
     await Promise.all([1, 2, 3].map((n) => query(c, 'select $1::int as n', [n])));
@@ -254,16 +272,13 @@ describe('EdgesAlongClient, statements given together', () => {
   it('the first of them fails › its error; those behind it fail as in an aborted transaction (25P02); ROLLBACK, and the client goes on', async () => {
     const { client: c } = await connected();
     await query(c, 'begin');
-    const results = await Promise.allSettled([
-      query(c, 'select $1::int / 0', [1]),
-      query(c, 'select $1::int', [2]),
-    ]);
+    const results = await Promise.allSettled([query(c, 'select $1::int / 0', [1]), query(c, 'select $1::int', [2])]);
     expect(results.map((r) => r.status === 'rejected' && (r.reason as { code?: string }).code)).toEqual(['22012', '25P02']);
     await query(c, 'rollback');
     expect((await query(c, 'select $1::int as n', [5])).rows).toEqual([{ n: 5 }]);
   });
 
-  it('given with one sent only after BEGIN\'s answer (no parameters) › the later one waits behind it: PostgreSQL sees them in the order given', async () => {
+  it("given with one sent only after BEGIN's answer (no parameters) › the later one waits behind it: PostgreSQL sees them in the order given", async () => {
     const { client: c } = await connected();
     await query(c, 'create temporary table behind_begin (n int)');
     await query(c, 'begin');

@@ -20,7 +20,10 @@ async function expectAsMapped<T extends object>(entity: EntityName<T>, table: st
   const rows = await em.execute<Record<string, unknown>[]>(`select * from ${table} order by id`);
   expect(rows.length, table).toBeGreaterThan(0);
   const plain = plainRows(em, entity, rows) as Record<string, unknown>[];
-  const props = em.getMetadata().get(entity).props.map((p) => p.name);
+  const props = em
+    .getMetadata()
+    .get(entity)
+    .props.map((p) => p.name);
   rows.forEach((row, i) => {
     const mapped = em.fork().map(entity, row as EntityDictionary<T>) as Record<string, unknown>;
     const expected = Object.fromEntries(props.map((p) => [p, mapped[p]]));
@@ -40,8 +43,11 @@ describe('plainRows', () => {
     await expectAsMapped(ClassInstanceSchema, 'class_instance');
     await expectAsMapped(CopayOptionSchema, 'copay_option');
     // Nulls stay null: the closed spa's service carries no co-pay.
-    const [service] = plainRows(app.orm.em.fork(), SpaServiceSchema,
-      await app.orm.em.fork().execute(`select * from spa_service where id = ?`, [world.closedSpa.service]));
+    const [service] = plainRows(
+      app.orm.em.fork(),
+      SpaServiceSchema,
+      await app.orm.em.fork().execute(`select * from spa_service where id = ?`, [world.closedSpa.service]),
+    );
     expect(service.copayAmount).toBeNull();
   });
 });

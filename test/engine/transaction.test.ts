@@ -15,8 +15,12 @@ import { createReseller } from '../support/factories.ts';
 const app = useApp();
 
 const ctxOf = (): Ctx => ({
-  em: app.orm.em.fork(), caller: { kind: 'anonymous' }, clock: app.clock, config: app.config,
-  log: createLogger({ LOG_LEVEL: 'silent' }), requestId: newRequestId(),
+  em: app.orm.em.fork(),
+  caller: { kind: 'anonymous' },
+  clock: app.clock,
+  config: app.config,
+  log: createLogger({ LOG_LEVEL: 'silent' }),
+  requestId: newRequestId(),
 });
 const nameOf = async (id: string) => (await app.sql<{ name: string }>('select name from reseller where id = ?', [id]))[0]?.name;
 
@@ -38,7 +42,9 @@ describe('inTransaction, top level', () => {
   it('a use case that writes only by SQL sends no flush: BEGIN, its statement, COMMIT', async () => {
     const reseller = await createReseller(app);
     app.queries!.reset();
-    await inTransaction(ctxOf(), (tx) => preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]));
+    await inTransaction(ctxOf(), (tx) =>
+      preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]),
+    );
     expect(app.queries!.ownStatements).toEqual(['begin', 'update reseller set name = $1 where id = $2 returning id', 'commit']);
     expect(await nameOf(reseller.id)).toBe('Renamed by SQL');
   });
@@ -47,13 +53,17 @@ describe('inTransaction, top level', () => {
     const reseller = await createReseller(app, { name: 'As committed' });
     app.queries!.reset();
     const failure = new Error('the use case failed');
-    await expect(inTransaction(ctxOf(), async (tx) => {
-      await preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]);
-      const row = await tx.em.findOneOrFail(ResellerSchema, { id: reseller.id });
-      row.status = 'DISABLED';
-      throw failure;
-    })).rejects.toBe(failure);
-    expect(await app.sql('select name, status from reseller where id = ?', [reseller.id])).toEqual([{ name: 'As committed', status: 'ACTIVE' }]);
+    await expect(
+      inTransaction(ctxOf(), async (tx) => {
+        await preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]);
+        const row = await tx.em.findOneOrFail(ResellerSchema, { id: reseller.id });
+        row.status = 'DISABLED';
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await app.sql('select name, status from reseller where id = ?', [reseller.id])).toEqual([
+      { name: 'As committed', status: 'ACTIVE' },
+    ]);
     // The unit of work's change was never sent, and the transaction ended in ROLLBACK.
     const sent = app.queries!.ownStatements.filter((q) => q !== 'select name, status from reseller where id = ?');
     expect(sent.filter((q) => /^update "reseller"/.test(q))).toEqual([]);
@@ -63,14 +73,18 @@ describe('inTransaction, top level', () => {
   it('a failure at COMMIT (a statement sent with it) rolls back, and the connection serves the next transaction', async () => {
     const reseller = await createReseller(app, { name: 'As committed' });
     // A NOT NULL violation in the statement that rides with COMMIT (the idempotency record's path): COMMIT's failure.
-    await expect(inTransaction(ctxOf(), async (tx) => {
-      await preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]);
-      await lastWriteWithCommit(tx.em, 'update reseller set name = ? where id = ?', [null, reseller.id]);
-    })).rejects.toMatchObject({ code: '23502' });
+    await expect(
+      inTransaction(ctxOf(), async (tx) => {
+        await preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', ['Renamed by SQL', reseller.id]);
+        await lastWriteWithCommit(tx.em, 'update reseller set name = ? where id = ?', [null, reseller.id]);
+      }),
+    ).rejects.toMatchObject({ code: '23502' });
     expect(await nameOf(reseller.id)).toBe('As committed');
     // Every pooled connection still works (none was left inside a failed transaction).
     for (let i = 0; i < app.config.DB_POOL_MAX + 2; i++) {
-      await inTransaction(ctxOf(), (tx) => preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', [`Renamed ${i}`, reseller.id]));
+      await inTransaction(ctxOf(), (tx) =>
+        preparedWrite(tx.em, 'update reseller set name = ? where id = ? returning id', [`Renamed ${i}`, reseller.id]),
+      );
     }
     expect(await nameOf(reseller.id)).toBe(`Renamed ${app.config.DB_POOL_MAX + 1}`);
   });

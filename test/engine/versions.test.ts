@@ -50,24 +50,36 @@ afterAll(async () => {
   fs.rmSync(copy, { recursive: true, force: true });
 });
 
-it('the tuned engine on a pg it was not written against refuses to start with one line, before touching the database', async () => {
-  const run = await runCli(['migrate'], { DATABASE_URL: databaseUrl, DB_ENGINE: undefined }, 60_000, copy);
-  expect(run.code).toBe(1);
-  expect(run.stderr).toBe(`the tuned database engine does not run on pg 8.99.0 (written against ${ENGINE_WRITTEN_AGAINST.pg}): `
-    + 'check src/db/engine/README.md "On an upgrade", or start with DB_ENGINE=plain\n');
-  expect(await tables(databaseUrl)).toBe(0);
-}, T);
+it(
+  'the tuned engine on a pg it was not written against refuses to start with one line, before touching the database',
+  async () => {
+    const run = await runCli(['migrate'], { DATABASE_URL: databaseUrl, DB_ENGINE: undefined }, 60_000, copy);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `the tuned database engine does not run on pg 8.99.0 (written against ${ENGINE_WRITTEN_AGAINST.pg}): ` +
+        'check src/db/engine/README.md "On an upgrade", or start with DB_ENGINE=plain\n',
+    );
+    expect(await tables(databaseUrl)).toBe(0);
+  },
+  T,
+);
 
-it('the plain engine, on the dependencies\' public APIs only, runs on that pg', async () => {
-  const run = await runCli(['migrate'], { DATABASE_URL: databaseUrl, DB_ENGINE: 'plain' }, 60_000, copy);
-  expect(run.stderr).toBe('');
-  expect(run.code).toBe(0);
-  expect(await tables(databaseUrl)).toBeGreaterThan(10);
-}, T);
+it(
+  "the plain engine, on the dependencies' public APIs only, runs on that pg",
+  async () => {
+    const run = await runCli(['migrate'], { DATABASE_URL: databaseUrl, DB_ENGINE: 'plain' }, 60_000, copy);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await tables(databaseUrl)).toBeGreaterThan(10);
+  },
+  T,
+);
 
-it('this checkout\'s packages are the versions the tuned engine names', async () => {
+it("this checkout's packages are the versions the tuned engine names", async () => {
   for (const [name, version] of Object.entries(ENGINE_WRITTEN_AGAINST)) {
-    const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+    const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
     expect(lock.packages[`node_modules/${name}`]?.version, name).toBe(version);
   }
 });

@@ -14,9 +14,17 @@ beforeAll(async () => {
   admin = new pg.Client({ connectionString: inject('adminUrl') });
   await admin.connect();
 });
-afterAll(async () => { await admin?.end(); });
+afterAll(async () => {
+  await admin?.end();
+});
 
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (err: unknown) => err,
+  );
 
 describe('isDatabaseUnreachable', () => {
   it('a connection refused', async () => {
@@ -26,7 +34,11 @@ describe('isDatabaseUnreachable', () => {
     await new Promise((r) => closed.close(r));
     const err = await failure(new pg.Client({ host: '127.0.0.1', port, user: 'postgres' }).connect());
     expect(isDatabaseUnreachable(err)).toBe(true);
-    expect(unavailableOf(err)).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+    expect(unavailableOf(err)).toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      headers: { 'Retry-After': expect.stringMatching(/^\d+$/) },
+    });
   });
 
   it('a backend terminated by an administrator (57P01), then the client that is no longer queryable', async () => {
@@ -37,7 +49,9 @@ describe('isDatabaseUnreachable', () => {
     const running = failure(client.query('select pg_sleep(30)'));
     await admin.query('select pg_terminate_backend($1)', [pid]);
     const terminated = await running;
-    expect(terminated).toMatchObject({ message: expect.stringMatching(/terminating connection due to administrator command|Connection terminated unexpectedly/) });
+    expect(terminated).toMatchObject({
+      message: expect.stringMatching(/terminating connection due to administrator command|Connection terminated unexpectedly/),
+    });
     expect(isDatabaseUnreachable(terminated)).toBe(true);
     const after = await failure(client.query('select 1'));
     expect(isDatabaseUnreachable(after)).toBe(true);
@@ -57,13 +71,15 @@ describe('isDatabaseUnreachable', () => {
       expect(isDatabaseUnreachable(Object.assign(new Error('x'), { code })), code).toBe(true);
       expect(isDatabaseUnreachable(new Error('wrapped', { cause: Object.assign(new Error('x'), { code }) })), code).toBe(true);
     }
-    expect(isDatabaseUnreachable(Object.assign(new AggregateError([Object.assign(new Error(''), { code: 'ECONNREFUSED' })]), {}))).toBe(true);
+    expect(isDatabaseUnreachable(Object.assign(new AggregateError([Object.assign(new Error(''), { code: 'ECONNREFUSED' })]), {}))).toBe(
+      true,
+    );
   });
 
   it('not what a reachable database answers, nor a catalogue error', async () => {
     const syntax = await failure(admin.query('selec 1'));
-    const divisionByZero = await failure(admin.query("select 1 from (values (1)) v(x) where x = 1/0"));
-    const cancelled = await failure(admin.query("set statement_timeout = 1; select pg_sleep(1)"));
+    const divisionByZero = await failure(admin.query('select 1 from (values (1)) v(x) where x = 1/0'));
+    const cancelled = await failure(admin.query('set statement_timeout = 1; select pg_sleep(1)'));
     await admin.query('reset statement_timeout');
     for (const err of [syntax, divisionByZero, cancelled, new DomainError('slot_unavailable'), new Error('boom'), undefined, 'text']) {
       expect(isDatabaseUnreachable(err), String((err as Error)?.message ?? err)).toBe(false);

@@ -36,30 +36,42 @@ export async function eventually(what: string, seconds: number, check: () => Pro
 }
 
 /** A TCP proxy between the app and PostgreSQL, which the test can cut (listener closed, connections reset) and restore on the same port. */
-export interface DbProxy { url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }
+export interface DbProxy {
+  url: string;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
 
 export async function startProxy(targetUrl: string): Promise<DbProxy> {
   const target = new URL(targetUrl);
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
   let port = 0;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    const s = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      for (const [a, b] of [[client, upstream], [upstream, client]]) {
-        sockets.add(a);
-        a.on('error', () => b.destroy());
-        a.on('close', () => { sockets.delete(a); b.destroy(); });
-        a.pipe(b);
-      }
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const [a, b] of [
+          [client, upstream],
+          [upstream, client],
+        ]) {
+          sockets.add(a);
+          a.on('error', () => b.destroy());
+          a.on('close', () => {
+            sockets.delete(a);
+            b.destroy();
+          });
+          a.pipe(b);
+        }
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as AddressInfo).port;
+        server = s;
+        resolve();
+      });
     });
-    s.once('error', reject);
-    s.listen(port, '127.0.0.1', () => {
-      port = (s.address() as AddressInfo).port;
-      server = s;
-      resolve();
-    });
-  });
   const cut = async () => {
     const s = server;
     server = undefined;
@@ -74,7 +86,12 @@ export async function startProxy(targetUrl: string): Promise<DbProxy> {
   return { url: url.toString(), cut, restore: listen, close: cut };
 }
 
-export interface LogLine { level: number; msg: string; err?: unknown; [k: string]: unknown }
+export interface LogLine {
+  level: number;
+  msg: string;
+  err?: unknown;
+  [k: string]: unknown;
+}
 
 /**
  * The real server in-process on a fresh database, like test/support/app.ts's startApp, but reaching
@@ -82,13 +99,28 @@ export interface LogLine { level: number; msg: string; err?: unknown; [k: string
  * the background jobs run beside it as `serve` runs them (the modules' sweeps, the idempotency
  * sweep, an outbox dispatcher), each every 50 ms.
  */
-export async function startFaultApp(reach: (url: string) => string = (u) => u, { background = false } = {}): Promise<{ app: TestApp; logs: LogLine[] }> {
+export async function startFaultApp(
+  reach: (url: string) => string = (u) => u,
+  { background = false } = {},
+): Promise<{ app: TestApp; logs: LogLine[] }> {
   const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
   await createDatabaseIfMissing(inject('adminUrl'), database, inject('templateDatabase'));
   const databaseUrl = reach(withDatabase(inject('adminUrl'), database));
-  const config = configWith({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', OUTBOX_POLL_MS: '50', IDEMPOTENCY_SWEEP_MS: '50', SESSION_SWEEP_MS: '50', ...UNLIMITED });
+  const config = configWith({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    OUTBOX_POLL_MS: '50',
+    IDEMPOTENCY_SWEEP_MS: '50',
+    SESSION_SWEEP_MS: '50',
+    ...UNLIMITED,
+  });
   const logs: LogLine[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
   const log = pino({ level: 'info', base: undefined }, sink);
   const orm = await MikroORM.init(ormOptions(databaseUrl, config.DB_POOL_MAX));
   const clock = new ManualClock();
@@ -102,7 +134,11 @@ export async function startFaultApp(reach: (url: string) => string = (u) => u, {
     ? startBackgroundJobs(orm, { config, clock, log, handlers: { mail: noop, event: noop }, sweeps: moduleSweeps(config, log) })
     : undefined;
   const app: TestApp = {
-    baseUrl: `http://127.0.0.1:${port}`, orm, clock, config, databaseUrl,
+    baseUrl: `http://127.0.0.1:${port}`,
+    orm,
+    clock,
+    config,
+    databaseUrl,
     sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
     async close() {
       await jobs?.stop();
@@ -115,13 +151,25 @@ export async function startFaultApp(reach: (url: string) => string = (u) => u, {
 }
 
 /** What the burst works on: a booking world, a credit package, a class with room for all, and clients of their own per write (taken in turn). */
-export interface FaultWorld { w: BookingWorld; pkg: TestCreditPackage; instanceId: string; clients: { id: string; issuedPassId: string }[]; taken: number }
+export interface FaultWorld {
+  w: BookingWorld;
+  pkg: TestCreditPackage;
+  instanceId: string;
+  clients: { id: string; issuedPassId: string }[];
+  taken: number;
+}
 
 export async function faultWorld(app: TestApp, clients: number): Promise<FaultWorld> {
   const w = await createBookingWorld(app);
   const pkg = await createCreditPackage(app, w.reseller, { credits: 20, price: 300 });
   const instance = await instanceIn(app, w.gym.classId, 30, { capacity: 1000 });
-  return { w, pkg, instanceId: instance.id, clients: await manyClients(app, w, clients, `faults${randomBytes(3).toString('hex')}`), taken: 0 };
+  return {
+    w,
+    pkg,
+    instanceId: instance.id,
+    clients: await manyClients(app, w, clients, `faults${randomBytes(3).toString('hex')}`),
+    taken: 0,
+  };
 }
 
 const ISSUE = `mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename ... on IssuedPassPayload { issuedPass { id } } ... on Error { code } } }`;
@@ -150,27 +198,100 @@ export function op(app: TestApp, f: FaultWorld, tag: string, i: number): Op {
   if (!client) throw new Error('faultWorld: too few clients for the ops');
   const email = `${key}@example.com`;
   const rest = (status: number) => (r: Reply) => r.status === status;
-  const graphql = (field: string, type: string) => (r: Reply) => r.status === 200 && !r.body.errors && r.body.data?.[field]?.__typename === type;
+  const graphql = (field: string, type: string) => (r: Reply) =>
+    r.status === 200 && !r.body.errors && r.body.data?.[field]?.__typename === type;
   const clientsByEmail = () => count(app, 'select count(*) as n from client where reseller_id = ? and email = ?', [w.reseller.id, email]);
-  const bookings = () => count(app, 'select count(*) as n from booking where client_id = ? and class_instance_id = ?', [client.id, f.instanceId]);
+  const bookings = () =>
+    count(app, 'select count(*) as n from booking where client_id = ? and class_instance_id = ?', [client.id, f.instanceId]);
   const purchases = () => count(app, 'select count(*) as n from credit_purchase where client_id = ?', [client.id]);
   switch (i % 8) {
-    case 0: return { label: 'REST issue pass', surface: 'rest', key, succeeded: rest(201), effects: clientsByEmail,
-      run: () => v3(app, '/issued_passes', { key: w.reseller.key, body: clientBody(w.passId, { email }), idempotencyKey: key }) };
-    case 1: return { label: 'GraphQL issuePass', surface: 'graphql', key, succeeded: graphql('issuePass', 'IssuedPassPayload'), effects: clientsByEmail,
-      run: () => gql(app, w.reseller.key, ISSUE, { input: { passId: w.passId, firstName: 'Ada', lastName: 'Lovelace', email } }, { idempotencyKey: key }) };
-    case 2: return { label: 'REST book class', surface: 'rest', key, succeeded: rest(201), effects: bookings,
-      run: () => v3(app, '/bookings/class', { key: w.reseller.key, body: { class_instance_id: f.instanceId, client_id: client.id }, idempotencyKey: key }) };
-    case 3: return { label: 'GraphQL bookClass', surface: 'graphql', key, succeeded: graphql('bookClass', 'ClassBookingInitiation'), effects: bookings,
-      run: () => gql(app, w.reseller.key, BOOK, { input: { classInstanceId: f.instanceId, clientId: client.id } }, { idempotencyKey: key }) };
-    case 4: return { label: 'REST purchase credits', surface: 'rest', key, succeeded: rest(201), effects: purchases,
-      run: () => v3(app, '/credit_purchases', { key: w.reseller.key, body: { client_id: client.id, credit_package_id: f.pkg.id }, idempotencyKey: key }) };
-    case 5: return { label: 'GraphQL purchaseCredits', surface: 'graphql', key, succeeded: graphql('purchaseCredits', 'CreditPurchase'), effects: purchases,
-      run: () => gql(app, w.reseller.key, PURCHASE, { input: { clientId: client.id, creditPackageId: f.pkg.id } }, { idempotencyKey: key }) };
-    case 6: return { label: 'REST GET issued pass', surface: 'rest', succeeded: rest(200),
-      run: () => v3(app, `/issued_passes/${w.client.id}`, { key: w.reseller.key }) };
-    default: return { label: 'GraphQL passes', surface: 'graphql', succeeded: (r) => r.status === 200 && !r.body.errors && Array.isArray(r.body.data?.passes?.edges),
-      run: () => gql(app, w.reseller.key, PASSES) };
+    case 0:
+      return {
+        label: 'REST issue pass',
+        surface: 'rest',
+        key,
+        succeeded: rest(201),
+        effects: clientsByEmail,
+        run: () => v3(app, '/issued_passes', { key: w.reseller.key, body: clientBody(w.passId, { email }), idempotencyKey: key }),
+      };
+    case 1:
+      return {
+        label: 'GraphQL issuePass',
+        surface: 'graphql',
+        key,
+        succeeded: graphql('issuePass', 'IssuedPassPayload'),
+        effects: clientsByEmail,
+        run: () =>
+          gql(
+            app,
+            w.reseller.key,
+            ISSUE,
+            { input: { passId: w.passId, firstName: 'Ada', lastName: 'Lovelace', email } },
+            { idempotencyKey: key },
+          ),
+      };
+    case 2:
+      return {
+        label: 'REST book class',
+        surface: 'rest',
+        key,
+        succeeded: rest(201),
+        effects: bookings,
+        run: () =>
+          v3(app, '/bookings/class', {
+            key: w.reseller.key,
+            body: { class_instance_id: f.instanceId, client_id: client.id },
+            idempotencyKey: key,
+          }),
+      };
+    case 3:
+      return {
+        label: 'GraphQL bookClass',
+        surface: 'graphql',
+        key,
+        succeeded: graphql('bookClass', 'ClassBookingInitiation'),
+        effects: bookings,
+        run: () =>
+          gql(app, w.reseller.key, BOOK, { input: { classInstanceId: f.instanceId, clientId: client.id } }, { idempotencyKey: key }),
+      };
+    case 4:
+      return {
+        label: 'REST purchase credits',
+        surface: 'rest',
+        key,
+        succeeded: rest(201),
+        effects: purchases,
+        run: () =>
+          v3(app, '/credit_purchases', {
+            key: w.reseller.key,
+            body: { client_id: client.id, credit_package_id: f.pkg.id },
+            idempotencyKey: key,
+          }),
+      };
+    case 5:
+      return {
+        label: 'GraphQL purchaseCredits',
+        surface: 'graphql',
+        key,
+        succeeded: graphql('purchaseCredits', 'CreditPurchase'),
+        effects: purchases,
+        run: () =>
+          gql(app, w.reseller.key, PURCHASE, { input: { clientId: client.id, creditPackageId: f.pkg.id } }, { idempotencyKey: key }),
+      };
+    case 6:
+      return {
+        label: 'REST GET issued pass',
+        surface: 'rest',
+        succeeded: rest(200),
+        run: () => v3(app, `/issued_passes/${w.client.id}`, { key: w.reseller.key }),
+      };
+    default:
+      return {
+        label: 'GraphQL passes',
+        surface: 'graphql',
+        succeeded: (r) => r.status === 200 && !r.body.errors && Array.isArray(r.body.data?.passes?.edges),
+        run: () => gql(app, w.reseller.key, PASSES),
+      };
   }
 }
 
@@ -178,25 +299,29 @@ export function op(app: TestApp, f: FaultWorld, tag: string, i: number): Op {
 export async function burst(ops: Op[], concurrency: number): Promise<{ op: Op; reply: Reply }[]> {
   const results: { op: Op; reply: Reply }[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < ops.length) {
-      const o = ops[next++];
-      results.push({ op: o, reply: await o.run() });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ops.length) {
+        const o = ops[next++];
+        results.push({ op: o, reply: await o.run() });
+      }
+    }),
+  );
   return results;
 }
 
 /** A 503 of the database unreachable, in the surface's shape, with Retry-After. */
 export function isUnavailable(op: Pick<Op, 'surface'>, reply: Reply): boolean {
   if (reply.status !== 503 || !/^[1-9]\d*$/.test(reply.headers.get('retry-after') ?? '')) return false;
-  return op.surface === 'rest' ? reply.body?.error?.code === 'service_unavailable'
+  return op.surface === 'rest'
+    ? reply.body?.error?.code === 'service_unavailable'
     : reply.body?.errors?.length > 0 && reply.body.errors.every((e: any) => e.extensions?.code === 'service_unavailable');
 }
 
 /** Every reply is the op's success or the 503; never a 500 or anything else. */
 export function expectSuccessOr503(results: { op: Op; reply: Reply }[]): void {
-  const wrong = results.filter(({ op: o, reply }) => !o.succeeded(reply) && !isUnavailable(o, reply))
+  const wrong = results
+    .filter(({ op: o, reply }) => !o.succeeded(reply) && !isUnavailable(o, reply))
     .map(({ op: o, reply }) => `${o.label}: ${reply.status} ${reply.headers.get('retry-after') ?? ''} ${reply.text.slice(0, 300)}`);
   expect(wrong).toEqual([]);
 }

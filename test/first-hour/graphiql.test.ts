@@ -11,7 +11,9 @@ import { call } from '../support/http.ts';
 
 const app = useApp();
 let demo: DemoSeed;
-beforeAll(async () => { demo = (await seedDemo(app.orm.em.fork(), app.clock.now()))!; });
+beforeAll(async () => {
+  demo = (await seedDemo(app.orm.em.fork(), app.clock.now()))!;
+});
 
 const operations = parse(GRAPHIQL_QUERY).definitions as OperationDefinitionNode[];
 const shownVariables = JSON.parse(GRAPHIQL_VARIABLES) as Record<string, unknown>;
@@ -31,7 +33,12 @@ async function run(operationName: string, variables: Record<string, unknown> = {
 describe('the GraphiQL example document', () => {
   it('has one named query or mutation per main flow, and validates against the schema', () => {
     expect(operations.map((o) => `${o.operation} ${o.name?.value}`)).toEqual([
-      'query Passes', 'mutation IssuePass', 'query IssuedPass', 'query ProvidersNear', 'query Classes', 'query SpaAvailability',
+      'query Passes',
+      'mutation IssuePass',
+      'query IssuedPass',
+      'query ProvidersNear',
+      'query Classes',
+      'query SpaAvailability',
     ]);
     expect(validate(graphqlSchema(), parse(GRAPHIQL_QUERY)).map((e) => e.message)).toEqual([]);
     // The issue flow shows how a union result is read, errors included.
@@ -48,8 +55,9 @@ describe('the GraphiQL example document', () => {
 
   it('runs every flow on the demo data in the order it is written', async () => {
     const passes = await run('Passes');
-    expect(passes.passes.edges.map((e: { node: { id: string } }) => e.node.id).sort())
-      .toEqual(demo.resellers[0].passes.map((p) => p.id).sort());
+    expect(passes.passes.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual(
+      demo.resellers[0].passes.map((p) => p.id).sort(),
+    );
 
     const issued = await run('IssuePass', { passId: passes.passes.edges[0].node.id }, { 'Idempotency-Key': 'graphiql-example-1' });
     expect(issued.issuePass.__typename).toBe('IssuedPassPayload');
@@ -60,7 +68,12 @@ describe('the GraphiQL example document', () => {
 
     // The shown variables ask for spas (category "SPA"); the point defaults to central Berlin.
     const near = await run('ProvidersNear');
-    const spas = near.providers.edges.map((e: { node: unknown }) => e.node) as { id: string; category: string; city: string; services: { edges: { node: { id: string; name: string } }[] } }[];
+    const spas = near.providers.edges.map((e: { node: unknown }) => e.node) as {
+      id: string;
+      category: string;
+      city: string;
+      services: { edges: { node: { id: string; name: string } }[] };
+    }[];
     expect(spas.length).toBeGreaterThan(0);
     expect(spas.every((p) => p.category === 'SPA' && p.city === 'Berlin')).toBe(true);
 
@@ -81,6 +94,10 @@ describe('the GraphiQL example document', () => {
       headers: { Accept: 'application/graphql-response+json', 'Idempotency-Key': 'graphiql-example-3' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.data.issuePass).toMatchObject({ __typename: expect.stringMatching(/Error$/), code: expect.any(String), message: expect.any(String) });
+    expect(res.body.data.issuePass).toMatchObject({
+      __typename: expect.stringMatching(/Error$/),
+      code: expect.any(String),
+      message: expect.any(String),
+    });
   });
 });

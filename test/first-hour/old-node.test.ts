@@ -17,15 +17,19 @@ function launch(args: string[], pretendVersion?: string) {
 }
 
 describe('src/cli/launcher.mjs', () => {
-  it.each(['20.20.2', '22.16.0', '18.19.1'])('on Node %s prints one line naming the commands that bring their own Node, and exits 1', (version) => {
-    const run = launch(['serve'], version);
-    expect(run.status).toBe(1);
-    expect(run.stdout).toBe('');
-    const lines = run.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`needs Node >= 22.17 (this is ${version})`);
-    for (const command of ['npx reseller-gateway', 'npm start', 'node_modules/.bin/node src/main.ts']) expect(lines[0]).toContain(command);
-  });
+  it.each(['20.20.2', '22.16.0', '18.19.1'])(
+    'on Node %s prints one line naming the commands that bring their own Node, and exits 1',
+    (version) => {
+      const run = launch(['serve'], version);
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`needs Node >= 22.17 (this is ${version})`);
+      for (const command of ['npx reseller-gateway', 'npm start', 'node_modules/.bin/node src/main.ts'])
+        expect(lines[0]).toContain(command);
+    },
+  );
 
   it('on the pinned Node runs the CLI', () => {
     const help = launch(['--help']);

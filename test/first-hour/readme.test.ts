@@ -22,7 +22,9 @@ beforeAll(async () => {
   demo = (await seedDemo(app.orm.em.fork(), app.clock.now()))!;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'first-hour-'));
 });
-afterEach(async () => { await killStartedProcesses(); });
+afterEach(async () => {
+  await killStartedProcesses();
+});
 afterAll(async () => {
   await killStartedProcesses();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -44,13 +46,18 @@ function blocks(lang: string): string[] {
 function words(line: string, vars: Record<string, string>): string[] {
   const out: string[] = [];
   let word: string | undefined;
-  const expand = (s: string) => s.replace(/\$(\w+)/g, (_, name: string) => {
-    if (!(name in vars)) throw new Error(`README uses $${name} before setting it`);
-    return vars[name];
-  });
+  const expand = (s: string) =>
+    s.replace(/\$(\w+)/g, (_, name: string) => {
+      if (!(name in vars)) throw new Error(`README uses $${name} before setting it`);
+      return vars[name];
+    });
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
-    if (c === ' ' || c === '\t') { if (word !== undefined) out.push(word); word = undefined; continue; }
+    if (c === ' ' || c === '\t') {
+      if (word !== undefined) out.push(word);
+      word = undefined;
+      continue;
+    }
     if (c === '#' && word === undefined) break;
     if (c === "'") {
       const close = line.indexOf("'", i + 1);
@@ -123,7 +130,8 @@ async function follow(sh: string, vars: Record<string, string>, picks: Record<st
 
 /** BASE and AUTH as the first block sets them. */
 const shellOfFirstBlock = () => ({
-  BASE: `${app.baseUrl}/v3/api/business/reseller`, AUTH: `Authorization: Bearer ${demo.resellers[0].api_key}`,
+  BASE: `${app.baseUrl}/v3/api/business/reseller`,
+  AUTH: `Authorization: Bearer ${demo.resellers[0].api_key}`,
 });
 
 const ids = (r: Reply) => (r.body.data as { id: string }[]).map((d) => d.id);
@@ -167,17 +175,30 @@ describe('README "First hour"', () => {
     fs.writeFileSync(file, snippet);
     // Asynchronously: the app answering the script runs in this process.
     const run = await promisify(execFile)(path.join(repoRoot, 'node_modules', '.bin', 'node'), [file], {
-      env: { PATH: process.env.PATH, KEY: demo.resellers[0].api_key, BASE_URL: app.baseUrl }, encoding: 'utf8', timeout: 30_000,
+      env: { PATH: process.env.PATH, KEY: demo.resellers[0].api_key, BASE_URL: app.baseUrl },
+      encoding: 'utf8',
+      timeout: 30_000,
     });
     const lines = run.stdout.trimEnd().split('\n');
     // Two demo passes, one a page: both are listed, so the loop followed endCursor.
-    expect(lines.slice(0, -1).map((l) => l.split(' ')[0]).sort()).toEqual(demo.resellers[0].passes.map((p) => p.id).sort());
+    expect(
+      lines
+        .slice(0, -1)
+        .map((l) => l.split(' ')[0])
+        .sort(),
+    ).toEqual(demo.resellers[0].passes.map((p) => p.id).sort());
     const issued = JSON.parse(lines.at(-1)!);
-    expect(issued).toMatchObject({ id: expect.stringMatching(/^ipass_/), status: 'ACTIVE', client: { id: expect.stringMatching(/^client_/) } });
+    expect(issued).toMatchObject({
+      id: expect.stringMatching(/^ipass_/),
+      status: 'ACTIVE',
+      client: { id: expect.stringMatching(/^client_/) },
+    });
     const [client] = await app.sql<{ email: string }>('select email from client where id = ?', [issued.client.id]);
     expect(client.email).toBe('grace@example.com');
     // The key it sent was recorded with the pass, so a retry would answer this pass again.
-    const [record] = await app.sql<{ n: string }>('select count(*) as n from idempotency_record where reseller_id = ?', [demo.resellers[0].id]);
+    const [record] = await app.sql<{ n: string }>('select count(*) as n from idempotency_record where reseller_id = ?', [
+      demo.resellers[0].id,
+    ]);
     expect(Number(record.n)).toBeGreaterThanOrEqual(1);
   });
 
@@ -195,22 +216,39 @@ describe('README "First hour"', () => {
     for (const [name, counts] of Object.entries(imported)) expect(counts.updated + counts.unchanged, name).toBe(0);
     expect(imported.providers.inserted).toBe(2);
 
-    const [provider, classes] = await follow(afterImport.split('\n').filter((l) => !l.startsWith('npx ')).join('\n'), shellOfFirstBlock(), {});
+    const [provider, classes] = await follow(
+      afterImport
+        .split('\n')
+        .filter((l) => !l.startsWith('npx '))
+        .join('\n'),
+      shellOfFirstBlock(),
+      {},
+    );
     expect(provider.body).toMatchObject({ id: catalog.providers[0].id, name: 'Spreeufer Boulderhalle' });
     expect(classes.body.data.map((c: { name: string }) => c.name)).toEqual(['Bouldering Basics']);
 
     // What the text says: the demo's Premium Quarterly pass covers both new providers.
     const premium = demo.resellers[0].passes.find((p) => p.name === 'Premium Quarterly')!;
-    const covered = await call(app, `/v3/api/business/reseller/passes/${premium.id}/providers?lat=52.52&lon=13.42&radius_km=3&limit=100`,
-      { key: demo.resellers[0].api_key });
+    const covered = await call(app, `/v3/api/business/reseller/passes/${premium.id}/providers?lat=52.52&lon=13.42&radius_km=3&limit=100`, {
+      key: demo.resellers[0].api_key,
+    });
     expect(ids(covered)).toEqual(expect.arrayContaining(catalog.providers.map((p) => p.id)));
   }, 60_000);
   it('books a class and a spa slot with the ids of the banner: the three class outcomes, confirms, cancel, the bookings list', async () => {
     const b = demo.resellers[0].bookings;
     // The banner prints the curl lines and ids these placeholders stand for.
     const banner = describeSeed(demo, app.baseUrl);
-    for (const id of [b.client_id, b.visits_client_id, b.class!.class_instance_id, b.copay_class!.class_instance_id,
-      b.last_spot_class!.class_instance_id, b.spa!.spa_id, b.copay_spa!.spa_id, ...b.copay_spa!.service_ids]) expect(banner).toContain(id);
+    for (const id of [
+      b.client_id,
+      b.visits_client_id,
+      b.class!.class_instance_id,
+      b.copay_class!.class_instance_id,
+      b.last_spot_class!.class_instance_id,
+      b.spa!.spa_id,
+      b.copay_spa!.spa_id,
+      ...b.copay_spa!.service_ids,
+    ])
+      expect(banner).toContain(id);
     expect(banner).toMatch(/copay_required: class_instance_id ci_/);
     expect(banner).toMatch(/class_full: class_instance_id ci_/);
     expect(banner).toMatch(/additional_visits_required: client_id client_/);
@@ -236,13 +274,18 @@ describe('README "First hour"', () => {
     });
     expect(copay.body).toMatchObject({ copay_required: true, status: 'AWAITING_COPAY' });
     expect(copayConfirmed.status).toBe(201);
-    expect(copayConfirmed.body).toMatchObject({ object: 'booking', status: 'PENDING', class_instance_id: b.copay_class!.class_instance_id });
+    expect(copayConfirmed.body).toMatchObject({
+      object: 'booking',
+      status: 'PENDING',
+      class_instance_id: b.copay_class!.class_instance_id,
+    });
     expect(lastVisit.body).toMatchObject({ status: 'PENDING', visits_deducted: 1 });
     expect(extra.body).toMatchObject({ additional_visits_required: true, status: 'AWAITING_VISITS', visits_used: 8, max_visits: 8 });
     expect(extraConfirmed.body).toMatchObject({ status: 'PENDING', class_instance_id: b.last_spot_class!.class_instance_id });
     // What the text says next: the class is full now.
     const full = await call(app, `/v3/api/business/reseller/bookings/class`, {
-      key: demo.resellers[0].api_key, body: { class_instance_id: vars.FULL, client_id: vars.CLIENT },
+      key: demo.resellers[0].api_key,
+      body: { class_instance_id: vars.FULL, client_id: vars.CLIENT },
     });
     expect(full.status).toBe(409);
     expect(full.body.error.code).toBe('class_full');

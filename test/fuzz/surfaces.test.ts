@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import {
-  getNamedType, isCompositeType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType, isUnionType,
-  type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLSchema,
+  getNamedType,
+  isCompositeType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  isUnionType,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLSchema,
 } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphqlSchema } from '../../src/graphql/schema.ts';
@@ -35,8 +45,21 @@ beforeAll(async () => {
   pk = await providerKey(app, w.gym.id);
   const second = await anotherClient(app, w, 'fuzz@example.com');
   const instance = await instanceIn(app, w.gym.classId, 30);
-  ids = [w.passId, w.client.id, w.client.issuedPassId, w.spa.id, w.spa.massage, w.copaySpa.id, w.gym.id, w.gym.classId,
-    w.copayGym.optionId, w.categoryId, second.id, instance.id, other.id];
+  ids = [
+    w.passId,
+    w.client.id,
+    w.client.issuedPassId,
+    w.spa.id,
+    w.spa.massage,
+    w.copaySpa.id,
+    w.gym.id,
+    w.gym.classId,
+    w.copayGym.optionId,
+    w.categoryId,
+    second.id,
+    instance.id,
+    other.id,
+  ];
   // Whatever else exists (bookings, sessions, codes …) is there to be named too.
   for (const table of ['booking', 'booking_session', 'access_code', 'credit_package', 'webhook_endpoint', 'lookup', 'hosted_session']) {
     for (const row of await app.sql<{ id: string }>(`select id from ${table} limit 3`)) ids.push(row.id);
@@ -45,13 +68,40 @@ beforeAll(async () => {
 
 // ---- what a hostile client sends ---------------------------------------------------------------
 
-const edgeStrings = fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\uD800', '\uDFFF', 'é', '😀', '\u202Egnp.exe', "' OR 1=1--", '"; drop table client; --',
-  '%00', '../../etc/passwd', 'x'.repeat(10_000), 'null', 'undefined', '0', '-1', '1e309', 'NaN', '2027-02-30', '2027-13-01', '25:61', 'sk_x', 'lkpt_x');
+const edgeStrings = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  '\uDFFF',
+  'é',
+  '😀',
+  '\u202Egnp.exe',
+  "' OR 1=1--",
+  '"; drop table client; --',
+  '%00',
+  '../../etc/passwd',
+  'x'.repeat(10_000),
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '2027-02-30',
+  '2027-13-01',
+  '25:61',
+  'sk_x',
+  'lkpt_x',
+);
 const edgeNumbers = fc.constantFrom(0, -1, 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, -(2 ** 53), 1.5, 1e308, -0, 4_102_444_800, 253_402_300_800);
 const anId = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => i)).map((i) => ids[i % ids.length]!);
 const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 2, arbitrary: edgeStrings }, { weight: 2, arbitrary: edgeNumbers }, { weight: 2, arbitrary: anId },
+  { weight: 2, arbitrary: edgeStrings },
+  { weight: 2, arbitrary: edgeNumbers },
+  { weight: 2, arbitrary: anId },
   { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}, [null], { a: { b: { c: [] } } }) },
 );
 
@@ -83,10 +133,18 @@ function queryFor(route: Route): fc.Arbitrary<string> {
 
 const pathFor = (route: Route): fc.Arbitrary<string> => {
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  const part = fc.oneof(anId, edgeStrings.filter((s) => s.length < 200), fc.string({ maxLength: 30 })).map(encode);
+  const part = fc
+    .oneof(
+      anId,
+      edgeStrings.filter((s) => s.length < 200),
+      fc.string({ maxLength: 30 }),
+    )
+    .map(encode);
   return fc.tuple(...names.map(() => part)).map((values) => {
     let path = route.path;
-    names.forEach((name, i) => { path = path.replace(`{${name}}`, values[i] ?? ''); });
+    names.forEach((name, i) => {
+      path = path.replace(`{${name}}`, values[i] ?? '');
+    });
     return path;
   });
 };
@@ -121,7 +179,9 @@ async function sendRest(base: string, key: string, route: Route, path: string, q
   const writes = route.method !== 'GET';
   const before = writes ? await digest() : undefined;
   const res = await call(app, `${base}${path}${query}`, {
-    method: route.method, key, ...(body === undefined ? {} : { raw: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+    method: route.method,
+    key,
+    ...(body === undefined ? {} : { raw: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
   });
   expectCatalogued(what, res);
   if (writes && res.status >= 400 && !CHANGES_BY_DESIGN.has(res.body?.error?.code)) {
@@ -130,12 +190,18 @@ async function sendRest(base: string, key: string, route: Route, path: string, q
 }
 
 describe('REST: every route, hostile bodies and query strings', () => {
-  for (const [table, keyOf] of [[resellerApi, () => w.reseller.key], [providerApi, () => pk]] as const) {
+  for (const [table, keyOf] of [
+    [resellerApi, () => w.reseller.key],
+    [providerApi, () => pk],
+  ] as const) {
     for (const route of table.routes) {
       it(`${route.method} ${table.base}${route.path}`, async () => {
-        await fc.assert(fc.asyncProperty(pathFor(route), queryFor(route), bodyFor(route),
-          (path, query, body) => sendRest(table.base, keyOf(), route, path, query, route.method === 'GET' ? undefined : body)),
-        { numRuns: RUNS });
+        await fc.assert(
+          fc.asyncProperty(pathFor(route), queryFor(route), bodyFor(route), (path, query, body) =>
+            sendRest(table.base, keyOf(), route, path, query, route.method === 'GET' ? undefined : body),
+          ),
+          { numRuns: RUNS },
+        );
       }, 120_000);
     }
   }
@@ -145,12 +211,18 @@ describe('REST: every route, hostile bodies and query strings', () => {
 
 /** A value for a GraphQL input type: mostly of its shape, with hostile leaves; sometimes anything. */
 function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
-  if (isNonNullType(type)) return fc.oneof({ weight: 9, arbitrary: valueFor(type.ofType, depth) }, { weight: 1, arbitrary: fc.constant(null) });
-  const inner: fc.Arbitrary<unknown> = isListType(type) ? fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 })
+  if (isNonNullType(type))
+    return fc.oneof({ weight: 9, arbitrary: valueFor(type.ofType, depth) }, { weight: 1, arbitrary: fc.constant(null) });
+  const inner: fc.Arbitrary<unknown> = isListType(type)
+    ? fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 })
     : isInputObjectType(type) && depth < 3
-      ? fc.record(Object.fromEntries(Object.values(type.getFields()).map((f) => [f.name, valueFor(f.type, depth + 1)])), { requiredKeys: [] })
-      : isEnumType(type) ? fc.oneof(fc.constantFrom(...type.getValues().map((v) => v.name)), edgeStrings)
-        : isScalarType(type) && ['Int', 'Float'].includes(type.name) ? edgeNumbers
+      ? fc.record(Object.fromEntries(Object.values(type.getFields()).map((f) => [f.name, valueFor(f.type, depth + 1)])), {
+          requiredKeys: [],
+        })
+      : isEnumType(type)
+        ? fc.oneof(fc.constantFrom(...type.getValues().map((v) => v.name)), edgeStrings)
+        : isScalarType(type) && ['Int', 'Float'].includes(type.name)
+          ? edgeNumbers
           : fc.oneof(anId, edgeStrings, fc.string({ maxLength: 20 }));
   return fc.oneof({ weight: 6, arbitrary: inner }, { weight: 1, arbitrary: anyJson });
 }
@@ -160,7 +232,8 @@ function operationOf(schema: GraphQLSchema, kind: 'query' | 'mutation', field: G
   const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
   const named = getNamedType(field.type);
   // A result union with error members (docs/errors.md "GraphQL") says which code it answered.
-  const errors = isUnionType(named) && named.getTypes().some((t) => t.getInterfaces().some((i) => i.name === 'Error')) ? ' ... on Error { code }' : '';
+  const errors =
+    isUnionType(named) && named.getTypes().some((t) => t.getInterfaces().some((i) => i.name === 'Error')) ? ' ... on Error { code }' : '';
   const selection = isCompositeType(named) ? ` { __typename${errors} }` : '';
   return `${kind}${vars ? `(${vars})` : ''} { ${field.name}${args ? `(${args})` : ''}${selection} }`;
 }
@@ -173,24 +246,29 @@ describe('GraphQL: every root field, hostile variables', () => {
       it(`${kind} ${field.name}`, async () => {
         const document = operationOf(schema, kind, field);
         const variables = fc.record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: [] });
-        await fc.assert(fc.asyncProperty(variables, async (vars) => {
-          const before = kind === 'mutation' ? await digest() : undefined;
-          const res = await call(app, '/graphql', {
-            key: w.reseller.key, body: { query: document, variables: vars }, headers: { Accept: 'application/graphql-response+json' },
-          });
-          const what = `${document} ${JSON.stringify(vars).slice(0, 300)}`;
-          expect(res.status, `${what} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
-          for (const error of res.body?.errors ?? []) {
-            expect(CODES.has(error.extensions?.code), `${what}: ${JSON.stringify(error).slice(0, 300)}`).toBe(true);
-          }
-          // A mutation answered by an error (top-level, or its result union's error member) wrote nothing.
-          const result = res.body?.data?.[field.name] as { __typename?: string; code?: string } | undefined;
-          if (result?.code !== undefined) expect(CODES.has(result.code), `${what}: ${result.code} is in docs/errors.md`).toBe(true);
-          const failed = res.body?.errors?.length || result?.__typename?.endsWith('Error');
-          if (before !== undefined && failed && !CHANGES_BY_DESIGN.has(result?.code ?? '')) {
-            expect(await digest(), `${what}: an error wrote nothing`).toBe(before);
-          }
-        }), { numRuns: RUNS });
+        await fc.assert(
+          fc.asyncProperty(variables, async (vars) => {
+            const before = kind === 'mutation' ? await digest() : undefined;
+            const res = await call(app, '/graphql', {
+              key: w.reseller.key,
+              body: { query: document, variables: vars },
+              headers: { Accept: 'application/graphql-response+json' },
+            });
+            const what = `${document} ${JSON.stringify(vars).slice(0, 300)}`;
+            expect(res.status, `${what} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
+            for (const error of res.body?.errors ?? []) {
+              expect(CODES.has(error.extensions?.code), `${what}: ${JSON.stringify(error).slice(0, 300)}`).toBe(true);
+            }
+            // A mutation answered by an error (top-level, or its result union's error member) wrote nothing.
+            const result = res.body?.data?.[field.name] as { __typename?: string; code?: string } | undefined;
+            if (result?.code !== undefined) expect(CODES.has(result.code), `${what}: ${result.code} is in docs/errors.md`).toBe(true);
+            const failed = res.body?.errors?.length || result?.__typename?.endsWith('Error');
+            if (before !== undefined && failed && !CHANGES_BY_DESIGN.has(result?.code ?? '')) {
+              expect(await digest(), `${what}: an error wrote nothing`).toBe(before);
+            }
+          }),
+          { numRuns: RUNS },
+        );
       }, 120_000);
     }
   }

@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { createClass, createClassCategory, createClassInstance, createCopayOption, createProvider, createSpaService } from '../support/catalog.ts';
+import {
+  createClass,
+  createClassCategory,
+  createClassInstance,
+  createCopayOption,
+  createProvider,
+  createSpaService,
+} from '../support/catalog.ts';
 import { createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { gql, type Reply } from '../support/http.ts';
 
@@ -69,7 +76,10 @@ describe('aliases of a child connection with different arguments', () => {
     const providerIds = [...gyms.map((g) => g.id), ...spas.map((s) => s.id)];
     const { reply, statements } = await counted(ALIASES, { ids: providerIds });
     expect(reply.body.errors, reply.text).toBeUndefined();
-    const nodes = reply.body.data.nodes as Record<string, { edges: { node: { id: string } & Record<string, { edges: { node: { id: string } }[] }> }[] }>[];
+    const nodes = reply.body.data.nodes as Record<
+      string,
+      { edges: { node: { id: string } & Record<string, { edges: { node: { id: string } }[] }> }[] }
+    >[];
     gyms.forEach((gym, i) => {
       const node = nodes[i];
       expect(ids(node.newest)).toEqual([gym.classes[0]]);
@@ -98,7 +108,10 @@ describe('aliases of a child connection with different arguments', () => {
     await addProviders(10);
     await check();
     // The providers, then one statement per alias: 2 × classes, 2 × instances, 2 × co-pay options, 2 × services.
-    expect(runs.map((r) => r.statements), JSON.stringify(runs)).toEqual([9, 9]);
+    expect(
+      runs.map((r) => r.statements),
+      JSON.stringify(runs),
+    ).toEqual([9, 9]);
   });
 });
 
@@ -107,8 +120,10 @@ describe('a cursor on a child connection of many parents', () => {
     const counts: number[] = [];
     for (const gymCount of [3, gyms.length]) {
       const gym = gyms[gymCount - 1];
-      const res = await counted(`query($ids: [ID!]!, $after: String) { nodes(ids: $ids) { ... on Provider { copayOptions(first: 1, after: $after) { edges { node { id } } } } } }`,
-        { ids: gyms.slice(0, gymCount).map((g) => g.id), after: gym.options[0] });
+      const res = await counted(
+        `query($ids: [ID!]!, $after: String) { nodes(ids: $ids) { ... on Provider { copayOptions(first: 1, after: $after) { edges { node { id } } } } } }`,
+        { ids: gyms.slice(0, gymCount).map((g) => g.id), after: gym.options[0] },
+      );
       // nodes(ids:) answers nullable items: the cursor's own provider pages on, every other one fails.
       const nodes = res.reply.body.data.nodes as ({ copayOptions: { edges: { node: { id: string } }[] } } | null)[];
       expect(nodes.slice(0, gymCount - 1)).toEqual(Array(gymCount - 1).fill(null));
@@ -126,17 +141,36 @@ describe('node loaders', () => {
   it("nodes(ids:) answers in the order asked, null for another reseller's ids, one statement per type however many ids", async () => {
     const ownPass = await createPassPackage(app, reseller);
     const foreignPass = await createPassPackage(app, other);
-    const own = [await issuePass(app, reseller, ownPass.id, { email: 'a@example.com' }), await issuePass(app, reseller, ownPass.id, { email: 'b@example.com' })];
+    const own = [
+      await issuePass(app, reseller, ownPass.id, { email: 'a@example.com' }),
+      await issuePass(app, reseller, ownPass.id, { email: 'b@example.com' }),
+    ];
     const foreign = await issuePass(app, other, foreignPass.id);
     const asked = [
-      own[1].client_id, foreign.client_id, gyms[0].id, own[0].id, foreignPass.id, own[0].client_id, foreign.id, ownPass.id, spas[0].services[0], gyms[1].classes[0],
+      own[1].client_id,
+      foreign.client_id,
+      gyms[0].id,
+      own[0].id,
+      foreignPass.id,
+      own[0].client_id,
+      foreign.id,
+      ownPass.id,
+      spas[0].services[0],
+      gyms[1].classes[0],
     ];
     const { reply, statements } = await counted('query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids: asked });
     expect(reply.body.errors, reply.text).toBeUndefined();
     expect(reply.body.data.nodes).toEqual([
-      { __typename: 'Client', id: own[1].client_id }, null, { __typename: 'Provider', id: gyms[0].id }, { __typename: 'IssuedPass', id: own[0].id },
-      null, { __typename: 'Client', id: own[0].client_id }, null, { __typename: 'Pass', id: ownPass.id },
-      { __typename: 'SpaService', id: spas[0].services[0] }, { __typename: 'Class', id: gyms[1].classes[0] },
+      { __typename: 'Client', id: own[1].client_id },
+      null,
+      { __typename: 'Provider', id: gyms[0].id },
+      { __typename: 'IssuedPass', id: own[0].id },
+      null,
+      { __typename: 'Client', id: own[0].client_id },
+      null,
+      { __typename: 'Pass', id: ownPass.id },
+      { __typename: 'SpaService', id: spas[0].services[0] },
+      { __typename: 'Class', id: gyms[1].classes[0] },
     ]);
     // Clients, providers, issued passes, passes, services, classes: one statement each.
     expect(statements).toBe(6);
@@ -146,10 +180,13 @@ describe('node loaders', () => {
     const pass = await createPassPackage(app, reseller);
     const mine = await issuePass(app, reseller, pass.id, { email: 'c@example.com' });
     const foreign = await issuePass(app, other, (await createPassPackage(app, other)).id);
-    const { reply, statements } = await counted(`query($mine: ID!, $foreign: ID!, $gym: ID!, $unknown: ID!) {
+    const { reply, statements } = await counted(
+      `query($mine: ID!, $foreign: ID!, $gym: ID!, $unknown: ID!) {
       mine: client(id: $mine) { id } foreign: client(id: $foreign) { id }
       gym: provider(id: $gym) { id } unknown: provider(id: $unknown) { id }
-    }`, { mine: mine.client_id, foreign: foreign.client_id, gym: gyms[0].id, unknown: 'prv_unknown' });
+    }`,
+      { mine: mine.client_id, foreign: foreign.client_id, gym: gyms[0].id, unknown: 'prv_unknown' },
+    );
     expect(reply.body).toEqual({ data: { mine: { id: mine.client_id }, foreign: null, gym: { id: gyms[0].id }, unknown: null } });
     expect(statements).toBe(2);
   });

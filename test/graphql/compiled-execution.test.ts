@@ -24,7 +24,8 @@ beforeAll(async () => {
 /** GraphQL executions by engine so far, from GET /metrics. */
 async function executions(): Promise<{ compiled: number; 'graphql-js': number }> {
   const text = (await call(app, '/metrics')).text;
-  const count = (engine: string) => Number(new RegExp(`^graphql_executions_total\\{engine="${engine}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  const count = (engine: string) =>
+    Number(new RegExp(`^graphql_executions_total\\{engine="${engine}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   return { compiled: count('compiled'), 'graphql-js': count('graphql-js') };
 }
 
@@ -42,7 +43,8 @@ async function thrice(query: string, variables: Record<string, unknown> = {}, ke
 
 describe('a document sent again', () => {
   it('runs compiled from its second time, with the answer graphql-js gave: lists, fragments, aliases, interfaces', async () => {
-    const { replies, ran } = await thrice(`query Both($first: Int!, $id: ID!, $client: ID!) {
+    const { replies, ran } = await thrice(
+      `query Both($first: Int!, $id: ID!, $client: ID!) {
       a: passes(first: $first) { edges { cursor node { ...PassParts } } pageInfo { hasNextPage endCursor } }
       b: passes(first: 1) { edges { node { id } } pageInfo { hasNextPage } }
       node(id: $id) { __typename id ... on Pass { name } }
@@ -50,7 +52,8 @@ describe('a document sent again', () => {
       __typename
     }
     fragment PassParts on Pass { id name price currency paymentModel createdAt categories { type tiers visitsAllowed creditAllocated } }`,
-    { first: 10, id: passId, client: clientId });
+      { first: 10, id: passId, client: clientId },
+    );
     expect(replies[0].body.errors, JSON.stringify(replies[0].body)).toBeUndefined();
     expect(ran).toEqual({ compiled: 2, 'graphql-js': 1 });
     expect(replies[0].status).toBe(200);
@@ -62,8 +65,9 @@ describe('a document sent again', () => {
   });
 
   it('answers the same errors compiled: a bad cursor names its argument, a missing row is null', async () => {
-    const { replies, ran } = await thrice('query($after: String) { passes(first: 2, after: $after) { edges { node { id } } } }',
-      { after: 'not-a-cursor' });
+    const { replies, ran } = await thrice('query($after: String) { passes(first: 2, after: $after) { edges { node { id } } } }', {
+      after: 'not-a-cursor',
+    });
     expect(ran.compiled).toBe(2);
     expect(replies[0].body.errors?.[0].extensions).toMatchObject({ code: 'invalid_cursor', param: 'after' });
     expect(replies[1]).toEqual(replies[0]);
@@ -75,7 +79,8 @@ describe('a document sent again', () => {
   });
 
   it('runs a mutation compiled in its transaction, error members included (the union resolves its member)', async () => {
-    const clients = async () => Number((await app.sql<{ n: string }>('select count(*) as n from client where reseller_id = ?', [reseller.id]))[0].n);
+    const clients = async () =>
+      Number((await app.sql<{ n: string }>('select count(*) as n from client where reseller_id = ?', [reseller.id]))[0].n);
     const before = await clients();
     const bad = await thrice(operation('IssuePass'), { input: { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'not-an-email' } });
     expect(bad.ran.compiled).toBe(2);
@@ -85,12 +90,26 @@ describe('a document sent again', () => {
     expect(await clients()).toBe(before);
 
     let n = 0;
-    const good = await thrice(operation('IssuePass'), { input: { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } }, () => `compiled-${++n}`);
+    const good = await thrice(
+      operation('IssuePass'),
+      { input: { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } },
+      () => `compiled-${++n}`,
+    );
     expect(good.ran.compiled).toBe(3); // the document the failures sent
-    expect(good.replies.map((r) => r.body.data?.issuePass.__typename)).toEqual(['IssuedPassPayload', 'IssuedPassPayload', 'IssuedPassPayload']);
+    expect(good.replies.map((r) => r.body.data?.issuePass.__typename)).toEqual([
+      'IssuedPassPayload',
+      'IssuedPassPayload',
+      'IssuedPassPayload',
+    ]);
     expect(await clients()).toBe(before + 3);
     // A retry of the compiled one replays it byte for byte.
-    const retry = await gql(app, reseller.key, operation('IssuePass'), { input: { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } }, { idempotencyKey: 'compiled-3' });
+    const retry = await gql(
+      app,
+      reseller.key,
+      operation('IssuePass'),
+      { input: { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' } },
+      { idempotencyKey: 'compiled-3' },
+    );
     expect(retry.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(retry.body).toEqual(good.replies[2].body);
     expect(await clients()).toBe(before + 3);
@@ -102,7 +121,8 @@ describe('a document with two operations', () => {
     const document = `query Names { passes(first: 5) { edges { node { name } } } }
       query Ids { passes(first: 5) { edges { node { id } } } }`;
     const before = await executions();
-    const send = async (operationName: string) => (await call(app, '/graphql', { key: reseller.key, body: { query: document, operationName } })).body;
+    const send = async (operationName: string) =>
+      (await call(app, '/graphql', { key: reseller.key, body: { query: document, operationName } })).body;
     const answers = [];
     for (const name of ['Names', 'Names', 'Names', 'Ids', 'Ids', 'Names']) answers.push(await send(name));
     const names = answers[0].data.passes.edges.map((e: { node: { name: string } }) => e.node.name).sort();
@@ -121,7 +141,9 @@ describe('a document with a string literal', () => {
   const injected = () => (globalThis as Record<string, unknown>).compiledLiteralRan;
 
   it('always runs on graphql-js, so the literal stays a value: a query and a mutation', async () => {
-    const query = await thrice(`{ node(id: "${marker}globalThis.compiledLiteralRan=1") { id } passes(first: 1) { edges { node { id } } } }`);
+    const query = await thrice(
+      `{ node(id: "${marker}globalThis.compiledLiteralRan=1") { id } passes(first: 1) { edges { node { id } } } }`,
+    );
     expect(injected()).toBeUndefined();
     expect(query.ran).toEqual({ compiled: 0, 'graphql-js': 3 });
     expect(query.replies[0].body.data.node).toBeNull();
@@ -138,8 +160,9 @@ describe('a document with a string literal', () => {
 
 describe('node ids', () => {
   it('every Node type answers its id without a promise, as relay would encode it (src/graphql/schema.ts synchronousNodeIds)', () => {
-    const nodeTypes = Object.values(graphqlSchema().getTypeMap())
-      .filter((t) => isObjectType(t) && t.getInterfaces().some((i) => i.name === 'Node'));
+    const nodeTypes = Object.values(graphqlSchema().getTypeMap()).filter(
+      (t) => isObjectType(t) && t.getInterfaces().some((i) => i.name === 'Node'),
+    );
     expect(nodeTypes.length).toBeGreaterThan(10);
     for (const type of nodeTypes) {
       if (!isObjectType(type)) continue;

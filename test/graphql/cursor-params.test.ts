@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { createClass, createClassCategory, createClassInstance, createCopayOption, createProvider, createSpaService } from '../support/catalog.ts';
+import {
+  createClass,
+  createClassCategory,
+  createClassInstance,
+  createCopayOption,
+  createProvider,
+  createSpaService,
+} from '../support/catalog.ts';
 import { createPassPackage, createReseller, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 
@@ -56,14 +63,22 @@ describe('GraphQL: a bad cursor names after/before', () => {
     ['Provider.services', `providers(first: 10) { edges { node { services(after: "bogus") ${EDGES} } } }`, 'after'],
     ['Provider.copayOptions', `providers(first: 10) { edges { node { copayOptions(before: "bogus") ${EDGES} } } }`, 'before'],
     ['Pass.providers', `passes(first: 5) { edges { node { providers(first: 1, after: "bogus") ${EDGES} } } }`, 'after'],
-    ['Pass.providers near, backward', `passes(first: 5) { edges { node { providers(${NEAR}, last: 1, before: "bogus") ${EDGES} } } }`, 'before'],
+    [
+      'Pass.providers near, backward',
+      `passes(first: 5) { edges { node { providers(${NEAR}, last: 1, before: "bogus") ${EDGES} } } }`,
+      'before',
+    ],
   ] as const;
   for (const [what, field, param] of perParent) {
     it(`${what}: ${param}`, async () => expectInvalidCursor(await gql(app, reseller.key, `{ ${field} }`), param));
   }
 
   it("Provider.classes: another provider's class is no cursor of this provider's list", async () => {
-    const res = await gql(app, reseller.key, `{ providers(first: 10) { edges { node { id classes(first: 1, after: "${gymClass}") ${EDGES} } } } }`);
+    const res = await gql(
+      app,
+      reseller.key,
+      `{ providers(first: 10) { edges { node { id classes(first: 1, after: "${gymClass}") ${EDGES} } } } }`,
+    );
     expectInvalidCursor(res, 'after');
     // Only the spa's connection failed: for the gym it is a real cursor (an empty page after its only class).
     expect(res.body.errors, res.text).toHaveLength(1);
@@ -72,23 +87,25 @@ describe('GraphQL: a bad cursor names after/before', () => {
 
 describe('REST: a bad cursor names starting_after/ending_before', () => {
   const near = 'lat=52.52&lon=13.405';
-  const lists = () => [
-    [`/passes?starting_after=bogus`, 'starting_after'],
-    [`/passes?ending_before=bogus`, 'ending_before'],
-    [`/providers?starting_after=bogus`, 'starting_after'],
-    [`/providers?${near}&ending_before=bogus`, 'ending_before'],
-    [`/classes?${near}&starting_after=bogus`, 'starting_after'],
-    [`/class_categories?ending_before=bogus`, 'ending_before'],
-    [`/passes/${passId}/providers?starting_after=bogus`, 'starting_after'],
-    [`/passes/${passId}/providers?${near}&ending_before=bogus`, 'ending_before'],
-    [`/providers/${gym}/gym-copay-options?ending_before=bogus`, 'ending_before'],
-    [`/spas/${spa}/services?starting_after=bogus`, 'starting_after'],
-  ] as const;
+  const lists = () =>
+    [
+      [`/passes?starting_after=bogus`, 'starting_after'],
+      [`/passes?ending_before=bogus`, 'ending_before'],
+      [`/providers?starting_after=bogus`, 'starting_after'],
+      [`/providers?${near}&ending_before=bogus`, 'ending_before'],
+      [`/classes?${near}&starting_after=bogus`, 'starting_after'],
+      [`/class_categories?ending_before=bogus`, 'ending_before'],
+      [`/passes/${passId}/providers?starting_after=bogus`, 'starting_after'],
+      [`/passes/${passId}/providers?${near}&ending_before=bogus`, 'ending_before'],
+      [`/providers/${gym}/gym-copay-options?ending_before=bogus`, 'ending_before'],
+      [`/spas/${spa}/services?starting_after=bogus`, 'starting_after'],
+    ] as const;
 
   it('every paginated list', async () => {
     for (const [path, param] of lists()) {
       const res = await v3(app, path, { key: reseller.key });
-      expect.soft({ status: res.status, code: res.body?.error?.code, param: res.body?.error?.param }, `${path} → ${res.text}`)
+      expect
+        .soft({ status: res.status, code: res.body?.error?.code, param: res.body?.error?.param }, `${path} → ${res.text}`)
         .toEqual({ status: 400, code: 'invalid_cursor', param });
     }
   });

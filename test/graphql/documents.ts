@@ -7,9 +7,9 @@ const documents = parse(readFileSync(new URL('./passes.graphql', import.meta.url
 export function operation(name: string): string {
   const op = documents.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
   if (!op) throw new Error(`passes.graphql has no operation named ${name}`);
-  const fragments = new Map(documents.definitions
-    .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-    .map((f) => [f.name.value, f]));
+  const fragments = new Map(
+    documents.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
   const needed: DefinitionNode[] = [op];
   const seen = new Set<string>();
   for (let i = 0; i < needed.length; i++) {

@@ -4,15 +4,27 @@ import { createPassPackage, createReseller, type TestReseller } from '../support
 import { gql } from '../support/http.ts';
 import { operation } from './documents.ts';
 import type {
-  ClientQuery, ClientQueryVariables, IssuePassMutation, IssuePassMutationVariables, IssuedPassQuery,
-  IssuedPassQueryVariables, NodeQuery, NodeQueryVariables, PassesQuery, PassesQueryVariables,
+  ClientQuery,
+  ClientQueryVariables,
+  IssuePassMutation,
+  IssuePassMutationVariables,
+  IssuedPassQuery,
+  IssuedPassQueryVariables,
+  NodeQuery,
+  NodeQueryVariables,
+  PassesQuery,
+  PassesQueryVariables,
 } from './generated.ts';
 
 // The operations of passes.graphql, sent as written and read through the types codegen made of them.
 
 const app = useApp();
 
-async function send<Result, Variables extends Record<string, unknown>>(reseller: TestReseller, name: string, variables: Variables): Promise<Result> {
+async function send<Result, Variables extends Record<string, unknown>>(
+  reseller: TestReseller,
+  name: string,
+  variables: Variables,
+): Promise<Result> {
   const res = await gql<Result>(app, reseller.key, operation(name), variables);
   expect(res.body.errors, `${name} answered top-level errors`).toBeUndefined();
   expect(res.status).toBe(200);
@@ -31,7 +43,9 @@ describe('IssuePass › then IssuedPass, Client and Node', () => {
   it('issues a pass › and every query finds the same pass and client', async () => {
     const reseller = await createReseller(app);
     const pass = await createPassPackage(app, reseller, { name: 'Gym and Spa' });
-    const ipass = issued(await issue(reseller, { passId: pass.id, firstName: 'Grace', lastName: 'Hopper', email: 'Grace@Example.com', externalId: 'crm-7' }));
+    const ipass = issued(
+      await issue(reseller, { passId: pass.id, firstName: 'Grace', lastName: 'Hopper', email: 'Grace@Example.com', externalId: 'crm-7' }),
+    );
 
     expect(ipass.id).toMatch(/^ipass_/);
     expect(ipass.passcode).toMatch(/^[A-Z0-9]{8}$/);
@@ -47,14 +61,27 @@ describe('IssuePass › then IssuedPass, Client and Node', () => {
     expect(byClient.issuedPass).toEqual(ipass);
 
     const client = await send<ClientQuery, ClientQueryVariables>(reseller, 'Client', { id: ipass.client.id });
-    expect(client.client).toMatchObject({ id: ipass.client.id, email: 'grace@example.com', externalId: 'crm-7', phone: null, creditBalance: 50 });
+    expect(client.client).toMatchObject({
+      id: ipass.client.id,
+      email: 'grace@example.com',
+      externalId: 'crm-7',
+      phone: null,
+      creditBalance: 50,
+    });
 
     const node = await send<NodeQuery, NodeQueryVariables>(reseller, 'Node', { id: ipass.id });
     expect(node.node).toEqual({ __typename: 'IssuedPass', id: ipass.id, passcode: ipass.passcode, status: 'ACTIVE' });
-    expect((await send<NodeQuery, NodeQueryVariables>(reseller, 'Node', { id: pass.id })).node)
-      .toEqual({ __typename: 'Pass', id: pass.id, name: 'Gym and Spa', paymentModel: 'PAYG' });
-    expect((await send<NodeQuery, NodeQueryVariables>(reseller, 'Node', { id: ipass.client.id })).node)
-      .toEqual({ __typename: 'Client', id: ipass.client.id, email: 'grace@example.com' });
+    expect((await send<NodeQuery, NodeQueryVariables>(reseller, 'Node', { id: pass.id })).node).toEqual({
+      __typename: 'Pass',
+      id: pass.id,
+      name: 'Gym and Spa',
+      paymentModel: 'PAYG',
+    });
+    expect((await send<NodeQuery, NodeQueryVariables>(reseller, 'Node', { id: ipass.client.id })).node).toEqual({
+      __typename: 'Client',
+      id: ipass.client.id,
+      email: 'grace@example.com',
+    });
   });
 
   it("another reseller's ids › read as null, never as the other reseller's data", async () => {
@@ -63,7 +90,9 @@ describe('IssuePass › then IssuedPass, Client and Node', () => {
     const pass = await createPassPackage(app, owner);
     const ipass = issued(await issue(owner, { passId: pass.id, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }));
 
-    expect((await send<IssuedPassQuery, IssuedPassQueryVariables>(other, 'IssuedPass', { clientId: ipass.client.id })).issuedPass).toBeNull();
+    expect(
+      (await send<IssuedPassQuery, IssuedPassQueryVariables>(other, 'IssuedPass', { clientId: ipass.client.id })).issuedPass,
+    ).toBeNull();
     expect((await send<ClientQuery, ClientQueryVariables>(other, 'Client', { id: ipass.client.id })).client).toBeNull();
     // node(id:) answers a plain null too: a foreign id reads exactly like a missing one.
     for (const id of [ipass.id, pass.id, ipass.client.id]) {
@@ -112,7 +141,11 @@ describe('Passes', () => {
     const first = await send<PassesQuery, PassesQueryVariables>(reseller, 'Passes', { first: 1 });
     expect(first.passes.edges.map((e) => e.node.id)).toEqual([newer.id]);
     expect(first.passes.edges[0].node).toMatchObject({
-      name: 'Newer', price: 29_900, currency: 'EUR', duration: 'ANNUALLY', paymentModel: 'PREPAID',
+      name: 'Newer',
+      price: 29_900,
+      currency: 'EUR',
+      duration: 'ANNUALLY',
+      paymentModel: 'PREPAID',
       categories: [
         { type: 'GYM', tiers: ['BRONZE', 'SILVER'], visitsAllowed: 8, creditAllocated: 0 },
         { type: 'SPA', tiers: ['SILVER'], visitsAllowed: null, creditAllocated: 50 },
@@ -128,7 +161,10 @@ describe('Passes', () => {
   it('a cursor that is no id of this list › a top-level invalid_cursor error, no data', async () => {
     const reseller = await createReseller(app);
     await createPassPackage(app, reseller);
-    const res = await gql<PassesQuery>(app, reseller.key, operation('Passes'), { first: 1, after: 'ipass_01J0000000000000000000000' } satisfies PassesQueryVariables);
+    const res = await gql<PassesQuery>(app, reseller.key, operation('Passes'), {
+      first: 1,
+      after: 'ipass_01J0000000000000000000000',
+    } satisfies PassesQueryVariables);
     expect(res.body.data).toBeNull();
     expect(res.body.errors?.map((e) => e.extensions?.code)).toEqual(['invalid_cursor']);
   });

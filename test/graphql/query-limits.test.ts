@@ -11,7 +11,8 @@ import { gql } from '../support/http.ts';
 
 const app = useApp();
 
-const PAGE_FIELDS = 'edges { node { id name description price currency duration paymentModel providerCount createdAt categories { type tiers visitsAllowed creditAllocated } } }';
+const PAGE_FIELDS =
+  'edges { node { id name description price currency duration paymentModel providerCount createdAt categories { type tiers visitsAllowed creditAllocated } } }';
 // Nested connections multiply: providers × classes × instances at n = 10 costs ~3,000; at n = 100
 // it would be millions of selections, refused before anything runs.
 const PAGE = `query Page($n: Int) {
@@ -89,15 +90,25 @@ describe('depth', () => {
     const calls = { me: 0 };
     const schema = createSchema({
       typeDefs: 'type Query { me: Person } type Person { name: String friend: Person }',
-      resolvers: { Query: { me: () => { calls.me += 1; return {}; } }, Person: { name: () => 'Ada', friend: () => ({}) } },
+      resolvers: {
+        Query: {
+          me: () => {
+            calls.me += 1;
+            return {};
+          },
+        },
+        Person: { name: () => 'Ada', friend: () => ({}) },
+      },
     });
     const yoga = createYoga({ schema, plugins: [queryCostLimits()], logging: false });
     const ask = async (depth: number) => {
       const query = `{ me { ${'friend { '.repeat(depth - 2)}name${' }'.repeat(depth - 2)} } }`;
       const res = await yoga.fetch('http://gateway/graphql', {
-        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query }),
       });
-      return { status: res.status, body: await res.json() as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] } };
+      return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] } };
     };
     return { calls, ask };
   }
@@ -115,7 +126,12 @@ describe('depth', () => {
     const res = await ask(queryLimits.depth + 1);
     expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
-    expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', limit: 'depth', max: queryLimits.depth, actual: queryLimits.depth + 1 });
+    expect(res.body.errors?.[0].extensions).toMatchObject({
+      code: 'validation_error',
+      limit: 'depth',
+      max: queryLimits.depth,
+      actual: queryLimits.depth + 1,
+    });
     expect(calls.me).toBe(0);
   });
 });

@@ -22,20 +22,30 @@ type Payload = { __typename: string; issuedPass?: { startDate: string; expiresAt
 /** setIssuedPassExpiry with `expiresAt` sent as a variable or written into the document. */
 function setExpiry(clientId: string, expiresAt: string, as: 'variable' | 'literal') {
   return as === 'variable'
-    ? gql<{ setIssuedPassExpiry: Payload }>(app, reseller.key,
-      `mutation($input: SetIssuedPassExpiryInput!) { setIssuedPassExpiry(input: $input) { ${RESULT} } }`,
-      { input: { clientId, expiresAt } })
-    : gql<{ setIssuedPassExpiry: Payload }>(app, reseller.key,
-      `mutation { setIssuedPassExpiry(input: { clientId: ${JSON.stringify(clientId)}, expiresAt: ${JSON.stringify(expiresAt)} }) { ${RESULT} } }`);
+    ? gql<{ setIssuedPassExpiry: Payload }>(
+        app,
+        reseller.key,
+        `mutation($input: SetIssuedPassExpiryInput!) { setIssuedPassExpiry(input: $input) { ${RESULT} } }`,
+        { input: { clientId, expiresAt } },
+      )
+    : gql<{ setIssuedPassExpiry: Payload }>(
+        app,
+        reseller.key,
+        `mutation { setIssuedPassExpiry(input: { clientId: ${JSON.stringify(clientId)}, expiresAt: ${JSON.stringify(expiresAt)} }) { ${RESULT} } }`,
+      );
 }
 
 function issue(startDate: string, as: 'variable' | 'literal') {
   const fields = { passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
   return as === 'variable'
-    ? gql<{ issuePass: Payload }>(app, reseller.key,
-      `mutation($input: IssuePassInput!) { issuePass(input: $input) { ${RESULT} } }`, { input: { ...fields, startDate } })
-    : gql<{ issuePass: Payload }>(app, reseller.key,
-      `mutation { issuePass(input: { passId: "${passId}", firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", startDate: ${JSON.stringify(startDate)} }) { ${RESULT} } }`);
+    ? gql<{ issuePass: Payload }>(app, reseller.key, `mutation($input: IssuePassInput!) { issuePass(input: $input) { ${RESULT} } }`, {
+        input: { ...fields, startDate },
+      })
+    : gql<{ issuePass: Payload }>(
+        app,
+        reseller.key,
+        `mutation { issuePass(input: { passId: "${passId}", firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", startDate: ${JSON.stringify(startDate)} }) { ${RESULT} } }`,
+      );
 }
 
 const issuedPassRow = async (clientId: string) => (await app.sql('select * from issued_pass where client_id = ?', [clientId]))[0];
@@ -84,7 +94,10 @@ describe('DateTime', () => {
       const { client_id: clientId } = await issuePass(app, reseller, passId);
       const res = await setExpiry(clientId, '2027-07-01T12:30:00+02:00', as);
       expect(res.body.data?.setIssuedPassExpiry, res.text).toMatchObject({ issuedPass: { expiresAt: '2027-07-01T10:30:00Z' } });
-      const [stored] = await app.sql<{ epoch: string }>('select extract(epoch from expires_at) as epoch from issued_pass where client_id = ?', [clientId]);
+      const [stored] = await app.sql<{ epoch: string }>(
+        'select extract(epoch from expires_at) as epoch from issued_pass where client_id = ?',
+        [clientId],
+      );
       expect(Number(stored.epoch) * 1000).toBe(Date.parse('2027-07-01T10:30:00Z'));
     }
   });
@@ -120,7 +133,10 @@ describe('Date', () => {
   it('accepts 29 February of a leap year', async () => {
     for (const as of ['variable', 'literal'] as const) {
       const res = await issue('2028-02-29', as);
-      expect(res.body.data?.issuePass, res.text).toMatchObject({ __typename: 'IssuedPassPayload', issuedPass: { startDate: '2028-02-29' } });
+      expect(res.body.data?.issuePass, res.text).toMatchObject({
+        __typename: 'IssuedPassPayload',
+        issuedPass: { startDate: '2028-02-29' },
+      });
     }
   });
 });

@@ -17,7 +17,9 @@ describe('GET /graphql from a browser', () => {
   });
 
   it('a shared link with ?query= prefilled › still the GraphiQL page, and the page needs no CDN', async () => {
-    const res = await call(app, `/graphql?query=${encodeURIComponent('{ passes { edges { node { id } } } }')}`, { headers: { Accept: 'text/html' } });
+    const res = await call(app, `/graphql?query=${encodeURIComponent('{ passes { edges { node { id } } } }')}`, {
+      headers: { Accept: 'text/html' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).not.toMatch(/<script[^>]+src=["']?https?:/);
@@ -25,7 +27,9 @@ describe('GET /graphql from a browser', () => {
   });
 
   it('a GET query is still an API call › 401 without a key', async () => {
-    const res = await call(app, `/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { Accept: 'application/graphql-response+json' } });
+    const res = await call(app, `/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { Accept: 'application/graphql-response+json' },
+    });
     expect(res.status).toBe(401);
     expect(res.body.errors[0].extensions.code).toBe('invalid_api_key');
   });
@@ -37,7 +41,11 @@ describe('authentication', () => {
     expect(res.status).toBe(401);
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error', request_id: res.headers.get('request-id') });
+    expect(res.body.errors?.[0].extensions).toMatchObject({
+      code: 'invalid_api_key',
+      type: 'authentication_error',
+      request_id: res.headers.get('request-id'),
+    });
   });
 
   it('an unknown key › 401 invalid_api_key; a disabled reseller › 403 account_disabled', async () => {
@@ -53,7 +61,9 @@ describe('authentication', () => {
   it('a mutation without a key › 401 and nothing written', async () => {
     const reseller = await createReseller(app);
     const pass = await createPassPackage(app, reseller);
-    const res = await gql(app, undefined, operation('IssuePass'), { input: { passId: pass.id, firstName: 'A', lastName: 'B', email: 'a@example.com' } });
+    const res = await gql(app, undefined, operation('IssuePass'), {
+      input: { passId: pass.id, firstName: 'A', lastName: 'B', email: 'a@example.com' },
+    });
     expect(res.status).toBe(401);
     expect(await app.sql('select id from client where reseller_id = ?', [reseller.id])).toEqual([]);
   });
@@ -62,11 +72,17 @@ describe('authentication', () => {
 describe('introspection', () => {
   it("with a key › answers GraphiQL's full introspection query", async () => {
     const reseller = await createReseller(app);
-    const res = await gql<{ __schema: { queryType: { name: string }; types: { name: string }[] } }>(app, reseller.key, getIntrospectionQuery());
+    const res = await gql<{ __schema: { queryType: { name: string }; types: { name: string }[] } }>(
+      app,
+      reseller.key,
+      getIntrospectionQuery(),
+    );
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.__schema.queryType.name).toBe('Query');
-    expect(res.body.data?.__schema.types.map((t) => t.name)).toEqual(expect.arrayContaining(['Pass', 'IssuedPass', 'Client', 'IssuePassResult']));
+    expect(res.body.data?.__schema.types.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['Pass', 'IssuedPass', 'Client', 'IssuePassResult']),
+    );
   });
 
   it('without a key › 401', async () => {

@@ -6,9 +6,7 @@ import { anotherClient, createBookingWorld, type BookingWorld } from '../support
 import { dbState } from '../support/db-state.ts';
 import { issuePass } from '../support/factories.ts';
 import { call, gql, V3 } from '../support/http.ts';
-import {
-  createHostedSession, getPage, h1, hostedSessionCount, openSession, secretOf, sha256,
-} from '../support/hosted-sessions.ts';
+import { createHostedSession, getPage, h1, hostedSessionCount, openSession, secretOf, sha256 } from '../support/hosted-sessions.ts';
 
 // POST /hosted_sessions and createHostedSession (docs/partner-guide.md "Hosted sessions"): the session and its URL
 // for one client of the reseller with an ACTIVE pass, every field checked (a 400 naming it, nothing
@@ -19,7 +17,9 @@ const NOW = new Date('2026-03-02T08:00:00Z');
 const app = useApp({}, { now: NOW });
 const publicApp = useApp({ PUBLIC_BASE_URL: 'https://pay.example.com' }, { now: NOW });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const RETURN = 'https://shop.example.com/back?order=42';
 const valid = () => ({ client_id: w.client.id, mode: 'booking', return_url: RETURN });
@@ -28,8 +28,11 @@ const SECRET_URL = /^hss_[0-9A-Za-z]{40}$/;
 /** Every row of every table of the app's database, as text. */
 async function everyRow(): Promise<string> {
   const tables = await app.sql<{ tablename: string }>("select tablename from pg_tables where schemaname = 'public'");
-  const texts = await Promise.all(tables.map(async ({ tablename }) =>
-    (await app.sql<{ row: string }>(`select t::text as row from "${tablename}" t`)).map((r) => r.row).join('\n')));
+  const texts = await Promise.all(
+    tables.map(async ({ tablename }) =>
+      (await app.sql<{ row: string }>(`select t::text as row from "${tablename}" t`)).map((r) => r.row).join('\n'),
+    ),
+  );
   return texts.join('\n');
 }
 
@@ -39,13 +42,36 @@ describe('POST /hosted_sessions › created', () => {
     const res = await createHostedSession(app, w, valid());
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual([
-      'access_code_id', 'allow_copay', 'booking_id', 'client_id', 'completed_at', 'created', 'expires_at', 'id', 'max_copay_amount',
-      'mode', 'object', 'return_url', 'status', 'url',
+      'access_code_id',
+      'allow_copay',
+      'booking_id',
+      'client_id',
+      'completed_at',
+      'created',
+      'expires_at',
+      'id',
+      'max_copay_amount',
+      'mode',
+      'object',
+      'return_url',
+      'status',
+      'url',
     ]);
     expect(res.body).toEqual({
-      object: 'hosted_session', id: expect.stringMatching(/^hs_[0-9A-Z]{26}$/), client_id: w.client.id, mode: 'booking', status: 'OPEN',
-      url: expect.any(String), return_url: RETURN, allow_copay: false, max_copay_amount: null,
-      expires_at: unix('2026-03-03T08:00:00Z'), completed_at: null, booking_id: null, access_code_id: null, created: unix('2026-03-02T08:00:00Z'),
+      object: 'hosted_session',
+      id: expect.stringMatching(/^hs_[0-9A-Z]{26}$/),
+      client_id: w.client.id,
+      mode: 'booking',
+      status: 'OPEN',
+      url: expect.any(String),
+      return_url: RETURN,
+      allow_copay: false,
+      max_copay_amount: null,
+      expires_at: unix('2026-03-03T08:00:00Z'),
+      completed_at: null,
+      booking_id: null,
+      access_code_id: null,
+      created: unix('2026-03-02T08:00:00Z'),
     });
     // Without PUBLIC_BASE_URL the URL is on the Host the request was sent to.
     expect(res.body.url.startsWith(`${app.baseUrl}/hosted/`), res.body.url).toBe(true);
@@ -56,10 +82,20 @@ describe('POST /hosted_sessions › created', () => {
   });
 
   it('takes every option: allow_copay with max_copay_amount, expires_in from 300 to 86400 seconds', async () => {
-    const res = await createHostedSession(app, w, { ...valid(), mode: 'access_code', allow_copay: true, max_copay_amount: 3000, expires_in: 300 });
+    const res = await createHostedSession(app, w, {
+      ...valid(),
+      mode: 'access_code',
+      allow_copay: true,
+      max_copay_amount: 3000,
+      expires_in: 300,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      mode: 'access_code', allow_copay: true, max_copay_amount: 3000, expires_at: unix('2026-03-02T08:05:00Z'), status: 'OPEN',
+      mode: 'access_code',
+      allow_copay: true,
+      max_copay_amount: 3000,
+      expires_at: unix('2026-03-02T08:05:00Z'),
+      status: 'OPEN',
     });
     const longest = await createHostedSession(app, w, { ...valid(), allow_copay: true, max_copay_amount: 0, expires_in: 86400 });
     expect(longest.status, longest.text).toBe(201);
@@ -105,7 +141,8 @@ describe('POST /hosted_sessions › the secret at rest', () => {
 
     // The idempotency record keeps the answer sealed (docs/operator-guide.md "Secrets at rest"): not the secret.
     const columns = await app.sql<{ column_name: string }>(
-      "select column_name from information_schema.columns where table_name = 'idempotency_record' order by ordinal_position");
+      "select column_name from information_schema.columns where table_name = 'idempotency_record' order by ordinal_position",
+    );
     expect(columns.map((c) => c.column_name)).toEqual(expect.arrayContaining(['key', 'response_body']));
     const records = await app.sql<{ r: string }>('select row_to_json(i)::text as r from idempotency_record i');
     expect(records.length).toBeGreaterThan(0);
@@ -146,7 +183,11 @@ describe('POST /hosted_sessions › Idempotency-Key', () => {
 
 describe('POST /hosted_sessions › validation', () => {
   const base = () => valid() as Record<string, unknown>;
-  const without = (field: string) => { const b = base(); delete b[field]; return b; };
+  const without = (field: string) => {
+    const b = base();
+    delete b[field];
+    return b;
+  };
   const cases: [string, () => unknown, string][] = [
     ['no client_id', () => without('client_id'), 'client_id'],
     ['client_id not a string', () => ({ ...base(), client_id: 42 }), 'client_id'],
@@ -160,7 +201,11 @@ describe('POST /hosted_sessions › validation', () => {
     ['an ftp return_url', () => ({ ...base(), return_url: 'ftp://shop.example.com/back' }), 'return_url'],
     ['a javascript: return_url', () => ({ ...base(), return_url: 'javascript:alert(1)' }), 'return_url'],
     ['a data: return_url', () => ({ ...base(), return_url: 'data:text/html,hi' }), 'return_url'],
-    ['a return_url of 2001 characters', () => ({ ...base(), return_url: `https://shop.example.com/${'a'.repeat(2001 - 25)}` }), 'return_url'],
+    [
+      'a return_url of 2001 characters',
+      () => ({ ...base(), return_url: `https://shop.example.com/${'a'.repeat(2001 - 25)}` }),
+      'return_url',
+    ],
     ['return_url not a string', () => ({ ...base(), return_url: 7 }), 'return_url'],
     ['allow_copay not a boolean', () => ({ ...base(), allow_copay: 'yes' }), 'allow_copay'],
     ['max_copay_amount without allow_copay', () => ({ ...base(), max_copay_amount: 1000 }), 'max_copay_amount'],
@@ -200,7 +245,12 @@ describe('POST /hosted_sessions › who', () => {
     const other = await createBookingWorld(app);
     const before = await dbState(app);
     const count = await hostedSessionCount(app);
-    expectError(await createHostedSession(app, w, { ...valid(), client_id: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' }), 404, 'resource_not_found', 'client_id');
+    expectError(
+      await createHostedSession(app, w, { ...valid(), client_id: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      404,
+      'resource_not_found',
+      'client_id',
+    );
     expectError(await createHostedSession(app, w, { ...valid(), client_id: other.client.id }), 404, 'resource_not_found', 'client_id');
     await expectUnchanged(app, before);
     expect(await hostedSessionCount(app)).toBe(count);
@@ -214,7 +264,11 @@ describe('POST /hosted_sessions › who', () => {
     const before = await dbState(app);
     const count = await hostedSessionCount(app);
     expectError(await createHostedSession(app, w, { ...valid(), client_id: expired.id }), 409, 'pass_not_active');
-    expectError(await createHostedSession(app, w, { ...valid(), client_id: cancelled.client_id, mode: 'access_code' }), 409, 'pass_not_active');
+    expectError(
+      await createHostedSession(app, w, { ...valid(), client_id: cancelled.client_id, mode: 'access_code' }),
+      409,
+      'pass_not_active',
+    );
     await expectUnchanged(app, before);
     expect(await hostedSessionCount(app)).toBe(count);
   });
@@ -222,7 +276,11 @@ describe('POST /hosted_sessions › who', () => {
   it('no API key › 401 invalid_api_key; a provider key › 403 permission_denied; nothing written', async () => {
     const count = await hostedSessionCount(app);
     expectError(await call(app, `${V3}/hosted_sessions`, { body: valid() }), 401, 'invalid_api_key');
-    expectError(await call(app, `${V3}/hosted_sessions`, { key: await providerKey(app, w.gym.id), body: valid() }), 403, 'permission_denied');
+    expectError(
+      await call(app, `${V3}/hosted_sessions`, { key: await providerKey(app, w.gym.id), body: valid() }),
+      403,
+      'permission_denied',
+    );
     expect(await hostedSessionCount(app)).toBe(count);
   });
 });
@@ -259,21 +317,41 @@ describe('createHostedSession (GraphQL)', () => {
 
   it('creates the session: HostedSessionCreation with its URL and the session', async () => {
     const count = await hostedSessionCount(app);
-    const { payload } = await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN, allowCopay: true, maxCopayAmount: 2500, expiresIn: 600 });
+    const { payload } = await create({
+      clientId: w.client.id,
+      mode: 'BOOKING',
+      returnUrl: RETURN,
+      allowCopay: true,
+      maxCopayAmount: 2500,
+      expiresIn: 600,
+    });
     expect(payload).toEqual({
-      __typename: 'HostedSessionCreation', url: expect.stringMatching(/\/hosted\/hss_[0-9A-Za-z]{40}$/),
-      hostedSession: { id: expect.stringMatching(/^hs_/), status: 'OPEN', mode: 'BOOKING', client: { id: w.client.id }, returnUrl: RETURN, expiresAt: '2026-03-02T08:10:00Z' },
+      __typename: 'HostedSessionCreation',
+      url: expect.stringMatching(/\/hosted\/hss_[0-9A-Za-z]{40}$/),
+      hostedSession: {
+        id: expect.stringMatching(/^hs_/),
+        status: 'OPEN',
+        mode: 'BOOKING',
+        client: { id: w.client.id },
+        returnUrl: RETURN,
+        expiresAt: '2026-03-02T08:10:00Z',
+      },
     });
     expect(payload.url.startsWith(`${app.baseUrl}/hosted/`)).toBe(true);
     expect(await hostedSessionCount(app)).toBe(count + 1);
     const [row] = await app.sql<{ secret_hash: string; allow_copay: boolean; max_copay_amount: number }>(
-      'select secret_hash, allow_copay, max_copay_amount from hosted_session where id = ?', [payload.hostedSession.id]);
+      'select secret_hash, allow_copay, max_copay_amount from hosted_session where id = ?',
+      [payload.hostedSession.id],
+    );
     expect(row).toEqual({ secret_hash: sha256(secretOf(payload.url)), allow_copay: true, max_copay_amount: 2500 });
     const page = await getPage(app, payload.url);
     expect(h1(page)).toBe('Book with your pass');
 
     const code = await create({ clientId: w.client.id, mode: 'ACCESS_CODE', returnUrl: RETURN });
-    expect(code.payload).toMatchObject({ __typename: 'HostedSessionCreation', hostedSession: { mode: 'ACCESS_CODE', expiresAt: '2026-03-03T08:00:00Z' } });
+    expect(code.payload).toMatchObject({
+      __typename: 'HostedSessionCreation',
+      hostedSession: { mode: 'ACCESS_CODE', expiresAt: '2026-03-03T08:00:00Z' },
+    });
   });
 
   it('the same Idempotency-Key answers the same URL once more; one session', async () => {
@@ -291,16 +369,30 @@ describe('createHostedSession (GraphQL)', () => {
     await app.sql('update issued_pass set expires_at = ? where id = ?', [new Date('2026-03-01T00:00:00Z'), expired.issuedPassId]);
     const before = await dbState(app);
     const count = await hostedSessionCount(app);
-    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: 'ftp://x.example.com' })).payload)
-      .toMatchObject({ __typename: 'InputError', code: 'validation_error', param: 'returnUrl' });
-    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN, maxCopayAmount: 100 })).payload)
-      .toMatchObject({ __typename: 'InputError', code: 'validation_error', param: 'maxCopayAmount' });
-    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN, expiresIn: 60 })).payload)
-      .toMatchObject({ __typename: 'InputError', code: 'validation_error', param: 'expiresIn' });
-    expect((await create({ clientId: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ', mode: 'BOOKING', returnUrl: RETURN })).payload)
-      .toMatchObject({ __typename: 'NotFoundError', code: 'resource_not_found', param: 'clientId' });
-    expect((await create({ clientId: expired.id, mode: 'BOOKING', returnUrl: RETURN })).payload)
-      .toMatchObject({ __typename: 'ConflictError', code: 'pass_not_active' });
+    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: 'ftp://x.example.com' })).payload).toMatchObject({
+      __typename: 'InputError',
+      code: 'validation_error',
+      param: 'returnUrl',
+    });
+    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN, maxCopayAmount: 100 })).payload).toMatchObject({
+      __typename: 'InputError',
+      code: 'validation_error',
+      param: 'maxCopayAmount',
+    });
+    expect((await create({ clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN, expiresIn: 60 })).payload).toMatchObject({
+      __typename: 'InputError',
+      code: 'validation_error',
+      param: 'expiresIn',
+    });
+    expect((await create({ clientId: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ', mode: 'BOOKING', returnUrl: RETURN })).payload).toMatchObject({
+      __typename: 'NotFoundError',
+      code: 'resource_not_found',
+      param: 'clientId',
+    });
+    expect((await create({ clientId: expired.id, mode: 'BOOKING', returnUrl: RETURN })).payload).toMatchObject({
+      __typename: 'ConflictError',
+      code: 'pass_not_active',
+    });
     await expectUnchanged(app, before);
     expect(await hostedSessionCount(app)).toBe(count);
   });
@@ -311,7 +403,11 @@ describe('createHostedSession (GraphQL)', () => {
     expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', type: 'invalid_request_error' });
-    expectGraphQLRefusal(await gql(app, undefined, CREATE, { input: { clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN } }), 401, 'invalid_api_key');
+    expectGraphQLRefusal(
+      await gql(app, undefined, CREATE, { input: { clientId: w.client.id, mode: 'BOOKING', returnUrl: RETURN } }),
+      401,
+      'invalid_api_key',
+    );
     expect(await hostedSessionCount(app)).toBe(count);
   });
 });

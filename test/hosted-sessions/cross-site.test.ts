@@ -3,7 +3,17 @@ import { useApp } from '../support/app.ts';
 import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { expectUnchanged } from '../support/assertions.ts';
 import { dbState } from '../support/db-state.ts';
-import { fieldOf, forms, getPage, h1, openSession, parseHtml, sectionTitled, sessionRow, type OpenedSession } from '../support/hosted-sessions.ts';
+import {
+  fieldOf,
+  forms,
+  getPage,
+  h1,
+  openSession,
+  parseHtml,
+  sectionTitled,
+  sessionRow,
+  type OpenedSession,
+} from '../support/hosted-sessions.ts';
 
 // docs/partner-guide.md "Hosted sessions": the page's forms take posts from the page only. Another Origin, a
 // Sec-Fetch-Site other than same-origin (or none), or a form token that is not one of this
@@ -12,7 +22,9 @@ import { fieldOf, forms, getPage, h1, openSession, parseHtml, sectionTitled, ses
 const NOW = new Date('2026-03-02T08:00:00Z');
 const app = useApp({}, { now: NOW });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 const RETURN = 'https://shop.example.com/back';
 let clients = 0;
 
@@ -28,7 +40,8 @@ async function pageForm(): Promise<{ session: OpenedSession; fields: [string, st
 
 async function post(session: OpenedSession, fields: [string, string][], headers: Record<string, string>) {
   const res = await fetch(`${app.baseUrl}/hosted/${session.secret}/class`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
@@ -36,22 +49,36 @@ async function post(session: OpenedSession, fields: [string, string][], headers:
   return { status: res.status, location: res.headers.get('location'), doc: parseHtml(text) };
 }
 
-const withToken = (fields: [string, string][], token: string | undefined) =>
-  [...fields.filter(([n]) => n !== 'form_token'), ...(token === undefined ? [] : [['form_token', token] as [string, string]])];
+const withToken = (fields: [string, string][], token: string | undefined) => [
+  ...fields.filter(([n]) => n !== 'form_token'),
+  ...(token === undefined ? [] : [['form_token', token] as [string, string]]),
+];
 
 describe('a post that is not the page’s own', () => {
-  const refusals: [string, (f: Awaited<ReturnType<typeof pageForm>>, other: string) => { fields?: [string, string][]; headers: Record<string, string> }][] = [
-    ['Origin https://evil.example and Sec-Fetch-Site cross-site', () => ({ headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' } })],
+  const refusals: [
+    string,
+    (f: Awaited<ReturnType<typeof pageForm>>, other: string) => { fields?: [string, string][]; headers: Record<string, string> },
+  ][] = [
+    [
+      'Origin https://evil.example and Sec-Fetch-Site cross-site',
+      () => ({ headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' } }),
+    ],
     ['Origin https://evil.example, with the page’s token', () => ({ headers: { Origin: 'https://evil.example' } })],
     ['Origin null and Sec-Fetch-Site cross-site', () => ({ headers: { Origin: 'null', 'Sec-Fetch-Site': 'cross-site' } })],
     ['Sec-Fetch-Site same-site (a sibling subdomain is not the page)', () => ({ headers: { 'Sec-Fetch-Site': 'same-site' } })],
     ['no form token', (f) => ({ fields: withToken(f.fields, undefined), headers: { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' } })],
-    ['another session’s token', (f, other) => ({ fields: withToken(f.fields, other), headers: { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' } })],
+    [
+      'another session’s token',
+      (f, other) => ({ fields: withToken(f.fields, other), headers: { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' } }),
+    ],
     ['a forged token', (f) => ({ fields: withToken(f.fields, `${Math.floor(NOW.getTime() / 1000)}.${'A'.repeat(43)}`), headers: {} })],
-    ['a token of the page with its time changed', (f) => {
-      const [issued, mac] = f.token.split('.');
-      return { fields: withToken(f.fields, `${Number(issued) + 3600}.${mac}`), headers: {} };
-    }],
+    [
+      'a token of the page with its time changed',
+      (f) => {
+        const [issued, mac] = f.token.split('.');
+        return { fields: withToken(f.fields, `${Number(issued) + 3600}.${mac}`), headers: {} };
+      },
+    ],
   ];
   for (const [what, make] of refusals) {
     it(`${what} › a 403 page; nothing booked, the session stays OPEN`, async () => {

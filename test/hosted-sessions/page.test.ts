@@ -8,9 +8,35 @@ import { useApp, type TestApp } from '../support/app.ts';
 import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { businessLedger } from '../support/factories.ts';
 import {
-  accessibleName, actionPath, alerts, bookingsOf, buttonNamed, controlLabelled, eventsOf, expectNoExternalAssets, expectPageHeaders,
-  fieldOf, find, forms, formWithButton, getPage, h1, linkNamed, openSession, postForm, postFromPage, redirectOf, sectionTitled, sessionRow, sha256, submit,
-  textOf, withField, type Form, type OpenedSession, type Page,
+  accessibleName,
+  actionPath,
+  alerts,
+  bookingsOf,
+  buttonNamed,
+  controlLabelled,
+  eventsOf,
+  expectNoExternalAssets,
+  expectPageHeaders,
+  fieldOf,
+  find,
+  forms,
+  formWithButton,
+  getPage,
+  h1,
+  linkNamed,
+  openSession,
+  postForm,
+  postFromPage,
+  redirectOf,
+  sectionTitled,
+  sessionRow,
+  sha256,
+  submit,
+  textOf,
+  withField,
+  type Form,
+  type OpenedSession,
+  type Page,
 } from '../support/hosted-sessions.ts';
 import { capturingLogger, useAppWithLog } from '../support/lookups.ts';
 
@@ -24,7 +50,9 @@ import { capturingLogger, useAppWithLog } from '../support/lookups.ts';
 const NOW = new Date('2026-03-02T08:00:00Z');
 const app = useApp({}, { now: NOW });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const RETURN = 'https://shop.example.com/back?order=42';
 let clients = 0;
@@ -60,7 +88,8 @@ function expectReturn(location: URL, params: Record<string, string | RegExp>): v
 }
 
 const row = (id: string) => sessionRow(app, id);
-const bookingRows = async (clientId: string) => (await app.sql<{ id: string }>('select id from booking where client_id = ? order by id', [clientId])).map((r) => r.id);
+const bookingRows = async (clientId: string) =>
+  (await app.sql<{ id: string }>('select id from booking where client_id = ? order by id', [clientId])).map((r) => r.id);
 const accessCodeRows = async (clientId: string) =>
   app.sql<{ id: string; code_hash: string }>('select id, code_hash from access_code where client_id = ? order by id', [clientId]);
 const is4xx = (status: number) => status >= 400 && status < 500;
@@ -100,12 +129,21 @@ describe('GET /hosted/<secret> › booking mode', () => {
     const bookingId = location.searchParams.get('booking_id')!;
 
     const bookings = await bookingsOf(app, w, client.id);
-    expect(bookings).toEqual([expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id, client_id: client.id })]);
+    expect(bookings).toEqual([
+      expect.objectContaining({ id: bookingId, type: 'class', class_instance_id: instance.id, client_id: client.id }),
+    ]);
     expect(await row(session.id)).toMatchObject({ status: 'COMPLETED', booking_id: bookingId, access_code_id: null, completed_at: NOW });
 
     const events = (await eventsOf(app, w, 'hosted_session.completed')).filter((e) => e.data.object.id === session.id);
     expect(events).toHaveLength(1);
-    expect(events[0].data.object).toMatchObject({ object: 'hosted_session', id: session.id, client_id: client.id, status: 'COMPLETED', booking_id: bookingId, mode: 'booking' });
+    expect(events[0].data.object).toMatchObject({
+      object: 'hosted_session',
+      id: session.id,
+      client_id: client.id,
+      status: 'COMPLETED',
+      booking_id: bookingId,
+      mode: 'booking',
+    });
     expect(events[0].data.object).not.toHaveProperty('url');
     expect(JSON.stringify(events)).not.toContain(session.secret.slice(4));
 
@@ -217,7 +255,8 @@ describe('booking mode › spa appointments', () => {
     return times;
   }
   const bookButtons = (page: Page, service: string) =>
-    forms(page.doc).flatMap((form) => form.buttons.map((button) => ({ form, button, name: accessibleName(button) })))
+    forms(page.doc)
+      .flatMap((form) => form.buttons.map((button) => ({ form, button, name: accessibleName(button) })))
       .filter((b) => new RegExp(`^Book ${service} at \\d{2}:\\d{2}\\b`).test(b.name))
       .map((b) => ({ ...b, time: /at (\d{2}:\d{2})/.exec(b.name)![1] }));
 
@@ -253,7 +292,14 @@ describe('booking mode › spa appointments', () => {
     expectReturn(location, { hosted_session_id: session.id, status: 'completed' });
     const bookingId = location.searchParams.get('booking_id');
     expect(await bookingsOf(app, w, client.id)).toEqual([
-      expect.objectContaining({ id: bookingId, type: 'spa', date: '2026-03-04', time: '10:00', provider_id: w.spa.id, service_ids: [w.spa.massage] }),
+      expect.objectContaining({
+        id: bookingId,
+        type: 'spa',
+        date: '2026-03-04',
+        time: '10:00',
+        provider_id: w.spa.id,
+        service_ids: [w.spa.massage],
+      }),
     ]);
     expect(await row(session.id)).toMatchObject({ status: 'COMPLETED', booking_id: bookingId });
 
@@ -271,10 +317,18 @@ describe('booking mode › the spa form’s fields', () => {
   it('service_id, date and time are all a spa POST needs (the service names its spa)', async () => {
     const client = await newClient();
     const session = await openSession(app, w, { client_id: client.id, return_url: RETURN });
-    const location = redirectOf(await postFromPage(app, session.secret, 'spa', { service_id: w.spa.sauna, date: '2026-03-06', time: '10:00' }));
+    const location = redirectOf(
+      await postFromPage(app, session.secret, 'spa', { service_id: w.spa.sauna, date: '2026-03-06', time: '10:00' }),
+    );
     expectReturn(location, { hosted_session_id: session.id, status: 'completed' });
     expect(await bookingsOf(app, w, client.id)).toEqual([
-      expect.objectContaining({ id: location.searchParams.get('booking_id'), type: 'spa', provider_id: w.spa.id, date: '2026-03-06', time: '10:00' }),
+      expect.objectContaining({
+        id: location.searchParams.get('booking_id'),
+        type: 'spa',
+        provider_id: w.spa.id,
+        date: '2026-03-06',
+        time: '10:00',
+      }),
     ]);
   });
 });
@@ -326,7 +380,11 @@ describe('booking mode › two submits at once (a double click)', () => {
     expect(spots.spots_taken).toBe(1);
     for (const answer of answers) {
       if (answer.status === 303) {
-        expectReturn(new URL(answer.headers.get('location')!), { hosted_session_id: session.id, status: 'completed', booking_id: bookings[0] });
+        expectReturn(new URL(answer.headers.get('location')!), {
+          hosted_session_id: session.id,
+          status: 'completed',
+          booking_id: bookings[0],
+        });
       } else {
         expect(answer.status, answer.text.slice(0, 300)).toBe(410);
         expect(h1(answer)).toBe('This link was already used');
@@ -344,7 +402,10 @@ describe('the secret acts for its one session and client', () => {
     const sessionA = await openSession(app, w, { client_id: a.id, return_url: RETURN });
     const sessionB = await openSession(app, w, { client_id: b.id, return_url: RETURN });
     const res = await postFromPage(app, sessionA.secret, 'class', [
-      ['class_instance_id', instance.id], ['client_id', b.id], ['hosted_session_id', sessionB.id], ['user_pass_id', b.issuedPassId],
+      ['class_instance_id', instance.id],
+      ['client_id', b.id],
+      ['hosted_session_id', sessionB.id],
+      ['user_pass_id', b.issuedPassId],
     ]);
     expect(await bookingRows(b.id)).toEqual([]);
     expect((await row(sessionB.id)).status).toBe('OPEN');
@@ -367,7 +428,10 @@ describe('the secret acts for its one session and client', () => {
     const a = await newClient();
     const b = await newClient();
     const sessionA = await openSession(app, w, { client_id: a.id, mode: 'access_code', return_url: RETURN });
-    const res = await postFromPage(app, sessionA.secret, 'access-code', [['client_id', b.id], ['provider_id', w.gym.id]]);
+    const res = await postFromPage(app, sessionA.secret, 'access-code', [
+      ['client_id', b.id],
+      ['provider_id', w.gym.id],
+    ]);
     expect(await accessCodeRows(b.id)).toEqual([]);
     if (res.status === 200) expect((await accessCodeRows(a.id)).length).toBe(1);
     else expect(is4xx(res.status), String(res.status)).toBe(true);
@@ -403,8 +467,13 @@ describe('GET /hosted/<secret> › links that do not work', () => {
     const session = await openSession(app, w, { client_id: w.client.id });
     const flipped = session.secret.slice(0, -1) + (session.secret.endsWith('A') ? 'B' : 'A');
     for (const path of [
-      `/hosted/hss_${'A'.repeat(40)}`, `/hosted/${flipped}`, `/hosted/${session.secret}x`, `/hosted/${session.secret.slice(0, -1)}`,
-      `/hosted/${session.secret.slice(4)}`, '/hosted/garbage', `/hosted/${session.secret.toLowerCase()}`,
+      `/hosted/hss_${'A'.repeat(40)}`,
+      `/hosted/${flipped}`,
+      `/hosted/${session.secret}x`,
+      `/hosted/${session.secret.slice(0, -1)}`,
+      `/hosted/${session.secret.slice(4)}`,
+      '/hosted/garbage',
+      `/hosted/${session.secret.toLowerCase()}`,
     ]) {
       const page = await getPage(app, path);
       expect(page.status, path).toBe(404);
@@ -466,7 +535,11 @@ describe('GET /hosted/<secret> › access-code mode', () => {
     const payload = scanQr(img.attrs.src);
     expect(payload.length).toBeGreaterThan(0);
     const key = (await provider(app, '/access-codes/verification-key', { key: await providerKey(app, w.gym.id) })).body;
-    expect((await readmeVerifier())(payload, key, w.gym.id, app.clock.now().getTime())).toMatchObject({ id: codes[0].id, code: shown[0], client_id: client.id });
+    expect((await readmeVerifier())(payload, key, w.gym.id, app.clock.now().getTime())).toMatchObject({
+      id: codes[0].id,
+      code: shown[0],
+      client_id: client.id,
+    });
 
     const link = linkNamed(result.doc, 'Continue');
     expect(link, 'a "Continue" link').toBeDefined();
@@ -513,7 +586,9 @@ describe('expiry sweep', () => {
     expect((await row(done.id)).status).toBe('COMPLETED');
     const expiredEvents = async () => (await eventsOf(app, w, 'hosted_session.expired')).map((e) => e.data.object);
     const mine = (await expiredEvents()).filter((o) => [old.id, young.id, done.id].includes(o.id));
-    expect(mine).toEqual([expect.objectContaining({ object: 'hosted_session', id: old.id, status: 'EXPIRED', completed_at: null, booking_id: null })]);
+    expect(mine).toEqual([
+      expect.objectContaining({ object: 'hosted_session', id: old.id, status: 'EXPIRED', completed_at: null, booking_id: null }),
+    ]);
     expect(JSON.stringify(mine)).not.toContain(old.secret.slice(4));
 
     expect(await expireHostedSessions(app.orm.em, deps)).toBe(0);
@@ -541,7 +616,10 @@ const loggedApp = useAppWithLog(logged, { now: NOW });
 /** A GET whose path is sent as written (fetch would resolve its dot segments first). */
 function rawGet(app: TestApp, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${app.baseUrl}/`, { path, method: 'GET' }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+    const req = http.request(`${app.baseUrl}/`, { path, method: 'GET' }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -555,9 +633,18 @@ describe('the log', () => {
     const everyChar = [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
     logged.lines.length = 0;
     const spellings = [
-      `/hosted/${s}`, `/./hosted/${s}`, `/x/../hosted/${s}`, `/%68osted/${s}`, `//hosted/${s}`, `/hosted%2F${s}`,
-      `/hosted/${everyChar}`, `/%2568osted/${s.replace('hss_', 'hss%255F')}`, `/hosted/./${s}/class`, `/elsewhere?next=${s}`,
-      `/hosted/${s.slice(4)}`, `/graphql?token=${encodeURIComponent(s)}`,
+      `/hosted/${s}`,
+      `/./hosted/${s}`,
+      `/x/../hosted/${s}`,
+      `/%68osted/${s}`,
+      `//hosted/${s}`,
+      `/hosted%2F${s}`,
+      `/hosted/${everyChar}`,
+      `/%2568osted/${s.replace('hss_', 'hss%255F')}`,
+      `/hosted/./${s}/class`,
+      `/elsewhere?next=${s}`,
+      `/hosted/${s.slice(4)}`,
+      `/graphql?token=${encodeURIComponent(s)}`,
     ];
     for (const path of spellings) expect(await rawGet(loggedApp, path), path).toBeLessThan(500);
     const text = logged.text();

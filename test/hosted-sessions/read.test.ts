@@ -16,7 +16,9 @@ import { getPage, openSession, postFromPage } from '../support/hosted-sessions.t
 const NOW = new Date('2026-03-02T08:00:00Z');
 const app = useApp({}, { now: NOW });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 const read = (id: string, key = w.reseller.key) => v3(app, `/hosted_sessions/${id}`, { key });
 const QUERY = `query($id: ID!) { hostedSession(id: $id) { id status mode bookingId accessCodeId completedAt client { id } } }`;
@@ -34,15 +36,29 @@ describe('GET /hosted_sessions/{id} and hostedSession(id:)', () => {
     const booked = await postFromPage(app, session.secret, 'class', { class_instance_id: instance.id });
     expect(booked.status, booked.text.slice(0, 300)).toBe(303);
     const done = await read(session.id);
-    expect(done.body).toMatchObject({ status: 'COMPLETED', booking_id: expect.stringMatching(/^booking_/), access_code_id: null, completed_at: Math.floor(NOW.getTime() / 1000) });
+    expect(done.body).toMatchObject({
+      status: 'COMPLETED',
+      booking_id: expect.stringMatching(/^booking_/),
+      access_code_id: null,
+      completed_at: Math.floor(NOW.getTime() / 1000),
+    });
     const bookings = await v3(app, `/clients/${w.client.id}/bookings`, { key: w.reseller.key });
     expect(bookings.body.data.map((b: { id: string }) => b.id)).toEqual([done.body.booking_id]);
 
     const g = await gql(app, w.reseller.key, QUERY, { id: session.id });
-    expect(g.body).toEqual({ data: { hostedSession: {
-      id: session.id, status: 'COMPLETED', mode: 'BOOKING', bookingId: done.body.booking_id, accessCodeId: null,
-      completedAt: '2026-03-02T08:00:00Z', client: { id: w.client.id },
-    } } });
+    expect(g.body).toEqual({
+      data: {
+        hostedSession: {
+          id: session.id,
+          status: 'COMPLETED',
+          mode: 'BOOKING',
+          bookingId: done.body.booking_id,
+          accessCodeId: null,
+          completedAt: '2026-03-02T08:00:00Z',
+          client: { id: w.client.id },
+        },
+      },
+    });
   });
 
   it('EXPIRED once past expires_at, before any sweep', async () => {
@@ -69,13 +85,18 @@ describe('the expiry sweep over more sessions than one batch', () => {
     await app.sql(
       `insert into hosted_session (id, reseller_id, client_id, mode, return_url, allow_copay, max_copay_amount, secret_hash, status, expires_at, completed_at, booking_id, access_code_id, created_at, updated_at)
        select id || '_' || n, reseller_id, client_id, mode, return_url, allow_copay, max_copay_amount, md5(n::text) || md5(id || n), status, expires_at, null, null, null, created_at, updated_at
-         from hosted_session, generate_series(1, 449) n where id = ?`, [session.id]);
+         from hosted_session, generate_series(1, 449) n where id = ?`,
+      [session.id],
+    );
     app.clock.set(new Date(NOW.getTime() + 300_000));
     const log = createLogger({ LOG_LEVEL: 'silent' });
     const before = await lastOutboxId(app);
     expect(SWEEP_BATCH).toBeLessThan(450);
     expect(await expireHostedSessions(app.orm.em, { clock: app.clock, config: app.config, log })).toBe(450);
-    const [{ open }] = await app.sql<{ open: string }>(`select count(*) as open from hosted_session where status = 'OPEN' and expires_at <= ?`, [app.clock.now()]);
+    const [{ open }] = await app.sql<{ open: string }>(
+      `select count(*) as open from hosted_session where status = 'OPEN' and expires_at <= ?`,
+      [app.clock.now()],
+    );
     expect(Number(open)).toBe(0);
     const events = (await outboxSince(app, before)).filter((e) => e.payload.type === 'hosted_session.expired');
     expect(new Set(events.map((e) => e.payload.data.object.id)).size).toBe(450);
@@ -93,7 +114,10 @@ describe('the page takes its form and query under the one text rule', () => {
     const answers = [
       await call(app, `/hosted/${session.secret}/class`, { raw: 'class_instance_id=ci%00', headers: form }),
       await call(app, `/hosted/${session.secret}/class`, { raw: 'class_instance_id=%E0%A4%A', headers: form }),
-      await call(app, `/hosted/${session.secret}/class`, { raw: new Uint8Array([...Buffer.from('class_instance_id='), 0xff, 0xfe]), headers: form }),
+      await call(app, `/hosted/${session.secret}/class`, {
+        raw: new Uint8Array([...Buffer.from('class_instance_id='), 0xff, 0xfe]),
+        headers: form,
+      }),
       await call(app, `/hosted/${session.secret}?service_id=svc%00&date=2026-03-03`),
     ];
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400]);

@@ -18,18 +18,26 @@ beforeAll(async () => {
   smtp = await startSmtp();
   ({ token } = await lookUp(app, smtp, w.requester, w.issuer.id, w.client.id));
 });
-afterAll(async () => { await smtp?.close(); });
+afterAll(async () => {
+  await smtp?.close();
+});
 
 const passcodeOf = async (issuedPassId: string) =>
   (await app.sql<{ passcode: string }>('select passcode from issued_pass where id = ?', [issuedPassId]))[0].passcode;
 
 describe('POST /access-codes with a lookup token', () => {
   it('for its client, by client_id or by its passcode (any case) › 201, the code the requester’s', async () => {
-    for (const body of [{ client_id: w.client.id, provider_id: w.gym.id }, { pass_code: (await passcodeOf(w.client.issuedPassId)).toLowerCase() }]) {
+    for (const body of [
+      { client_id: w.client.id, provider_id: w.gym.id },
+      { pass_code: (await passcodeOf(w.client.issuedPassId)).toLowerCase() },
+    ]) {
       const res = await v3(app, '/access-codes', { headers: withToken(token), body });
       expect(res.status, res.text).toBe(201);
       expect(res.body.object).toBe('access_code');
-      const [row] = await app.sql<{ reseller_id: string; client_id: string }>('select reseller_id, client_id from access_code where id = ?', [res.body.id]);
+      const [row] = await app.sql<{ reseller_id: string; client_id: string }>(
+        'select reseller_id, client_id from access_code where id = ?',
+        [res.body.id],
+      );
       expect(row).toEqual({ reseller_id: w.requester.id, client_id: w.client.id });
     }
   });

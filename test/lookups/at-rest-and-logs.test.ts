@@ -5,7 +5,14 @@ import { masterKey, secretBox } from '../../src/platform/secrets.ts';
 import { instanceIn } from '../support/bookings.ts';
 import { v3 } from '../support/http.ts';
 import {
-  capturingLogger, codeIn, useLookupWorld, deliverMail, useAppWithLog, withToken, type LookupWorld, type TestSmtp,
+  capturingLogger,
+  codeIn,
+  useLookupWorld,
+  deliverMail,
+  useAppWithLog,
+  withToken,
+  type LookupWorld,
+  type TestSmtp,
 } from '../support/lookups.ts';
 
 // docs/partner-guide.md "Lookup", "E-mail", docs/operator-guide.md "Secrets at rest": the code and the token are kept only as hashes; the
@@ -16,7 +23,10 @@ const logged = capturingLogger('debug');
 const app = useAppWithLog(logged, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-useLookupWorld(app, (world, server) => { w = world; smtp = server; });
+useLookupWorld(app, (world, server) => {
+  w = world;
+  smtp = server;
+});
 
 /** The code as a number of its own (a 6-digit run inside a longer number, a timestamp say, is not it). */
 const standalone = (code: string) => new RegExp(`(?<![0-9])${code}(?![0-9])`);
@@ -24,14 +34,20 @@ const standalone = (code: string) => new RegExp(`(?<![0-9])${code}(?![0-9])`);
 /** Every row of every table of the app's database, as text. */
 async function everyRow(): Promise<string> {
   const tables = await app.sql<{ tablename: string }>("select tablename from pg_tables where schemaname = 'public'");
-  const texts = await Promise.all(tables.map(async ({ tablename }) =>
-    (await app.sql<{ row: string }>(`select t::text as row from "${tablename}" t`)).map((r) => r.row).join('\n')));
+  const texts = await Promise.all(
+    tables.map(async ({ tablename }) =>
+      (await app.sql<{ row: string }>(`select t::text as row from "${tablename}" t`)).map((r) => r.row).join('\n'),
+    ),
+  );
   return texts.join('\n');
 }
 /** The rows of the lookup's own tables and of what can carry a response or an event. */
 async function lookupRows(): Promise<string> {
-  const rows = await Promise.all(['lookup', 'mail_message', 'outbox', 'idempotency_record', 'event'].map(async (t) =>
-    (await app.sql<{ row: string }>(`select t::text as row from ${t} t`)).map((r) => r.row).join('\n')));
+  const rows = await Promise.all(
+    ['lookup', 'mail_message', 'outbox', 'idempotency_record', 'event'].map(async (t) =>
+      (await app.sql<{ row: string }>(`select t::text as row from ${t} t`)).map((r) => r.row).join('\n'),
+    ),
+  );
   return rows.join('\n');
 }
 
@@ -39,10 +55,15 @@ describe('at rest', () => {
   it('the code: a salted scrypt hash; the mail body: sealed while it waits, erased once sent; the token: SHA-256 only', async () => {
     const started = await v3(app, '/lookups', { key: w.requester.key, body: { issuer_id: w.issuer.id, client_id: w.client.id } });
     expect(started.status, started.text).toBe(201);
-    const [lookup] = await app.sql<{ code_hash: string; token_hash: string | null }>('select code_hash, token_hash from lookup where id = ?', [started.body.id]);
+    const [lookup] = await app.sql<{ code_hash: string; token_hash: string | null }>(
+      'select code_hash, token_hash from lookup where id = ?',
+      [started.body.id],
+    );
     expect(lookup.code_hash).toMatch(/^scrypt\$[\w-]{22}\$[\w-]{43}$/);
     expect(lookup.token_hash).toBeNull();
-    const [mail] = await app.sql<{ sealed_body: string; to_address: string }>('select sealed_body, to_address from mail_message order by id desc limit 1');
+    const [mail] = await app.sql<{ sealed_body: string; to_address: string }>(
+      'select sealed_body, to_address from mail_message order by id desc limit 1',
+    );
     expect(mail.sealed_body).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
     // Opened with the database's key, the sealed body is the message; its code is nowhere in the clear.
     const master = await masterKey(app.orm.em.fork(), configWith({ DATABASE_URL: app.databaseUrl }));
@@ -53,7 +74,9 @@ describe('at rest', () => {
 
     await deliverMail(app, { SMTP_URL: smtp.url }, logged.log);
     expect(codeIn(smtp.received.at(-1)!)).toBe(code);
-    const [sent] = await app.sql<{ sealed_body: string | null; status: string }>('select sealed_body, status from mail_message order by id desc limit 1');
+    const [sent] = await app.sql<{ sealed_body: string | null; status: string }>(
+      'select sealed_body, status from mail_message order by id desc limit 1',
+    );
     expect(sent).toEqual({ sealed_body: null, status: 'SENT' });
 
     const verified = await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code } });
@@ -83,12 +106,18 @@ describe('in the log and in the answers', () => {
     app.clock.advance(6_000);
     await deliverMail(app, { SMTP_URL: smtp.url }, logged.log);
     const code = codeIn(smtp.received.at(-1)!);
-    const wrong = await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code === '111111' ? '222222' : '111111' } });
+    const wrong = await v3(app, `/lookups/${started.body.id}/verify`, {
+      key: w.requester.key,
+      body: { access_code: code === '111111' ? '222222' : '111111' },
+    });
     expect(wrong.status).toBe(400);
     const verified = await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code } });
     const token: string = verified.body.lookup_token;
     expect(verified.text).not.toMatch(/ada@example\.com|a\*\*\*/);
-    const booked = await v3(app, '/bookings/class', { headers: withToken(token), body: { class_instance_id: (await instanceIn(app, w.gym.classId, 30)).id, client_id: w.client.id } });
+    const booked = await v3(app, '/bookings/class', {
+      headers: withToken(token),
+      body: { class_instance_id: (await instanceIn(app, w.gym.classId, 30)).id, client_id: w.client.id },
+    });
     expect(booked.status, booked.text).toBe(201);
     expect((await v3(app, `/clients/${w.client.id}`, { headers: withToken(token) })).status).toBe(200);
     expect((await v3(app, '/passes', { headers: withToken(token) })).status).toBe(403);

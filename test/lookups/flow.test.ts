@@ -6,7 +6,14 @@ import { lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, createReseller, walletLedger } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
 import {
-  codeIn, useLookupWorld, deliverMail, gqlWithToken, setLookup, withToken, type LookupWorld, type TestSmtp,
+  codeIn,
+  useLookupWorld,
+  deliverMail,
+  gqlWithToken,
+  setLookup,
+  withToken,
+  type LookupWorld,
+  type TestSmtp,
 } from '../support/lookups.ts';
 
 // docs/partner-guide.md "Lookup": issuers, a lookup started, its code mailed over real SMTP and read back from the
@@ -15,9 +22,22 @@ import {
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-useLookupWorld(app, (world, server) => { w = world; smtp = server; });
+useLookupWorld(app, (world, server) => {
+  w = world;
+  smtp = server;
+});
 
-const LOOKUP_FIELDS = ['attempts_remaining', 'client_id', 'created', 'expires_at', 'id', 'issuer_id', 'object', 'status', 'token_expires_at'];
+const LOOKUP_FIELDS = [
+  'attempts_remaining',
+  'client_id',
+  'created',
+  'expires_at',
+  'id',
+  'issuer_id',
+  'object',
+  'status',
+  'token_expires_at',
+];
 
 describe('issuers and the lookup setting', () => {
   it('POST /settings/lookup turns it on and off; GET /issuers lists exactly the resellers with it on, the caller too when it is one', async () => {
@@ -45,7 +65,11 @@ describe('issuers and the lookup setting', () => {
 
   it('GraphQL setLookupEnabled, lookupSettings and issuers', async () => {
     const r = await createReseller(app, { name: 'Graph Reseller' });
-    const set = await gql(app, r.key, 'mutation { setLookupEnabled(enabled: true) { __typename ... on LookupSettings { lookupEnabled } } }');
+    const set = await gql(
+      app,
+      r.key,
+      'mutation { setLookupEnabled(enabled: true) { __typename ... on LookupSettings { lookupEnabled } } }',
+    );
     expect(set.body).toEqual({ data: { setLookupEnabled: { __typename: 'LookupSettings', lookupEnabled: true } } });
     const read = await gql(app, r.key, '{ lookupSettings { lookupEnabled } issuers(first: 100) { edges { node { id name } } } }');
     expect(read.body.data.lookupSettings).toEqual({ lookupEnabled: true });
@@ -63,8 +87,14 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
     expect(started.status, started.text).toBe(201);
     expect(Object.keys(started.body).sort()).toEqual(LOOKUP_FIELDS);
     expect(started.body).toMatchObject({
-      object: 'lookup', status: 'PENDING', issuer_id: w.issuer.id, client_id: w.client.id, attempts_remaining: 5, token_expires_at: null,
-      expires_at: unix('2026-03-02T08:15:00Z'), created: unix('2026-03-02T08:00:00Z'),
+      object: 'lookup',
+      status: 'PENDING',
+      issuer_id: w.issuer.id,
+      client_id: w.client.id,
+      attempts_remaining: 5,
+      token_expires_at: null,
+      expires_at: unix('2026-03-02T08:15:00Z'),
+      created: unix('2026-03-02T08:00:00Z'),
     });
     expect(started.body.id).toMatch(/^lookup_[0-9A-Z]{26}$/);
     // Nothing about the client: no e-mail, no name, masked or not. As words: an id's random letters may spell "ADA".
@@ -93,14 +123,21 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
     const bad = await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: wrong } });
     expectError(bad, 400, 'invalid_lookup_code', 'access_code');
     expect(bad.body.error.message).toContain('attempts_remaining: 4');
-    expect((await v3(app, `/lookups/${started.body.id}`, { key: w.requester.key })).body).toMatchObject({ status: 'PENDING', attempts_remaining: 4 });
+    expect((await v3(app, `/lookups/${started.body.id}`, { key: w.requester.key })).body).toMatchObject({
+      status: 'PENDING',
+      attempts_remaining: 4,
+    });
 
     const verifiedAt = await lastOutboxId(app);
     const verified = await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code } });
     expect(verified.status, verified.text).toBe(200);
     const [pass] = await app.sql<{ expires_at: Date }>('select expires_at from issued_pass where id = ?', [w.client.issuedPassId]);
     expect(verified.body).toMatchObject({
-      object: 'lookup', id: started.body.id, status: 'ACTIVE', attempts_remaining: 4, token_expires_at: Math.floor(new Date(pass.expires_at).getTime() / 1000),
+      object: 'lookup',
+      id: started.body.id,
+      status: 'ACTIVE',
+      attempts_remaining: 4,
+      token_expires_at: Math.floor(new Date(pass.expires_at).getTime() / 1000),
     });
     const token: string = verified.body.lookup_token;
     expect(token).toMatch(/^lkpt_[0-9A-Za-z]{40}$/);
@@ -113,16 +150,27 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
     const read = await v3(app, `/lookups/${started.body.id}`, { key: w.requester.key });
     expect(read.body).not.toHaveProperty('lookup_token');
     expect(read.body.status).toBe('ACTIVE');
-    expectError(await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code } }), 409, 'lookup_not_pending');
+    expectError(
+      await v3(app, `/lookups/${started.body.id}/verify`, { key: w.requester.key, body: { access_code: code } }),
+      409,
+      'lookup_not_pending',
+    );
 
     // The token alone books a class for the client: a visit of the client's pass, the booking the requester's.
     const instance = await instanceIn(app, w.gym.classId, 50);
-    const booked = await v3(app, '/bookings/class', { headers: withToken(token), body: { class_instance_id: instance.id, client_id: w.client.id } });
+    const booked = await v3(app, '/bookings/class', {
+      headers: withToken(token),
+      body: { class_instance_id: instance.id, client_id: w.client.id },
+    });
     expect(booked.status, booked.text).toBe(201);
     expect(booked.body).toMatchObject({ status: 'PENDING', visits_deducted: 1 });
-    const [booking] = await app.sql<{ reseller_id: string; client_id: string }>('select reseller_id, client_id from booking where id = ?', [booked.body.booking_id]);
+    const [booking] = await app.sql<{ reseller_id: string; client_id: string }>('select reseller_id, client_id from booking where id = ?', [
+      booked.body.booking_id,
+    ]);
     expect(booking).toEqual({ reseller_id: w.requester.id, client_id: w.client.id });
-    const [visits] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [w.client.issuedPassId]);
+    const [visits] = await app.sql<{ visits_used: Record<string, number> }>('select visits_used from issued_pass where id = ?', [
+      w.client.issuedPassId,
+    ]);
     expect(visits.visits_used.GYM).toBe(1);
     // The requester reads its booking with its key; the issuer does not see it as its own.
     expect((await v3(app, `/bookings/${booked.body.booking_id}`, { key: w.requester.key })).status).toBe(200);
@@ -132,7 +180,13 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
     for (const opts of [{ headers: withToken(token) }, { key: w.requester.key }, { key: w.requester.key, headers: withToken(token) }]) {
       const client = await v3(app, `/clients/${w.client.id}`, opts);
       expect(client.status, client.text).toBe(200);
-      expect(client.body).toMatchObject({ object: 'client', id: w.client.id, first_name: 'Ada', email: 'a***@example.com', external_id: null });
+      expect(client.body).toMatchObject({
+        object: 'client',
+        id: w.client.id,
+        first_name: 'Ada',
+        email: 'a***@example.com',
+        external_id: null,
+      });
       expect(client.body.active_pass).toMatchObject({ id: w.client.issuedPassId, status: 'ACTIVE' });
     }
     // The issuer reads its own client unmasked.
@@ -147,10 +201,16 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
       expect(wallet.status, wallet.text).toBe(200);
       expect({ ...wallet.body, currency: undefined }).toEqual({ ...own.body, currency: undefined });
     }
-    const graph = await gqlWithToken(app, token, `query($id: ID!) { client(id: $id) { credits { balance transactions(first: 5) { edges { node { id } } } } } }`, { id: w.client.id });
+    const graph = await gqlWithToken(
+      app,
+      token,
+      `query($id: ID!) { client(id: $id) { credits { balance transactions(first: 5) { edges { node { id } } } } } }`,
+      { id: w.client.id },
+    );
     expect(graph.body.data.client.credits).toMatchObject({ balance: own.body.balance });
-    expect(graph.body.data.client.credits.transactions.edges.map((e: { node: { id: string } }) => e.node.id))
-      .toEqual(own.body.transactions.slice(0, 5).map((t: { id: string }) => t.id));
+    expect(graph.body.data.client.credits.transactions.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(
+      own.body.transactions.slice(0, 5).map((t: { id: string }) => t.id),
+    );
   });
 
   it('a co-pay spa session with the token: the requester’s business account pays, the issuer’s is untouched; a covered spa takes the client’s own credits', async () => {
@@ -159,11 +219,21 @@ describe('the lookup flow over REST, with the code from a real e-mail', () => {
     const requesterBefore = await businessLedger(app, w.requester.id);
     const session = await v3(app, '/bookings/spa', {
       headers: withToken(token),
-      body: { spa_id: w.copaySpa.id, service_ids: [w.copaySpa.sauna], date: '2026-03-05', time: '10:00', user_pass_id: w.client.issuedPassId },
+      body: {
+        spa_id: w.copaySpa.id,
+        service_ids: [w.copaySpa.sauna],
+        date: '2026-03-05',
+        time: '10:00',
+        user_pass_id: w.client.issuedPassId,
+      },
     });
     expect(session.status, session.text).toBe(201);
     expect(session.body).toMatchObject({ copay_required: true, copay_amount: 1500 });
-    const confirmed = await v3(app, `/bookings/spa/${session.body.session_id}/confirm`, { method: 'POST', headers: withToken(token), idempotencyKey: 'spa-confirm-1' });
+    const confirmed = await v3(app, `/bookings/spa/${session.body.session_id}/confirm`, {
+      method: 'POST',
+      headers: withToken(token),
+      idempotencyKey: 'spa-confirm-1',
+    });
     expect(confirmed.status, confirmed.text).toBe(201);
     expect((await businessLedger(app, w.requester.id)).balance).toBe(requesterBefore.balance - 1500);
     expect(await businessLedger(app, w.issuer.id)).toEqual(issuerBefore);
@@ -199,11 +269,22 @@ async function verifiedToken(): Promise<{ token: string; lookupId: string }> {
 describe('the lookup flow over GraphQL', () => {
   it('startLookup › the mailed code › verifyLookup (a wrong code first) › bookClass and client with the token', async () => {
     const other = await createReseller(app, { name: 'Graph Requester', balance: 100_000 });
-    const start = await gql(app, other.key, `mutation($input: StartLookupInput!) { startLookup(input: $input) {
+    const start = await gql(
+      app,
+      other.key,
+      `mutation($input: StartLookupInput!) { startLookup(input: $input) {
       __typename ... on Lookup { id status issuerId clientId attemptsRemaining expiresAt tokenExpiresAt } ... on Error { code message } } }`,
-    { input: { issuerId: w.issuer.id, clientId: w.client.id } });
+      { input: { issuerId: w.issuer.id, clientId: w.client.id } },
+    );
     const lookup = start.body.data.startLookup;
-    expect(lookup).toMatchObject({ __typename: 'Lookup', status: 'PENDING', issuerId: w.issuer.id, clientId: w.client.id, attemptsRemaining: 5, tokenExpiresAt: null });
+    expect(lookup).toMatchObject({
+      __typename: 'Lookup',
+      status: 'PENDING',
+      issuerId: w.issuer.id,
+      clientId: w.client.id,
+      attemptsRemaining: 5,
+      tokenExpiresAt: null,
+    });
     const before = smtp.received.length;
     await deliverMail(app, { SMTP_URL: smtp.url });
     const code = codeIn(smtp.received[before]);
@@ -212,7 +293,9 @@ describe('the lookup flow over GraphQL', () => {
     const VERIFY = `mutation($input: VerifyLookupInput!) { verifyLookup(input: $input) {
       __typename ... on LookupVerification { lookupToken lookup { id status attemptsRemaining tokenExpiresAt } }
       ... on Error { code message } ... on InputError { param } } }`;
-    const wrong = await gql(app, other.key, VERIFY, { input: { lookupId: lookup.id, accessCode: code === '000000' ? '000001' : '000000' } });
+    const wrong = await gql(app, other.key, VERIFY, {
+      input: { lookupId: lookup.id, accessCode: code === '000000' ? '000001' : '000000' },
+    });
     expect(wrong.body.data.verifyLookup).toMatchObject({ __typename: 'InputError', code: 'invalid_lookup_code', param: 'accessCode' });
     expect(wrong.body.data.verifyLookup.message).toContain('attempts_remaining: 4');
     const read = await gql(app, other.key, 'query($id: ID!) { lookup(id: $id) { attemptsRemaining status } }', { id: lookup.id });
@@ -229,13 +312,23 @@ describe('the lookup flow over GraphQL', () => {
     expect(verified.lookup.tokenExpiresAt).toMatch(/^2026-04-/);
 
     const instance = await instanceIn(app, w.gym.classId, 80);
-    const booked = await gqlWithToken(app, verified.lookupToken, `mutation($input: BookClassInput!) { bookClass(input: $input) {
+    const booked = await gqlWithToken(
+      app,
+      verified.lookupToken,
+      `mutation($input: BookClassInput!) { bookClass(input: $input) {
       __typename ... on ClassBookingInitiation { status booking { id client { id email } } } ... on Error { code message } } }`,
-    { input: { classInstanceId: instance.id, clientId: w.client.id } });
+      { input: { classInstanceId: instance.id, clientId: w.client.id } },
+    );
     expect(booked.body.errors, booked.text).toBeUndefined();
-    expect(booked.body.data.bookClass).toMatchObject({ __typename: 'ClassBookingInitiation', status: 'PENDING', booking: { client: { id: w.client.id, email: 'a***@example.com' } } });
+    expect(booked.body.data.bookClass).toMatchObject({
+      __typename: 'ClassBookingInitiation',
+      status: 'PENDING',
+      booking: { client: { id: w.client.id, email: 'a***@example.com' } },
+    });
 
-    const client = await gqlWithToken(app, verified.lookupToken, 'query($id: ID!) { client(id: $id) { id firstName email externalId } }', { id: w.client.id });
+    const client = await gqlWithToken(app, verified.lookupToken, 'query($id: ID!) { client(id: $id) { id firstName email externalId } }', {
+      id: w.client.id,
+    });
     expect(client.body).toEqual({ data: { client: { id: w.client.id, firstName: 'Ada', email: 'a***@example.com', externalId: null } } });
     // The key alone reads it too while the lookup is active, masked; the issuer reads it unmasked.
     const byKey = await gql(app, other.key, 'query($id: ID!) { client(id: $id) { email } }', { id: w.client.id });

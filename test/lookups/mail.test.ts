@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { anotherClient } from '../support/bookings.ts';
 import {
-  capturingLogger, codeIn, useLookupWorld, deliverMail, startLookup, startSmtp, type LookupWorld, type TestSmtp,
+  capturingLogger,
+  codeIn,
+  useLookupWorld,
+  deliverMail,
+  startLookup,
+  startSmtp,
+  type LookupWorld,
+  type TestSmtp,
 } from '../support/lookups.ts';
 
 // docs/partner-guide.md "E-mail": mail leaves through the outbox to SMTP_URL; a failing server is retried with the
@@ -12,15 +19,26 @@ import {
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-useLookupWorld(app, (world, server) => { w = world; smtp = server; });
+useLookupWorld(app, (world, server) => {
+  w = world;
+  smtp = server;
+});
 
-interface MailRow { status: string; erased: boolean; message_id: string | null; attempts: number; last_error: string | null; processed: boolean }
+interface MailRow {
+  status: string;
+  erased: boolean;
+  message_id: string | null;
+  attempts: number;
+  last_error: string | null;
+  processed: boolean;
+}
 /** The newest mail message with its outbox row. */
 async function newestMail(): Promise<MailRow> {
   const [row] = await app.sql<MailRow>(
     `select m.status, m.sealed_body is null as erased, m.message_id, o.attempts, o.last_error, o.processed_at is not null as processed
        from mail_message m join outbox o on o.topic = 'mail' and o.payload->>'mail_message_id' = m.id::text
-      order by m.id desc limit 1`);
+      order by m.id desc limit 1`,
+  );
   return row;
 }
 const messageIdOf = (raw: string) => /^Message-ID: (.+)$/im.exec(raw)?.[1].trim();

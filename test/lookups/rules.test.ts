@@ -13,12 +13,15 @@ import { codeIn, useLookupWorld, deliverMail, setLookup, startLookup, type Looku
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: LookupWorld;
 let smtp: TestSmtp;
-useLookupWorld(app, (world, server) => { w = world; smtp = server; });
+useLookupWorld(app, (world, server) => {
+  w = world;
+  smtp = server;
+});
 
 const start = (body: unknown, key = w.requester.key) => v3(app, '/lookups', { key, body });
 const verify = (id: string, body: unknown, key = w.requester.key) => v3(app, `/lookups/${id}/verify`, { key, body });
-const attempts = async (id: string) => (await app.sql<{ attempts_remaining: number; status: string }>(
-  'select attempts_remaining, status from lookup where id = ?', [id]))[0];
+const attempts = async (id: string) =>
+  (await app.sql<{ attempts_remaining: number; status: string }>('select attempts_remaining, status from lookup where id = ?', [id]))[0];
 /** The code mailed for the latest lookup (delivered now). */
 async function mailedCode(): Promise<string> {
   const before = smtp.received.length;
@@ -59,7 +62,11 @@ describe('POST /lookups › who can be looked up', () => {
     expectValidationError(await start({ issuer_id: '\u0000', client_id: w.client.id }), 'issuer_id');
     expectValidationError(await v3(app, '/settings/lookup', { key: w.requester.key, body: { enabled: 'yes' } }), 'enabled');
     expectValidationError(await v3(app, '/settings/lookup', { key: w.requester.key, body: {} }), 'enabled');
-    const g = await gql(app, w.requester.key, 'mutation { startLookup(input: { issuerId: "", clientId: "x" }) { __typename ... on InputError { code param } } }');
+    const g = await gql(
+      app,
+      w.requester.key,
+      'mutation { startLookup(input: { issuerId: "", clientId: "x" }) { __typename ... on InputError { code param } } }',
+    );
     expect(g.body.data.startLookup).toEqual({ __typename: 'InputError', code: 'validation_error', param: 'issuerId' });
     await expectUnchanged(app, before);
   });
@@ -79,7 +86,11 @@ describe('POST /lookups › at most 5 a client an hour, whoever asks', () => {
     expectError(limited, 429, 'rate_limited');
     expect(limited.headers.get('retry-after')).toBe(String(35 * 60));
     await expectUnchanged(app, before);
-    const g = await gql(app, w.requester.key, `mutation { startLookup(input: { issuerId: "${w.issuer.id}", clientId: "${client.id}" }) { __typename ... on Error { code } } }`);
+    const g = await gql(
+      app,
+      w.requester.key,
+      `mutation { startLookup(input: { issuerId: "${w.issuer.id}", clientId: "${client.id}" }) { __typename ... on Error { code } } }`,
+    );
     expect(g.body.data.startLookup).toEqual({ __typename: 'InputError', code: 'rate_limited' });
     await startLookup(app, w.requester, w.issuer.id, w.client.id);
     app.clock.advance(35 * 60_000);
@@ -107,7 +118,11 @@ describe('POST /lookups/{id}/verify › the code', () => {
       expect(await attempts(lookup.id)).toEqual({ attempts_remaining: left, status: left ? 'PENDING' : 'FAILED' });
     }
     expectError(await verify(lookup.id, { access_code: code }), 409, 'lookup_not_pending');
-    expect((await v3(app, `/lookups/${lookup.id}`, { key: w.requester.key })).body).toMatchObject({ status: 'FAILED', attempts_remaining: 0, token_expires_at: null });
+    expect((await v3(app, `/lookups/${lookup.id}`, { key: w.requester.key })).body).toMatchObject({
+      status: 'FAILED',
+      attempts_remaining: 0,
+      token_expires_at: null,
+    });
   });
 
   it('10 wrong codes at once › exactly 5 × 400 and 5 × 409 (the row lock holds the attempts)', async () => {
@@ -117,7 +132,8 @@ describe('POST /lookups/{id}/verify › the code', () => {
     const wrong = code === '000000' ? '999999' : '000000';
     const replies = await Promise.all(Array.from({ length: 10 }, () => verify(lookup.id, { access_code: wrong })));
     expect(replies.map((r) => `${r.status} ${r.body.error.code}`).sort()).toEqual([
-      ...Array(5).fill('400 invalid_lookup_code'), ...Array(5).fill('409 lookup_not_pending'),
+      ...Array(5).fill('400 invalid_lookup_code'),
+      ...Array(5).fill('409 lookup_not_pending'),
     ]);
     expect(await attempts(lookup.id)).toEqual({ attempts_remaining: 0, status: 'FAILED' });
   });

@@ -5,7 +5,16 @@ import { anotherClient, instanceIn } from '../support/bookings.ts';
 import { dbState } from '../support/db-state.ts';
 import { clientBody, createPassPackage, createReseller, issuePass } from '../support/factories.ts';
 import { call, gql, v3 } from '../support/http.ts';
-import { createLookupWorld, deliverMail, gqlWithToken, lookUp, startSmtp, withToken, type LookupWorld, type TestSmtp } from '../support/lookups.ts';
+import {
+  createLookupWorld,
+  deliverMail,
+  gqlWithToken,
+  lookUp,
+  startSmtp,
+  withToken,
+  type LookupWorld,
+  type TestSmtp,
+} from '../support/lookups.ts';
 
 // docs/partner-guide.md "Lookup", the token's rules: it acts for its one client, only on the operations that take
 // it, while its pass is active; anything else is refused before it writes a thing.
@@ -27,7 +36,9 @@ beforeAll(async () => {
   ownClient = { id: issued.client_id, issuedPassId: issued.id };
   ({ token } = await lookUp(app, smtp, w.requester, w.issuer.id, w.client.id));
 });
-afterAll(async () => { await smtp?.close(); });
+afterAll(async () => {
+  await smtp?.close();
+});
 
 const tokenOnly = () => ({ headers: withToken(token) });
 
@@ -62,21 +73,38 @@ describe('a token acts for its one client', () => {
   it('confirming a session of the requester’s own client with the token › 403, nothing debited', async () => {
     const instance = await instanceIn(app, w.copayGym.classId, 30);
     // The requester's own pass covers no GOLD gym: a co-pay session, opened with its key.
-    const session = await v3(app, '/bookings/class', { key: w.requester.key, body: { class_instance_id: instance.id, client_id: ownClient.id } });
+    const session = await v3(app, '/bookings/class', {
+      key: w.requester.key,
+      body: { class_instance_id: instance.id, client_id: ownClient.id },
+    });
     expect(session.status, session.text).toBe(201);
     expect(session.body.copay_required).toBe(true);
     const before = await dbState(app);
-    expectError(await v3(app, `/bookings/class/${session.body.session_id}/confirm`, { ...tokenOnly(), body: { copay_package_id: w.copayGym.optionId } }), 403, 'permission_denied');
+    expectError(
+      await v3(app, `/bookings/class/${session.body.session_id}/confirm`, {
+        ...tokenOnly(),
+        body: { copay_package_id: w.copayGym.optionId },
+      }),
+      403,
+      'permission_denied',
+    );
     await expectUnchanged(app, before);
   });
 
   it('GraphQL: client(id:) of another client is null; a booking naming one is a PermissionError; nothing written', async () => {
     const instance = await instanceIn(app, w.gym.classId, 31);
     const before = await dbState(app);
-    const read = await gqlWithToken(app, token, 'query($a: ID!, $b: ID!) { a: client(id: $a) { id } b: client(id: $b) { id } }', { a: sibling.id, b: ownClient.id });
+    const read = await gqlWithToken(app, token, 'query($a: ID!, $b: ID!) { a: client(id: $a) { id } b: client(id: $b) { id } }', {
+      a: sibling.id,
+      b: ownClient.id,
+    });
     expect(read.body).toEqual({ data: { a: null, b: null } });
-    const booked = await gqlWithToken(app, token, `mutation($input: BookClassInput!) { bookClass(input: $input) { __typename ... on Error { code } } }`,
-      { input: { classInstanceId: instance.id, clientId: sibling.id } });
+    const booked = await gqlWithToken(
+      app,
+      token,
+      `mutation($input: BookClassInput!) { bookClass(input: $input) { __typename ... on Error { code } } }`,
+      { input: { classInstanceId: instance.id, clientId: sibling.id } },
+    );
     expect(booked.body.data.bookClass).toEqual({ __typename: 'PermissionError', code: 'permission_denied' });
     await expectUnchanged(app, before);
   });
@@ -101,7 +129,11 @@ describe('a token on an operation that does not take one › 403 permission_deni
       ['/settings/lookup', { body: { enabled: false } }],
     ];
     for (const [path, opts] of attempts) {
-      for (const auth of [tokenOnly(), { key: w.requester.key, headers: withToken(token) }, { key: w.requester.key, headers: withToken('lkpt_nonsense') }]) {
+      for (const auth of [
+        tokenOnly(),
+        { key: w.requester.key, headers: withToken(token) },
+        { key: w.requester.key, headers: withToken('lkpt_nonsense') },
+      ]) {
         expectError(await v3(app, path, { ...opts, ...auth }), 403, 'permission_denied');
       }
     }
@@ -110,7 +142,9 @@ describe('a token on an operation that does not take one › 403 permission_deni
     expect(provider.status).toBe(403);
     expect(provider.body.error.code).toBe('permission_denied');
     await expectUnchanged(app, before);
-    expect((await app.sql<{ lookup_enabled: boolean }>('select lookup_enabled from reseller where id = ?', [w.requester.id]))[0].lookup_enabled).toBe(false);
+    expect(
+      (await app.sql<{ lookup_enabled: boolean }>('select lookup_enabled from reseller where id = ?', [w.requester.id]))[0].lookup_enabled,
+    ).toBe(false);
   });
 
   it('GraphQL: any root field that does not take a token refuses the whole operation, 403, nothing run', async () => {
@@ -146,7 +180,11 @@ describe('who the token stands for', () => {
     for (const bad of ['lkpt_' + 'A'.repeat(40), 'lkpt_short', `${token}x`, 'Bearer ' + token, '']) {
       expectError(await v3(app, `/clients/${w.client.id}`, { headers: withToken(bad) }), 401, 'invalid_lookup_token');
     }
-    expectGraphQLRefusal(await gqlWithToken(app, 'lkpt_' + 'B'.repeat(40), `{ client(id: "${w.client.id}") { id } }`), 401, 'invalid_lookup_token');
+    expectGraphQLRefusal(
+      await gqlWithToken(app, 'lkpt_' + 'B'.repeat(40), `{ client(id: "${w.client.id}") { id } }`),
+      401,
+      'invalid_lookup_token',
+    );
   });
 
   it('its Idempotency-Keys are apart from its reseller’s: the same key and request from the bearer alone is 409, never the token’s answer', async () => {
@@ -157,7 +195,11 @@ describe('who the token stands for', () => {
     const replay = await v3(app, '/bookings/class', { ...tokenOnly(), body, idempotencyKey: 'token-key-1' });
     expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
-    expectError(await v3(app, '/bookings/class', { key: w.requester.key, body, idempotencyKey: 'token-key-1' }), 409, 'idempotency_key_reused');
+    expectError(
+      await v3(app, '/bookings/class', { key: w.requester.key, body, idempotencyKey: 'token-key-1' }),
+      409,
+      'idempotency_key_reused',
+    );
   });
 });
 
@@ -202,7 +244,11 @@ describe('the token lives with its pass and its issuer’s setting', () => {
     expect((await v3(app, `/lookups/${lookupId}`, { key: w.requester.key })).body.status).toBe('REVOKED');
     const revokedPending = await v3(app, `/lookups/${pending.body.id}`, { key: w.requester.key });
     expect(revokedPending.body.status).toBe('REVOKED');
-    expectError(await v3(app, `/lookups/${pending.body.id}/verify`, { key: w.requester.key, body: { access_code: '123456' } }), 409, 'lookup_not_pending');
+    expectError(
+      await v3(app, `/lookups/${pending.body.id}/verify`, { key: w.requester.key, body: { access_code: '123456' } }),
+      409,
+      'lookup_not_pending',
+    );
     const gqlRead = await gql(app, w.requester.key, 'query($id: ID!) { lookup(id: $id) { status } }', { id: lookupId });
     expect(gqlRead.body.data.lookup.status).toBe('REVOKED');
     // A new lookup, verified by the client again, works.

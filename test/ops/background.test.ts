@@ -10,8 +10,12 @@ const app = useApp();
 // Expired idempotency records are removed by the background sweep (in `serve` and in `worker`),
 // never by a request; the outbox dispatcher runs beside it.
 
-afterEach(async () => { await killStartedProcesses(); });
-afterAll(async () => { await killStartedProcesses(); });
+afterEach(async () => {
+  await killStartedProcesses();
+});
+afterAll(async () => {
+  await killStartedProcesses();
+});
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
 
@@ -24,9 +28,12 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20
 }
 
 /** A completed record as runIdempotent stores it. */
-const insertRecord = (resellerId: string, key: string, createdAt: Date) => app.sql(
-  `insert into idempotency_record (reseller_id, key, fingerprint, status_code, response_body, created_at)
-   values (?, ?, repeat('0', 64), 201, to_jsonb('{}'::text), ?)`, [resellerId, key, createdAt]);
+const insertRecord = (resellerId: string, key: string, createdAt: Date) =>
+  app.sql(
+    `insert into idempotency_record (reseller_id, key, fingerprint, status_code, response_body, created_at)
+   values (?, ?, repeat('0', 64), 201, to_jsonb('{}'::text), ?)`,
+    [resellerId, key, createdAt],
+  );
 
 const recordKeys = async (resellerId: string) =>
   (await app.sql<{ key: string }>('select key from idempotency_record where reseller_id = ? order by key', [resellerId])).map((r) => r.key);
@@ -40,12 +47,19 @@ describe('startBackgroundJobs', () => {
     expect(await recordKeys(reseller.id)).toEqual(['new', 'old']);
 
     const delivered: string[] = [];
-    await app.sql("insert into outbox (topic, payload, created_at, available_at) values ('test.background', '{}', ?, ?)", [app.clock.now(), app.clock.now()]);
+    await app.sql("insert into outbox (topic, payload, created_at, available_at) values ('test.background', '{}', ?, ?)", [
+      app.clock.now(),
+      app.clock.now(),
+    ]);
     const jobs = startBackgroundJobs(app.orm, {
       config: { ...app.config, IDEMPOTENCY_SWEEP_MS: 20, OUTBOX_POLL_MS: 20 },
       clock: app.clock,
       log,
-      handlers: { 'test.background': async (row) => { delivered.push(row.id); } },
+      handlers: {
+        'test.background': async (row) => {
+          delivered.push(row.id);
+        },
+      },
     });
     try {
       await until(async () => (await recordKeys(reseller.id)).length < 2, 'the expired record is swept');
@@ -55,7 +69,9 @@ describe('startBackgroundJobs', () => {
     }
     expect(await recordKeys(reseller.id)).toEqual(['new']);
     expect(delivered).toHaveLength(1);
-    const [row] = await app.sql<{ processed: boolean }>("select processed_at is not null as processed from outbox where topic = 'test.background'");
+    const [row] = await app.sql<{ processed: boolean }>(
+      "select processed_at is not null as processed from outbox where topic = 'test.background'",
+    );
     expect(row.processed).toBe(true);
   });
 });

@@ -16,7 +16,9 @@ describe('the business_account migration on an existing database', () => {
         { reseller_id: 'res_01J0000000000000000000000A', balance: '123456' },
         { reseller_id: 'res_01J0000000000000000000000B', balance: '0' },
       ]);
-      expect(await sql("select column_name from information_schema.columns where table_name = 'reseller' and column_name = 'balance'")).toEqual([]);
+      expect(
+        await sql("select column_name from information_schema.columns where table_name = 'reseller' and column_name = 'balance'"),
+      ).toEqual([]);
     });
   });
 });

@@ -10,7 +10,9 @@ const app = useApp();
 // The operator guide's settings table is the configuration schema, and logs are JSON lines unless a
 // person is reading them.
 
-afterAll(async () => { await killStartedProcesses(); });
+afterAll(async () => {
+  await killStartedProcesses();
+});
 
 function readmeSettings(): Map<string, string> {
   const readme = fs.readFileSync(path.join(repoRoot, 'docs', 'operator-guide.md'), 'utf8');
@@ -41,7 +43,10 @@ describe('logs', () => {
     const exit = await json.exited;
     const lines = json.stdout.trim().split('\n');
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(json.logLines().map((l) => l.msg), `exit ${JSON.stringify(exit)}; stderr:\n${json.stderr}`).toEqual(['worker started', 'shutting down']);
+    expect(
+      json.logLines().map((l) => l.msg),
+      `exit ${JSON.stringify(exit)}; stderr:\n${json.stderr}`,
+    ).toEqual(['worker started', 'shutting down']);
     expect(exit).toEqual({ code: 0, signal: null });
 
     const pretty = new Service(['worker'], { DATABASE_URL: app.databaseUrl, LOG_FORMAT: 'pretty' });

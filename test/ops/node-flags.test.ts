@@ -20,7 +20,8 @@ afterAll(async () => {
 
 /** A process's command line, as the kernel has it (Linux). */
 const commandLine = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-const childrenOf = (pid: number) => fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+const childrenOf = (pid: number) =>
+  fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
 it('the pinned Node gets the async-context-frame flag and a larger young generation; npm start passes them, and the suite runs with them', () => {
   expect(process.versions.node.split('.')[0]).toBe('22');
@@ -30,27 +31,35 @@ it('the pinned Node gets the async-context-frame flag and a larger young generat
   expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts serve`);
 });
 
-it('`node src/main.ts serve` without the flags serves from a child started with them; SIGTERM to the first stops both, exit 0', async () => {
-  const service = new Service(['serve'], { DATABASE_URL: app.databaseUrl, PORT: '0' }, []);
-  await service.waitForStdout(/"msg":"listening"/, 90_000);
-  const { url } = service.logLines().find((l) => l.msg === 'listening')! as { url: string };
-  expect(commandLine(service.child.pid!).slice(1)).toEqual(['src/main.ts', 'serve']);
+it(
+  '`node src/main.ts serve` without the flags serves from a child started with them; SIGTERM to the first stops both, exit 0',
+  async () => {
+    const service = new Service(['serve'], { DATABASE_URL: app.databaseUrl, PORT: '0' }, []);
+    await service.waitForStdout(/"msg":"listening"/, 90_000);
+    const { url } = service.logLines().find((l) => l.msg === 'listening')! as { url: string };
+    expect(commandLine(service.child.pid!).slice(1)).toEqual(['src/main.ts', 'serve']);
 
-  const [server, ...others] = childrenOf(service.child.pid!);
-  relaunched = server;
-  expect(others).toEqual([]);
-  expect(commandLine(server).slice(1)).toEqual([...SERVER_NODE_FLAGS, path.join(repoRoot, 'src/main.ts'), 'serve']);
-  expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const [server, ...others] = childrenOf(service.child.pid!);
+    relaunched = server;
+    expect(others).toEqual([]);
+    expect(commandLine(server).slice(1)).toEqual([...SERVER_NODE_FLAGS, path.join(repoRoot, 'src/main.ts'), 'serve']);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
-  service.child.kill('SIGTERM');
-  expect(await service.exited).toEqual({ code: 0, signal: null });
-  expect(isRunning(server)).toBe(false);
-  expect(service.logLines().some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
-}, T);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+    expect(isRunning(server)).toBe(false);
+    expect(service.logLines().some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
+  },
+  T,
+);
 
-it('`worker` started with the flags runs in that same process', async () => {
-  const service = new Service(['worker'], { DATABASE_URL: app.databaseUrl });
-  await service.waitForStdout(/"msg":"worker started"/, 60_000);
-  expect(childrenOf(service.child.pid!)).toEqual([]);
-  expect(commandLine(service.child.pid!).slice(1)).toEqual([...SERVER_NODE_FLAGS, 'src/main.ts', 'worker']);
-}, T);
+it(
+  '`worker` started with the flags runs in that same process',
+  async () => {
+    const service = new Service(['worker'], { DATABASE_URL: app.databaseUrl });
+    await service.waitForStdout(/"msg":"worker started"/, 60_000);
+    expect(childrenOf(service.child.pid!)).toEqual([]);
+    expect(commandLine(service.child.pid!).slice(1)).toEqual([...SERVER_NODE_FLAGS, 'src/main.ts', 'worker']);
+  },
+  T,
+);

@@ -26,10 +26,15 @@ describe('the paid_through migration on an existing database', () => {
         ['payg', 'pass_P', 'PAYG', '2027-02-10T00:00:00Z'],
       ];
       for (const [name, pass, model, expires] of passes) {
-        await sql(`insert into client (id, reseller_id, first_name, last_name, email, created_at) values (?, '${R.off}', 'A', 'B', 'a@example.com', now())`, [`client_${name}`]);
-        await sql(`insert into issued_pass (id, reseller_id, client_id, pass_id, passcode, status, payment_model, start_date, expires_at, visits_period, created_at, updated_at)
+        await sql(
+          `insert into client (id, reseller_id, first_name, last_name, email, created_at) values (?, '${R.off}', 'A', 'B', 'a@example.com', now())`,
+          [`client_${name}`],
+        );
+        await sql(
+          `insert into issued_pass (id, reseller_id, client_id, pass_id, passcode, status, payment_model, start_date, expires_at, visits_period, created_at, updated_at)
           values (?, '${R.off}', ?, ?, ?, 'ACTIVE', ?, '2027-01-10', ?, '2027-01', now(), now())`,
-        [`ipass_${name}`, `client_${name}`, pass, name.toUpperCase().padEnd(8, 'X').slice(0, 8), model, expires]);
+          [`ipass_${name}`, `client_${name}`, pass, name.toUpperCase().padEnd(8, 'X').slice(0, 8), model, expires],
+        );
       }
       const ledger: [string, string, number, string, string | null][] = [
         ['btxn_01', 'CREDIT', 100_000, '2027-01-01T00:00:00Z', null],
@@ -39,21 +44,35 @@ describe('the paid_through migration on an existing database', () => {
         ['btxn_05', 'DEBIT', 3000, '2027-04-05T10:00:00Z', 'ipass_late'],
       ];
       for (const [id, type, amount, at, ref] of ledger) {
-        await sql(`insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values (?, '${R.off}', ?, ?, 'x', ?, ?)`,
-          [id, type, amount, ref, at]);
+        await sql(
+          `insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values (?, '${R.off}', ?, ?, 'x', ?, ?)`,
+          [id, type, amount, ref, at],
+        );
       }
-      const lookups: [string, string, string][] = [['l_active_off', R.off, 'ACTIVE'], ['l_pending_off', R.off, 'PENDING'], ['l_failed_off', R.off, 'FAILED']];
+      const lookups: [string, string, string][] = [
+        ['l_active_off', R.off, 'ACTIVE'],
+        ['l_pending_off', R.off, 'PENDING'],
+        ['l_failed_off', R.off, 'FAILED'],
+      ];
       for (const [id, issuer, status] of lookups) {
-        await sql(`insert into lookup (id, reseller_id, issuer_id, client_id, issued_pass_id, status, code_hash, attempts_remaining, expires_at, created_at, updated_at)
-          values (?, '${R.asker}', ?, 'client_early', 'ipass_early', ?, 'x', 5, now(), now(), now())`, [id, issuer, status]);
+        await sql(
+          `insert into lookup (id, reseller_id, issuer_id, client_id, issued_pass_id, status, code_hash, attempts_remaining, expires_at, created_at, updated_at)
+          values (?, '${R.asker}', ?, 'client_early', 'ipass_early', ?, 'x', 5, now(), now(), now())`,
+          [id, issuer, status],
+        );
       }
-      await sql(`insert into client (id, reseller_id, first_name, last_name, email, created_at) values ('client_on', '${R.on}', 'A', 'B', 'a@example.com', now())`);
-      await sql(`insert into pass_package (id, reseller_id, name, price, currency, duration, payment_model, categories, created_at) values ('pass_on', '${R.on}', 'On', 0, 'EUR', 'MONTHLY', 'PAYG', '[]', now())`);
+      await sql(
+        `insert into client (id, reseller_id, first_name, last_name, email, created_at) values ('client_on', '${R.on}', 'A', 'B', 'a@example.com', now())`,
+      );
+      await sql(
+        `insert into pass_package (id, reseller_id, name, price, currency, duration, payment_model, categories, created_at) values ('pass_on', '${R.on}', 'On', 0, 'EUR', 'MONTHLY', 'PAYG', '[]', now())`,
+      );
       await sql(`insert into issued_pass (id, reseller_id, client_id, pass_id, passcode, status, payment_model, start_date, expires_at, visits_period, created_at, updated_at)
         values ('ipass_on', '${R.on}', 'client_on', 'pass_on', 'ONONONON', 'ACTIVE', 'PAYG', '2027-01-10', '2027-02-10', '2027-01', now(), now())`);
       await sql(`insert into lookup (id, reseller_id, issuer_id, client_id, issued_pass_id, status, code_hash, attempts_remaining, expires_at, created_at, updated_at)
         values ('l_active_on', '${R.asker}', '${R.on}', 'client_on', 'ipass_on', 'ACTIVE', 'x', 5, now(), now(), now())`);
-      const balances = () => sql(`select a.reseller_id, a.balance::text as balance,
+      const balances = () =>
+        sql(`select a.reseller_id, a.balance::text as balance,
           coalesce((select sum(case when type = 'CREDIT' then amount else -amount end) from business_transaction t where t.reseller_id = a.reseller_id), 0)::text as ledger
         from business_account a order by a.reseller_id`);
       const before = await balances();

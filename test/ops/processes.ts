@@ -31,15 +31,25 @@ function start(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly strin
   return child;
 }
 
-export interface CliRun { args: string[]; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+export interface CliRun {
+  args: string[];
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs one CLI command to completion (the `src/main.ts` of `root`: this checkout, or a copy of it). */
 export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, root = repoRoot): Promise<CliRun> {
   const child = start(args, childEnv(env), SERVER_NODE_FLAGS, root);
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -61,10 +71,19 @@ export class Service {
   /** `nodeFlags`: what `node` is started with before src/main.ts; `[]` is the plain `node src/main.ts serve`. */
   constructor(args: string[], env: Record<string, string | undefined>, nodeFlags?: readonly string[]) {
     this.child = start(args, childEnv(env), nodeFlags);
-    this.child.stdout!.on('data', (c: Buffer) => { this.stdout += c.toString(); this.wake(); });
-    this.child.stderr!.on('data', (c: Buffer) => { this.stderr += c.toString(); this.wake(); });
+    this.child.stdout!.on('data', (c: Buffer) => {
+      this.stdout += c.toString();
+      this.wake();
+    });
+    this.child.stderr!.on('data', (c: Buffer) => {
+      this.stderr += c.toString();
+      this.wake();
+    });
     this.exited = new Promise((resolve) => {
-      this.child.once('close', (code, signal) => { this.wake(); resolve({ code, signal }); });
+      this.child.once('close', (code, signal) => {
+        this.wake();
+        resolve({ code, signal });
+      });
     });
   }
 
@@ -91,28 +110,43 @@ export class Service {
     for (;;) {
       const match = pattern.exec(this[stream]);
       if (match) return match;
-      if (!this.running) throw new Error(`serve exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}:\n${this.stdout}\n${this.stderr}`);
+      if (!this.running)
+        throw new Error(
+          `serve exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}:\n${this.stdout}\n${this.stderr}`,
+        );
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${this.stdout}\n${this.stderr}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 250);
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
 
   /** The complete JSON log lines on stdout. */
   logLines(): Record<string, unknown>[] {
-    return this.stdout.split('\n').slice(0, -1).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.stdout
+      .split('\n')
+      .slice(0, -1)
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 }
 
 /** SIGKILLs every child this file started that is still running. */
 export async function killStartedProcesses(): Promise<void> {
   const alive = [...started].filter((c) => c.exitCode === null && c.signalCode === null);
-  await Promise.all(alive.map((c) => new Promise<void>((resolve) => {
-    c.once('close', () => resolve());
-    c.kill('SIGKILL');
-  })));
+  await Promise.all(
+    alive.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          c.once('close', () => resolve());
+          c.kill('SIGKILL');
+        }),
+    ),
+  );
 }
 
 /** Whether a pid is a live process (a zombie awaiting its reaper counts as gone). */
@@ -149,6 +183,9 @@ export async function stopLeftoverPostmaster(dataDir: string): Promise<void> {
 
 /** The real uid of a process, from /proc/<pid>/status. */
 export function processUid(pid: number): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Uid:'));
   return Number(line!.split(/\s+/)[1]);
 }

@@ -21,7 +21,9 @@ describe('the provider_tier migration on an existing database', () => {
         { category: 'SPA', tier: 'GOLD', providers: 1 },
       ]);
       await sql(`update provider set tier = 'SILVER' where id = '${id('0A')}'`);
-      await sql(`insert into provider (id, name, category, tier, address, city, country, lat, lon, timezone, opening_hours, created_at) values ${provider('0E', 'SPA', 'BRONZE')}`);
+      await sql(
+        `insert into provider (id, name, category, tier, address, city, country, lat, lon, timezone, opening_hours, created_at) values ${provider('0E', 'SPA', 'BRONZE')}`,
+      );
       await sql(`delete from provider where id = '${id('0D')}'`);
       expect(await tiers()).toEqual([
         { category: 'GYM', tier: 'GOLD', providers: 1 },

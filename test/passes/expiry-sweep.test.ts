@@ -32,8 +32,13 @@ describe('expireIssuedPasses', () => {
     const since = await lastOutboxId(app);
 
     expect(await sweep()).toBe(1);
-    const rows = await app.sql<{ id: string; status: string }>('select id, status from issued_pass where reseller_id = ? order by id', [reseller.id]);
-    expect(rows).toEqual([{ id: issued.id, status: 'EXPIRED' }, { id: other.id, status: 'ACTIVE' }]);
+    const rows = await app.sql<{ id: string; status: string }>('select id, status from issued_pass where reseller_id = ? order by id', [
+      reseller.id,
+    ]);
+    expect(rows).toEqual([
+      { id: issued.id, status: 'EXPIRED' },
+      { id: other.id, status: 'ACTIVE' },
+    ]);
     const events = await outboxSince(app, since);
     expect(events.map((e) => [e.payload.type, e.reseller_id])).toEqual([['issued_pass.expired', reseller.id]]);
     const after = await v3(app, `/issued_passes/${issued.client_id}`, { key: reseller.key });
@@ -49,14 +54,24 @@ describe('expireIssuedPasses', () => {
     app.clock.set(new Date(later * 1000));
     const again = await lastOutboxId(app);
     expect(await sweep()).toBe(2);
-    expect((await outboxSince(app, again)).map((e) => [e.payload.type, e.payload.data.object.client_id]).sort())
-      .toEqual([['issued_pass.expired', issued.client_id], ['issued_pass.expired', other.client_id]].sort());
+    expect((await outboxSince(app, again)).map((e) => [e.payload.type, e.payload.data.object.client_id]).sort()).toEqual(
+      [
+        ['issued_pass.expired', issued.client_id],
+        ['issued_pass.expired', other.client_id],
+      ].sort(),
+    );
   });
 
   it('finds the passes past their expiry through issued_pass_active_expiry_idx, not by reading every issued pass', async () => {
     app.queries!.reset();
     await sweep();
-    const scans = await planScans(app, app.queries!.statements, /^select id from issued_pass where status = 'ACTIVE' and expires_at <= /, [app.clock.now().toISOString(), '100'], { indexesOnly: true });
+    const scans = await planScans(
+      app,
+      app.queries!.statements,
+      /^select id from issued_pass where status = 'ACTIVE' and expires_at <= /,
+      [app.clock.now().toISOString(), '100'],
+      { indexesOnly: true },
+    );
     expect(scans, JSON.stringify(scans)).toHaveLength(1);
     expect(scans[0]).toMatchObject({ 'Index Name': 'issued_pass_active_expiry_idx' });
   });

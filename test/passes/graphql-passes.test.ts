@@ -45,7 +45,9 @@ describe('mutation issuePass', () => {
   it('PREPAID › answers the IssuedPassPayload, debits the price and credits the wallet', async () => {
     const { reseller, prepaid } = await setup();
     const since = await lastOutboxId(app);
-    const res = await gql(app, reseller.key, ISSUE, { input: { passId: prepaid.id, ...person, phone: '+44 20 7946 0958', externalId: 'crm-1' } });
+    const res = await gql(app, reseller.key, ISSUE, {
+      input: { passId: prepaid.id, ...person, phone: '+44 20 7946 0958', externalId: 'crm-1' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     const result = res.body.data.issuePass;
@@ -59,8 +61,13 @@ describe('mutation issuePass', () => {
       expiresAt: '2027-04-10T00:00:00Z',
       createdAt: '2027-03-10T12:00:00Z',
       client: {
-        id: expect.stringMatching(/^client_/), firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com',
-        phone: '+44 20 7946 0958', externalId: 'crm-1', creditBalance: 50,
+        id: expect.stringMatching(/^client_/),
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        phone: '+44 20 7946 0958',
+        externalId: 'crm-1',
+        creditBalance: 50,
       },
       pass: { id: prepaid.id, name: 'Prepaid', paymentModel: 'PREPAID' },
       categories: [
@@ -175,8 +182,13 @@ describe('mutation updateIssuedPass', () => {
     const { reseller, payg } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     const before = await dbState(app);
-    const res = await gql(app, reseller.key, `mutation($input: UpdateIssuedPassInput!) { updateIssuedPass(input: $input) {
-      __typename ... on ConflictError { code param } } }`, { input: { clientId: issued.client_id, passId: payg.id } });
+    const res = await gql(
+      app,
+      reseller.key,
+      `mutation($input: UpdateIssuedPassInput!) { updateIssuedPass(input: $input) {
+      __typename ... on ConflictError { code param } } }`,
+      { input: { clientId: issued.client_id, passId: payg.id } },
+    );
     expect(res.body.data.updateIssuedPass).toEqual({ __typename: 'ConflictError', code: 'pass_unchanged', param: 'passId' });
     await expectUnchanged(app, before);
   });
@@ -217,7 +229,8 @@ describe('mutation setIssuedPassExpiry', () => {
     expect(read.body.data.issuedPass.status).toBe('EXPIRED');
     const res = await gql(app, reseller.key, SET_EXPIRY, { input: { clientId: issued.client_id, expiresAt: '2027-06-01T08:00:00Z' } });
     expect(res.body.data.setIssuedPassExpiry).toMatchObject({
-      __typename: 'IssuedPassPayload', issuedPass: { status: 'ACTIVE', expiresAt: '2027-06-01T08:00:00Z' },
+      __typename: 'IssuedPassPayload',
+      issuedPass: { status: 'ACTIVE', expiresAt: '2027-06-01T08:00:00Z' },
     });
   });
 
@@ -262,8 +275,11 @@ describe('mutation renewIssuedPass', () => {
     const res = await gql(app, reseller.key, RENEW, { input: { clientId: issued.client_id } });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.renewIssuedPass).toMatchObject({
-      __typename: 'PassRenewal', amount: 3000, currency: 'EUR',
-      previousExpiresAt: '2027-04-10T00:00:00Z', newExpiresAt: '2027-05-10T00:00:00Z',
+      __typename: 'PassRenewal',
+      amount: 3000,
+      currency: 'EUR',
+      previousExpiresAt: '2027-04-10T00:00:00Z',
+      newExpiresAt: '2027-05-10T00:00:00Z',
       issuedPass: { id: issued.id, status: 'ACTIVE', expiresAt: '2027-05-10T00:00:00Z', client: { creditBalance: 100 } },
     });
     expect(res.body.data.renewIssuedPass.issuedPass.categories[0]).toMatchObject({ type: 'GYM', visitsUsed: 0 });
@@ -305,13 +321,23 @@ describe('queries', () => {
       edges { cursor node { id name price currency duration paymentModel categories { type creditAllocated } } }
       pageInfo { hasNextPage endCursor } } }`;
     const first = await gql(app, reseller.key, page);
-    expect(first.body.data.passes.edges).toEqual([{
-      cursor: prepaid.id,
-      node: {
-        id: prepaid.id, name: 'Prepaid', price: 3000, currency: 'EUR', duration: 'MONTHLY', paymentModel: 'PREPAID',
-        categories: [{ type: 'GYM', creditAllocated: 0 }, { type: 'SPA', creditAllocated: 50 }],
+    expect(first.body.data.passes.edges).toEqual([
+      {
+        cursor: prepaid.id,
+        node: {
+          id: prepaid.id,
+          name: 'Prepaid',
+          price: 3000,
+          currency: 'EUR',
+          duration: 'MONTHLY',
+          paymentModel: 'PREPAID',
+          categories: [
+            { type: 'GYM', creditAllocated: 0 },
+            { type: 'SPA', creditAllocated: 50 },
+          ],
+        },
       },
-    }]);
+    ]);
     expect(first.body.data.passes.pageInfo).toEqual({ hasNextPage: true, endCursor: prepaid.id });
     const second = await gql(app, reseller.key, page, { after: prepaid.id });
     expect(second.body.data.passes.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([payg.id]);
@@ -324,7 +350,13 @@ describe('queries', () => {
     const other = await createReseller(app);
     const q = `query($c: ID!) { issuedPass(clientId: $c) { id passcode status client { id } pass { id } } }`;
     const res = await gql(app, reseller.key, q, { c: issued.client_id });
-    expect(res.body.data.issuedPass).toEqual({ id: issued.id, passcode: issued.passcode, status: 'ACTIVE', client: { id: issued.client_id }, pass: { id: payg.id } });
+    expect(res.body.data.issuedPass).toEqual({
+      id: issued.id,
+      passcode: issued.passcode,
+      status: 'ACTIVE',
+      client: { id: issued.client_id },
+      pass: { id: payg.id },
+    });
     const foreign = await gql(app, other.key, q, { c: issued.client_id });
     expect(foreign.body.data.issuedPass).toBeNull();
   });
@@ -336,8 +368,13 @@ describe('queries', () => {
     const q = `query($id: ID!) { client(id: $id) { id firstName lastName email externalId creditBalance createdAt } }`;
     const res = await gql(app, reseller.key, q, { id: issued.client_id });
     expect(res.body.data.client).toEqual({
-      id: issued.client_id, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', externalId: 'ext-9',
-      creditBalance: 50, createdAt: '2027-03-10T12:00:00Z',
+      id: issued.client_id,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      externalId: 'ext-9',
+      creditBalance: 50,
+      createdAt: '2027-03-10T12:00:00Z',
     });
     expect((await gql(app, other.key, q, { id: issued.client_id })).body.data.client).toBeNull();
     expect((await gql(app, reseller.key, q, { id: 'client_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body.data.client).toBeNull();
@@ -352,8 +389,16 @@ describe('queries', () => {
     const issued = await issuePass(app, reseller, payg.id);
     const q = `query($id: ID!) { node(id: $id) { __typename id ... on Pass { name } ... on IssuedPass { passcode } ... on Client { email } } }`;
     expect((await gql(app, reseller.key, q, { id: payg.id })).body.data.node).toEqual({ __typename: 'Pass', id: payg.id, name: 'Flex' });
-    expect((await gql(app, reseller.key, q, { id: issued.id })).body.data.node).toEqual({ __typename: 'IssuedPass', id: issued.id, passcode: issued.passcode });
-    expect((await gql(app, reseller.key, q, { id: issued.client_id })).body.data.node).toEqual({ __typename: 'Client', id: issued.client_id, email: 'ada@example.com' });
+    expect((await gql(app, reseller.key, q, { id: issued.id })).body.data.node).toEqual({
+      __typename: 'IssuedPass',
+      id: issued.id,
+      passcode: issued.passcode,
+    });
+    expect((await gql(app, reseller.key, q, { id: issued.client_id })).body.data.node).toEqual({
+      __typename: 'Client',
+      id: issued.client_id,
+      email: 'ada@example.com',
+    });
   });
 
   it("node › answers null for another reseller's ids", async () => {
@@ -371,7 +416,19 @@ describe('queries', () => {
 });
 
 describe('odd inputs over GraphQL', () => {
-  const oddStrings = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '😀'.repeat(300), "'; drop table client; --", "' or '1'='1", 'x'.repeat(70_000), '<b>', 'null'];
+  const oddStrings = [
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '😀'.repeat(300),
+    "'; drop table client; --",
+    "' or '1'='1",
+    'x'.repeat(70_000),
+    '<b>',
+    'null',
+  ];
 
   it('in every issuePass field › never answer 5xx nor internal_error', async () => {
     const { reseller, payg } = await setup();
@@ -387,7 +444,11 @@ describe('odd inputs over GraphQL', () => {
 
   it('as ids of client, issuedPass and the mutations › answer null or a typed error, never internal_error', async () => {
     const { reseller } = await setup();
-    for (const id of [...oddStrings.filter((s) => textProblem(s) === undefined), 'client_00000000000000000000000000', 'pass_01JZZZZZZZZZZZZZZZZZZZZZZZ']) {
+    for (const id of [
+      ...oddStrings.filter((s) => textProblem(s) === undefined),
+      'client_00000000000000000000000000',
+      'pass_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+    ]) {
       const read = await gql(app, reseller.key, 'query($id: ID!) { client(id: $id) { id } issuedPass(clientId: $id) { id } }', { id });
       expect(read.status).toBeLessThan(500);
       expect(read.body, JSON.stringify(id).slice(0, 30)).toEqual({ data: { client: null, issuedPass: null } });
@@ -404,4 +465,3 @@ describe('odd inputs over GraphQL', () => {
     }
   });
 });
-

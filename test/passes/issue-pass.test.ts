@@ -25,10 +25,14 @@ describe('POST /issued_passes', () => {
     const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 12_345 });
     const issued = await issuePass(app, reseller, pass.id);
     const debits = await app.sql<{ type: string; amount: string; balance_after: string; reference_id: string }>(
-      "select type, amount::text, balance_after::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT'", [reseller.id]);
+      "select type, amount::text, balance_after::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT'",
+      [reseller.id],
+    );
     expect(debits).toEqual([{ type: 'DEBIT', amount: '12345', balance_after: '87655', reference_id: issued.id }]);
     const wallet = await app.sql<{ type: string; amount: string; balance_after: string }>(
-      'select type, amount::text, balance_after::text from credit_transaction where client_id = ?', [issued.client_id]);
+      'select type, amount::text, balance_after::text from credit_transaction where client_id = ?',
+      [issued.client_id],
+    );
     expect(wallet).toEqual([{ type: 'CREDIT', amount: '50', balance_after: '50' }]);
   });
 
@@ -59,7 +63,8 @@ describe('POST /issued_passes', () => {
   it('a package without SPA credits › writes no wallet row', async () => {
     const reseller = await createReseller(app, { balance: 10_000 });
     const pass = await createPassPackage(app, reseller, {
-      paymentModel: 'PREPAID', price: 1000,
+      paymentModel: 'PREPAID',
+      price: 1000,
       categories: [{ type: 'GYM', tiers: ['BRONZE'], visits_allowed: null, credit_allocated: 0 }],
     });
     const issued = await issuePass(app, reseller, pass.id);
@@ -120,12 +125,24 @@ describe('POST /issued_passes', () => {
     const reseller = await createReseller(app);
     const pass = await createPassPackage(app, reseller);
     const issued = await issuePass(app, reseller, pass.id, {
-      first_name: '  Grace ', last_name: 'Hopper', email: 'Grace.Hopper@Example.COM', phone: '+1 555 0100', external_id: 'crm-42',
+      first_name: '  Grace ',
+      last_name: 'Hopper',
+      email: 'Grace.Hopper@Example.COM',
+      phone: '+1 555 0100',
+      external_id: 'crm-42',
     });
-    const [row] = await app.sql('select reseller_id, first_name, last_name, email, phone, external_id, credit_balance::int as credit_balance from client where id = ?', [issued.client_id]);
+    const [row] = await app.sql(
+      'select reseller_id, first_name, last_name, email, phone, external_id, credit_balance::int as credit_balance from client where id = ?',
+      [issued.client_id],
+    );
     expect(row).toEqual({
-      reseller_id: reseller.id, first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com',
-      phone: '+1 555 0100', external_id: 'crm-42', credit_balance: 50,
+      reseller_id: reseller.id,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace.hopper@example.com',
+      phone: '+1 555 0100',
+      external_id: 'crm-42',
+      credit_balance: 50,
     });
   });
 
@@ -174,7 +191,8 @@ describe('POST /issued_passes', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ topic: 'event', reseller_id: reseller.id });
     expect(events[0].payload).toMatchObject({
-      object: 'event', type: 'issued_pass.created',
+      object: 'event',
+      type: 'issued_pass.created',
       data: { object: res.body },
       request: { id: res.headers.get('request-id'), idempotency_key: 'evt-issue-1' },
     });
@@ -324,8 +342,14 @@ describe('GET /passes/{id}', () => {
     const res = await v3(app, `/passes/${pass.id}`, { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      object: 'pass', id: pass.id, name: 'Platinum', description: 'A pass for tests', price: 9900, currency: 'EUR',
-      duration: 'QUARTERLY', payment_model: 'PREPAID',
+      object: 'pass',
+      id: pass.id,
+      name: 'Platinum',
+      description: 'A pass for tests',
+      price: 9900,
+      currency: 'EUR',
+      duration: 'QUARTERLY',
+      payment_model: 'PREPAID',
       categories: [
         { type: 'GYM', tiers: ['BRONZE', 'SILVER'], visits_allowed: 8, credit_allocated: 0 },
         { type: 'SPA', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 50 },

@@ -22,9 +22,11 @@ async function setup(now = '2027-03-10T12:00:00Z', balance = 1_000_000) {
 const update = (r: TestReseller, clientId: string, passId: string) =>
   v3(app, '/issued_passes/update', { key: r.key, body: { client_id: clientId, pass_id: passId } });
 /** A wallet debit the client made elsewhere (a spa booking), as its ledger row moves the balance. */
-const spendCredits = (clientId: string, resellerId: string, amount: number) => app.sql(
-  `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, created_at) values (?, ?, ?, 'DEBIT', ?, 'spent', now())`,
-  [`ctxn_${clientId.slice(-26)}`, resellerId, clientId, amount]);
+const spendCredits = (clientId: string, resellerId: string, amount: number) =>
+  app.sql(
+    `insert into credit_transaction (id, reseller_id, client_id, type, amount, description, created_at) values (?, ?, ?, 'DEBIT', ?, 'spent', now())`,
+    [`ctxn_${clientId.slice(-26)}`, resellerId, clientId, amount],
+  );
 
 describe('POST /issued_passes/update', () => {
   it('PAYG to PREPAID › debits the new price, starts a paid period now and grants its credits', async () => {
@@ -34,14 +36,23 @@ describe('POST /issued_passes/update', () => {
     const res = await update(reseller, issued.client_id, prepaid.id);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
-      object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: prepaid.id, pass_name: 'Prepaid Monthly',
-      payment_model: 'PREPAID', status: 'ACTIVE', passcode: issued.passcode,
-      expires_at: unix('2027-04-10T12:00:00Z'), paid_through: unix('2027-04-10T12:00:00Z'),
+      object: 'issued_pass',
+      id: issued.id,
+      client_id: issued.client_id,
+      pass_id: prepaid.id,
+      pass_name: 'Prepaid Monthly',
+      payment_model: 'PREPAID',
+      status: 'ACTIVE',
+      passcode: issued.passcode,
+      expires_at: unix('2027-04-10T12:00:00Z'),
+      paid_through: unix('2027-04-10T12:00:00Z'),
     });
     expect((await getIssued(reseller, issued.client_id)).body).toEqual(res.body);
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 997_000, ledgerSum: 997_000, rows: 2 });
     const [debit] = await app.sql<{ amount: string; reference_id: string }>(
-      "select amount::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT'", [reseller.id]);
+      "select amount::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT'",
+      [reseller.id],
+    );
     expect(debit).toEqual({ amount: '3000', reference_id: issued.id });
     expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 100, ledgerSum: 100 });
   });
@@ -69,8 +80,13 @@ describe('POST /issued_passes/update', () => {
     expect(res.body).toMatchObject({ payment_model: 'PAYG', expires_at: unix('2027-04-10T00:00:00Z'), paid_through: null });
     // 20 whole days left of the 31 of the period: 3000 × 20 ÷ 31 = 1935, 50 × 20 ÷ 31 = 32 credits.
     const rows = await app.sql<{ type: string; amount: string; reference_id: string }>(
-      'select type, amount::text, reference_id from business_transaction where reseller_id = ? order by id', [reseller.id]);
-    expect(rows.slice(1)).toEqual([{ type: 'DEBIT', amount: '3000', reference_id: issued.id }, { type: 'CREDIT', amount: '1935', reference_id: issued.id }]);
+      'select type, amount::text, reference_id from business_transaction where reseller_id = ? order by id',
+      [reseller.id],
+    );
+    expect(rows.slice(1)).toEqual([
+      { type: 'DEBIT', amount: '3000', reference_id: issued.id },
+      { type: 'CREDIT', amount: '1935', reference_id: issued.id },
+    ]);
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 998_935, ledgerSum: 998_935, rows: 3 });
     expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 18, ledgerSum: 18 });
   });
@@ -105,13 +121,26 @@ describe('POST /issued_passes/update', () => {
 
   it('PREPAID to another PREPAID › refunds the old period, debits the new price, expiry one new duration from now', async () => {
     const { reseller, prepaid } = await setup();
-    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly Prepaid', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+    const quarterly = await createPassPackage(app, reseller, {
+      name: 'Quarterly Prepaid',
+      paymentModel: 'PREPAID',
+      duration: 'QUARTERLY',
+      price: 8000,
+    });
     const issued = await issuePass(app, reseller, prepaid.id);
     app.clock.set(new Date('2027-03-20T12:00:00Z'));
     const res = await update(reseller, issued.client_id, quarterly.id);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ pass_id: quarterly.id, expires_at: unix('2027-06-20T12:00:00Z'), paid_through: unix('2027-06-20T12:00:00Z') });
-    expect(await businessLedger(app, reseller.id)).toEqual({ balance: 1_000_000 - 3000 + 1935 - 8000, ledgerSum: 1_000_000 - 3000 + 1935 - 8000, rows: 4 });
+    expect(res.body).toMatchObject({
+      pass_id: quarterly.id,
+      expires_at: unix('2027-06-20T12:00:00Z'),
+      paid_through: unix('2027-06-20T12:00:00Z'),
+    });
+    expect(await businessLedger(app, reseller.id)).toEqual({
+      balance: 1_000_000 - 3000 + 1935 - 8000,
+      ledgerSum: 1_000_000 - 3000 + 1935 - 8000,
+      rows: 4,
+    });
     expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 50 - 32 + 50, ledgerSum: 50 - 32 + 50 });
   });
 
@@ -153,7 +182,12 @@ describe('POST /issued_passes/update', () => {
     app.clock.set(new Date('2027-03-01T00:00:00Z'));
     const res = await update(reseller, issued.client_id, prepaid.id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ACTIVE', expires_at: unix('2027-04-01T00:00:00Z'), paid_through: unix('2027-04-01T00:00:00Z'), pass_id: prepaid.id });
+    expect(res.body).toMatchObject({
+      status: 'ACTIVE',
+      expires_at: unix('2027-04-01T00:00:00Z'),
+      paid_through: unix('2027-04-01T00:00:00Z'),
+      pass_id: prepaid.id,
+    });
   });
 
   it('an expired PREPAID pass to PAYG › refunds nothing: its paid period is over', async () => {
@@ -204,7 +238,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
   it('one second from now › is accepted', async () => {
     const { reseller, payg } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-03-10T12:00:01Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-03-10T12:00:01Z') },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -212,7 +249,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     const { reseller, payg } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     const before = await dbState(app);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-03-10T11:59:59Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-03-10T11:59:59Z') },
+    });
     expectError(res, 400, 'validation_error', 'expires_at');
     await expectUnchanged(app, before);
   });
@@ -226,7 +266,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
       expectError(res, 400, 'validation_error', 'expires_at');
     }
     await expectUnchanged(app, before);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-04-01T00:00:01Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-04-01T00:00:01Z') },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -243,7 +286,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ACTIVE', expires_at: expiresAt });
     expect((await getIssued(reseller, issued.client_id)).body.status).toBe('ACTIVE');
-    expect((await v3(app, `/clients/${issued.client_id}`, { key: reseller.key })).body.active_pass).toMatchObject({ status: 'ACTIVE', expires_at: expiresAt });
+    expect((await v3(app, `/clients/${issued.client_id}`, { key: reseller.key })).body.active_pass).toMatchObject({
+      status: 'ACTIVE',
+      expires_at: expiresAt,
+    });
   });
 
   it('a pass stored as EXPIRED › becomes ACTIVE again', async () => {
@@ -251,7 +297,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     const issued = await issuePass(app, reseller, payg.id);
     await app.sql("update issued_pass set status = 'EXPIRED' where id = ?", [issued.id]);
     expect((await getIssued(reseller, issued.client_id)).body.status).toBe('EXPIRED');
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-06-01T00:00:00Z') },
+    });
     expect(res.body.status).toBe('ACTIVE');
     const [row] = await app.sql<{ status: string }>('select status from issued_pass where id = ?', [issued.id]);
     expect(row.status).toBe('ACTIVE');
@@ -261,7 +310,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     const { reseller, payg } = await setup();
     const issued = await issuePass(app, reseller, payg.id);
     let since = await lastOutboxId(app);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-06-01T00:00:00Z') },
+    });
     const events = await outboxSince(app, since);
     expect(events.map((e) => [e.topic, e.payload.type])).toEqual([['event', 'issued_pass.updated']]);
     expect(events[0].payload.data.object).toEqual(res.body);
@@ -276,7 +328,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     const issued = await issuePass(app, reseller, payg.id);
     await cancel(issued.id);
     const before = await dbState(app);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, { key: reseller.key, body: { expires_at: unix('2027-06-01T00:00:00Z') } });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/expiry`, {
+      key: reseller.key,
+      body: { expires_at: unix('2027-06-01T00:00:00Z') },
+    });
     expectError(res, 409, 'pass_cancelled');
     await expectUnchanged(app, before);
     expect((await getIssued(reseller, issued.client_id)).body.status).toBe('CANCELLED');
@@ -315,8 +370,10 @@ describe('POST /issued_passes/{client_id}/expiry: what was paid for', () => {
   it('PREPAID › may be shortened and set back up to paid_through; a renewal pays for more', async () => {
     const { reseller, prepaid } = await setup();
     const issued = await issuePass(app, reseller, prepaid.id);
-    expect((await setExpiry(reseller, issued.client_id, '2027-04-01T00:00:00Z')).body)
-      .toMatchObject({ expires_at: unix('2027-04-01T00:00:00Z'), paid_through: unix('2027-04-10T00:00:00Z') });
+    expect((await setExpiry(reseller, issued.client_id, '2027-04-01T00:00:00Z')).body).toMatchObject({
+      expires_at: unix('2027-04-01T00:00:00Z'),
+      paid_through: unix('2027-04-10T00:00:00Z'),
+    });
     expect((await setExpiry(reseller, issued.client_id, '2027-04-10T00:00:00Z')).status).toBe(200);
     const renewal = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
     expect(renewal.body.issued_pass.paid_through).toBe(unix('2027-05-10T00:00:00Z'));
@@ -327,10 +384,17 @@ describe('POST /issued_passes/{client_id}/expiry: what was paid for', () => {
   it('GraphQL setIssuedPassExpiry › a ConflictError renewal_required; paidThrough on the IssuedPass', async () => {
     const { reseller, prepaid } = await setup();
     const issued = await issuePass(app, reseller, prepaid.id);
-    const res = await gql(app, reseller.key, `mutation($i: SetIssuedPassExpiryInput!) { setIssuedPassExpiry(input: $i) {
-      __typename ... on Error { code } ... on ConflictError { param } } }`, { i: { clientId: issued.client_id, expiresAt: '2100-01-01T00:00:00Z' } });
+    const res = await gql(
+      app,
+      reseller.key,
+      `mutation($i: SetIssuedPassExpiryInput!) { setIssuedPassExpiry(input: $i) {
+      __typename ... on Error { code } ... on ConflictError { param } } }`,
+      { i: { clientId: issued.client_id, expiresAt: '2100-01-01T00:00:00Z' } },
+    );
     expect(res.body.data.setIssuedPassExpiry).toEqual({ __typename: 'ConflictError', code: 'renewal_required', param: 'expiresAt' });
-    const read = await gql(app, reseller.key, 'query($id: ID!) { issuedPass(clientId: $id) { paidThrough expiresAt } }', { id: issued.client_id });
+    const read = await gql(app, reseller.key, 'query($id: ID!) { issuedPass(clientId: $id) { paidThrough expiresAt } }', {
+      id: issued.client_id,
+    });
     expect(read.body.data.issuedPass).toEqual({ paidThrough: '2027-04-10T00:00:00Z', expiresAt: '2027-04-10T00:00:00Z' });
   });
 });
@@ -365,8 +429,15 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     expect(res.body).toEqual({
       object: 'pass_renewal',
       issued_pass: expect.objectContaining({
-        object: 'issued_pass', id: issued.id, client_id: issued.client_id, pass_id: prepaid.id, status: 'ACTIVE',
-        payment_model: 'PREPAID', expires_at: unix('2027-03-28T00:00:00Z'), start_date: '2027-01-31', passcode: issued.passcode,
+        object: 'issued_pass',
+        id: issued.id,
+        client_id: issued.client_id,
+        pass_id: prepaid.id,
+        status: 'ACTIVE',
+        payment_model: 'PREPAID',
+        expires_at: unix('2027-03-28T00:00:00Z'),
+        start_date: '2027-01-31',
+        passcode: issued.passcode,
       }),
       amount: 3000,
       currency: 'EUR',
@@ -409,14 +480,18 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     expect(res.status).toBe(201);
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 4000, ledgerSum: 4000, rows: 3 });
     const debits = await app.sql<{ amount: string; balance_after: string; reference_id: string }>(
-      "select amount::text, balance_after::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT' order by id", [reseller.id]);
+      "select amount::text, balance_after::text, reference_id from business_transaction where reseller_id = ? and type = 'DEBIT' order by id",
+      [reseller.id],
+    );
     expect(debits).toEqual([
       { amount: '3000', balance_after: '7000', reference_id: issued.id },
       { amount: '3000', balance_after: '4000', reference_id: issued.id },
     ]);
     expect(await walletLedger(app, issued.client_id)).toEqual({ balance: 100, ledgerSum: 100 });
     const credits = await app.sql<{ type: string; amount: string; balance_after: string }>(
-      'select type, amount::text, balance_after::text from credit_transaction where client_id = ? order by id', [issued.client_id]);
+      'select type, amount::text, balance_after::text from credit_transaction where client_id = ? order by id',
+      [issued.client_id],
+    );
     expect(credits).toEqual([
       { type: 'CREDIT', amount: '50', balance_after: '50' },
       { type: 'CREDIT', amount: '50', balance_after: '100' },
@@ -448,12 +523,21 @@ describe('POST /issued_passes/{client_id}/renew', () => {
 
   it('after moving to another PREPAID package › charges its price and adds its duration', async () => {
     const { reseller, payg } = await setup('2027-03-10T12:00:00Z', 100_000);
-    const quarterly = await createPassPackage(app, reseller, { name: 'Quarterly', paymentModel: 'PREPAID', duration: 'QUARTERLY', price: 8000 });
+    const quarterly = await createPassPackage(app, reseller, {
+      name: 'Quarterly',
+      paymentModel: 'PREPAID',
+      duration: 'QUARTERLY',
+      price: 8000,
+    });
     const issued = await issuePass(app, reseller, payg.id);
     expect((await update(reseller, issued.client_id, quarterly.id)).status).toBe(200);
     const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ amount: 8000, previous_expires_at: unix('2027-06-10T12:00:00Z'), new_expires_at: unix('2027-09-10T12:00:00Z') });
+    expect(res.body).toMatchObject({
+      amount: 8000,
+      previous_expires_at: unix('2027-06-10T12:00:00Z'),
+      new_expires_at: unix('2027-09-10T12:00:00Z'),
+    });
     expect(res.body.issued_pass.paid_through).toBe(unix('2027-09-10T12:00:00Z'));
     expect(await businessLedger(app, reseller.id)).toMatchObject({ balance: 84_000, ledgerSum: 84_000 });
   });
@@ -473,17 +557,28 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST' });
     expectError(res, 422, 'insufficient_balance');
     await expectUnchanged(app, before);
-    expect((await getIssued(reseller, issued.client_id)).body).toMatchObject({ expires_at: issued.expires_at, categories: [{ visits_used: 2 }, { visits_used: 0 }] });
+    expect((await getIssued(reseller, issued.client_id)).body).toMatchObject({
+      expires_at: issued.expires_at,
+      categories: [{ visits_used: 2 }, { visits_used: 0 }],
+    });
   });
 
   it('PREPAID with too little balance and an Idempotency-Key › changes nothing, and the replay answers the same 422', async () => {
     const { reseller, prepaid } = await setup('2027-03-10T12:00:00Z', 3000);
     const issued = await issuePass(app, reseller, prepaid.id);
     const before = await dbState(app);
-    const first = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-poor' });
+    const first = await v3(app, `/issued_passes/${issued.client_id}/renew`, {
+      key: reseller.key,
+      method: 'POST',
+      idempotencyKey: 'renew-poor',
+    });
     expectError(first, 422, 'insufficient_balance');
     await expectUnchanged(app, before);
-    const replay = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-poor' });
+    const replay = await v3(app, `/issued_passes/${issued.client_id}/renew`, {
+      key: reseller.key,
+      method: 'POST',
+      idempotencyKey: 'renew-poor',
+    });
     expect(replay.status).toBe(422);
     expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
     await expectUnchanged(app, before);
@@ -493,12 +588,21 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     const { reseller, prepaid, payg } = await setup();
     const issued = await issuePass(app, reseller, prepaid.id);
     let since = await lastOutboxId(app);
-    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, { key: reseller.key, method: 'POST', idempotencyKey: 'renew-evt-1' });
+    const res = await v3(app, `/issued_passes/${issued.client_id}/renew`, {
+      key: reseller.key,
+      method: 'POST',
+      idempotencyKey: 'renew-evt-1',
+    });
     expect(res.status).toBe(201);
     const events = await outboxSince(app, since);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ topic: 'event', reseller_id: reseller.id });
-    expect(events[0].payload).toMatchObject({ object: 'event', type: 'issued_pass.renewed', data: { object: res.body }, request: { idempotency_key: 'renew-evt-1' } });
+    expect(events[0].payload).toMatchObject({
+      object: 'event',
+      type: 'issued_pass.renewed',
+      data: { object: res.body },
+      request: { idempotency_key: 'renew-evt-1' },
+    });
 
     const paygClient = await issuePass(app, reseller, payg.id);
     since = await lastOutboxId(app);

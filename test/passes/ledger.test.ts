@@ -26,8 +26,20 @@ function prng(seed: number) {
   };
 }
 
-interface ModelPackage { id: string; price: number; paymentModel: 'PAYG' | 'PREPAID'; credits: number; duration: Duration }
-interface ModelClient { id: string; pkg: ModelPackage; wallet: number; expires: Date; paidThrough: Date | null }
+interface ModelPackage {
+  id: string;
+  price: number;
+  paymentModel: 'PAYG' | 'PREPAID';
+  credits: number;
+  duration: Duration;
+}
+interface ModelClient {
+  id: string;
+  pkg: ModelPackage;
+  wallet: number;
+  expires: Date;
+  paidThrough: Date | null;
+}
 
 /**
  * The money of a package change as docs/domain-rules.md "Decisions recorded here" states it: the unused whole days of a
@@ -43,7 +55,12 @@ function leavingPrepaid(c: ModelClient, now: Date): { refund: number; creditsBac
   const taken = BigInt(c.wallet) < due ? BigInt(c.wallet) : due;
   return { refund: Number((BigInt(c.pkg.price) * daysLeft * taken) / (inPeriod * due)), creditsBack: Number(taken) };
 }
-interface ModelReseller { r: TestReseller; balance: number; packages: ModelPackage[]; clients: ModelClient[] }
+interface ModelReseller {
+  r: TestReseller;
+  balance: number;
+  packages: ModelPackage[];
+  clients: ModelClient[];
+}
 
 const categories = (credits: number): PassCategory[] => [
   { type: 'GYM', tiers: ['BRONZE'], visits_allowed: 8, credit_allocated: 0 },
@@ -57,11 +74,15 @@ const categories = (credits: number): PassCategory[] => [
  */
 async function expectChained(table: 'business_transaction' | 'credit_transaction', column: 'reseller_id' | 'client_id', ownerId: string) {
   const rows = await app.sql<{ type: string; amount: string; balance_after: string }>(
-    `select type, amount::text, balance_after::text from ${table} where ${column} = ? order by id`, [ownerId]);
+    `select type, amount::text, balance_after::text from ${table} where ${column} = ? order by id`,
+    [ownerId],
+  );
   let running = 0;
   const left = [...rows];
   while (left.length > 0) {
-    const next = left.findIndex((row) => Number(row.balance_after) === running + (row.type === 'CREDIT' ? Number(row.amount) : -Number(row.amount)));
+    const next = left.findIndex(
+      (row) => Number(row.balance_after) === running + (row.type === 'CREDIT' ? Number(row.amount) : -Number(row.amount)),
+    );
     expect(next, `no ${table} row continues the balance ${running}: ${JSON.stringify(left)}`).toBeGreaterThanOrEqual(0);
     running = Number(left[next].balance_after);
     left.splice(next, 1);
@@ -77,7 +98,11 @@ describe('business account and wallet ledgers', () => {
       const balance = rand.int(0, 4) * 2500;
       const r = await createReseller(app, { name: `Ledger ${i}`, balance });
       const packages: ModelPackage[] = [];
-      for (const [paymentModel, price, credits] of [['PAYG', 4000, 30], ['PREPAID', rand.int(10, 60) * 100, 50], ['PREPAID', rand.int(10, 60) * 100, 0]] as const) {
+      for (const [paymentModel, price, credits] of [
+        ['PAYG', 4000, 30],
+        ['PREPAID', rand.int(10, 60) * 100, 50],
+        ['PREPAID', rand.int(10, 60) * 100, 0],
+      ] as const) {
         const duration = rand.pick(['MONTHLY', 'QUARTERLY', 'ANNUALLY'] as const);
         const pkg = await createPassPackage(app, r, { paymentModel, price, categories: categories(credits), duration });
         packages.push({ id: pkg.id, price, paymentModel, credits, duration });
@@ -86,7 +111,9 @@ describe('business account and wallet ledgers', () => {
     }
 
     const outcomes: Record<string, number> = {};
-    const count = (what: string) => { outcomes[what] = (outcomes[what] ?? 0) + 1; };
+    const count = (what: string) => {
+      outcomes[what] = (outcomes[what] ?? 0) + 1;
+    };
 
     for (let step = 0; step < 60; step++) {
       const m = rand.pick(resellers);
@@ -99,9 +126,13 @@ describe('business account and wallet ledgers', () => {
         const before = affordable ? undefined : await dbState(app);
         let clientId: string | undefined;
         if (viaGraphQL) {
-          const res = await gql(app, m.r.key, `mutation($i: IssuePassInput!) { issuePass(input: $i) {
+          const res = await gql(
+            app,
+            m.r.key,
+            `mutation($i: IssuePassInput!) { issuePass(input: $i) {
             __typename ... on IssuedPassPayload { issuedPass { client { id } } } ... on Error { code } } }`,
-          { i: { passId: pkg.id, firstName: 'Step', lastName: String(step), email: `step${step}@example.com` } });
+            { i: { passId: pkg.id, firstName: 'Step', lastName: String(step), email: `step${step}@example.com` } },
+          );
           const result = res.body.data?.issuePass;
           if (affordable) {
             expect(result?.__typename, label).toBe('IssuedPassPayload');
@@ -219,15 +250,19 @@ describe('business account and wallet ledgers', () => {
       }
     }
     const [orphans] = await app.sql<{ n: string }>(
-      `select count(*)::text as n from client c where not exists (select 1 from issued_pass p where p.client_id = c.id)`);
+      `select count(*)::text as n from client c where not exists (select 1 from issued_pass p where p.client_id = c.id)`,
+    );
     expect(orphans.n).toBe('0');
   });
 
   it('parallel PREPAID issues on a balance that pays for three › exactly three succeed and the ledger sums', async () => {
     const reseller = await createReseller(app, { balance: 9000 });
     const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 3000 });
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id, { email: `p${i}@example.com` }) })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id, { email: `p${i}@example.com` }) }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 422, 422, 422]);
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 0, ledgerSum: 0, rows: 4 });
     const [clients] = await app.sql<{ n: string }>('select count(*)::text as n from client where reseller_id = ?', [reseller.id]);
@@ -238,8 +273,15 @@ describe('business account and wallet ledgers', () => {
   it('parallel PREPAID issues, each with its own Idempotency-Key › exactly three succeed, none fails with 5xx', async () => {
     const reseller = await createReseller(app, { balance: 9000 });
     const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 3000 });
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id, { email: `k${i}@example.com` }), idempotencyKey: `parallel-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        v3(app, '/issued_passes', {
+          key: reseller.key,
+          body: clientBody(pass.id, { email: `k${i}@example.com` }),
+          idempotencyKey: `parallel-${i}`,
+        }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 422, 422, 422]);
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 0, ledgerSum: 0, rows: 4 });
   });
@@ -249,11 +291,13 @@ describe('business account and wallet ledgers', () => {
     const reseller = await createReseller(app, { balance: 10_000 });
     const pass = await createPassPackage(app, reseller, { paymentModel: 'PREPAID', price: 1000 });
     const issued = await v3(app, '/issued_passes', { key: reseller.key, body: clientBody(pass.id) });
-    const results = await Promise.all(Array.from({ length: 4 }, () =>
-      v3(app, `/issued_passes/${issued.body.client_id}/renew`, { key: reseller.key, method: 'POST' })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => v3(app, `/issued_passes/${issued.body.client_id}/renew`, { key: reseller.key, method: 'POST' })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect(results.map((r) => r.body.new_expires_at).sort()).toEqual(
-      ['2027-03-10', '2027-04-10', '2027-05-10', '2027-06-10'].map((d) => Date.parse(`${d}T00:00:00Z`) / 1000));
+      ['2027-03-10', '2027-04-10', '2027-05-10', '2027-06-10'].map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
+    );
     expect(await businessLedger(app, reseller.id)).toEqual({ balance: 5000, ledgerSum: 5000, rows: 6 });
     expect(await walletLedger(app, issued.body.client_id)).toEqual({ balance: 250, ledgerSum: 250 });
     await expectChained('credit_transaction', 'client_id', issued.body.client_id);

@@ -1,7 +1,15 @@
 import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, walletLedger, type TestReseller } from '../support/factories.ts';
+import {
+  businessLedger,
+  clientBody,
+  createPassPackage,
+  createReseller,
+  issuePass,
+  walletLedger,
+  type TestReseller,
+} from '../support/factories.ts';
 import { V3, v3, type Reply } from '../support/http.ts';
 import { expectError, expectUnchanged, expectValidationError } from '../support/assertions.ts';
 import { dbState } from '../support/db-state.ts';
@@ -47,10 +55,38 @@ const postRaw = (path: string, raw: string, contentType = 'application/json') =>
 
 describe('POST /issued_passes', () => {
   const cases: [string, () => Record<string, unknown>, string][] = [
-    ['pass_id missing', () => { const { pass_id: _, ...b } = clientBody(paygPassId); return b; }, 'pass_id'],
-    ['first_name missing', () => { const { first_name: _, ...b } = clientBody(paygPassId); return b; }, 'first_name'],
-    ['last_name missing', () => { const { last_name: _, ...b } = clientBody(paygPassId); return b; }, 'last_name'],
-    ['email missing', () => { const { email: _, ...b } = clientBody(paygPassId); return b; }, 'email'],
+    [
+      'pass_id missing',
+      () => {
+        const { pass_id: _, ...b } = clientBody(paygPassId);
+        return b;
+      },
+      'pass_id',
+    ],
+    [
+      'first_name missing',
+      () => {
+        const { first_name: _, ...b } = clientBody(paygPassId);
+        return b;
+      },
+      'first_name',
+    ],
+    [
+      'last_name missing',
+      () => {
+        const { last_name: _, ...b } = clientBody(paygPassId);
+        return b;
+      },
+      'last_name',
+    ],
+    [
+      'email missing',
+      () => {
+        const { email: _, ...b } = clientBody(paygPassId);
+        return b;
+      },
+      'email',
+    ],
     ['pass_id a number', () => clientBody(paygPassId, { pass_id: 123 }), 'pass_id'],
     ['pass_id empty', () => clientBody(paygPassId, { pass_id: '' }), 'pass_id'],
     ['pass_id longer than 64', () => clientBody(paygPassId, { pass_id: `pass_${'A'.repeat(60)}` }), 'pass_id'],
@@ -69,7 +105,11 @@ describe('POST /issued_passes', () => {
     ['email a number', () => clientBody(paygPassId, { email: 12345 }), 'email'],
     ['email without @', () => clientBody(paygPassId, { email: 'ada.example.com' }), 'email'],
     ['email without domain', () => clientBody(paygPassId, { email: 'ada@' }), 'email'],
-    ['email over 254 characters', () => clientBody(paygPassId, { email: `${'a'.repeat(60)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` }), 'email'],
+    [
+      'email over 254 characters',
+      () => clientBody(paygPassId, { email: `${'a'.repeat(60)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` }),
+      'email',
+    ],
     ['phone a number', () => clientBody(paygPassId, { phone: 5551234 }), 'phone'],
     ['phone with letters', () => clientBody(paygPassId, { phone: 'call me' }), 'phone'],
     ['phone over 32 characters', () => clientBody(paygPassId, { phone: '1'.repeat(33) }), 'phone'],
@@ -83,7 +123,11 @@ describe('POST /issued_passes', () => {
     ['start_date as a timestamp string', () => clientBody(paygPassId, { start_date: '2027-01-01T00:00:00Z' }), 'start_date'],
     ['start_date yesterday', () => clientBody(paygPassId, { start_date: isoDay(app.clock.now().getTime() - DAY) }), 'start_date'],
     ['start_date years in the past', () => clientBody(paygPassId, { start_date: '2001-01-01' }), 'start_date'],
-    ['start_date more than a year ahead', () => clientBody(paygPassId, { start_date: isoDay(app.clock.now().getTime() + 400 * DAY) }), 'start_date'],
+    [
+      'start_date more than a year ahead',
+      () => clientBody(paygPassId, { start_date: isoDay(app.clock.now().getTime() + 400 * DAY) }),
+      'start_date',
+    ],
     ['an unknown field', () => clientBody(paygPassId, { nickname: 'Ada' }), 'nickname'],
     ['a field the operator sets (payment_model)', () => clientBody(paygPassId, { payment_model: 'PREPAID' }), 'payment_model'],
     ['a field the service sets (status)', () => clientBody(paygPassId, { status: 'ACTIVE' }), 'status'],
@@ -107,10 +151,16 @@ describe('POST /issued_passes', () => {
   });
 
   it('values exactly at the limits › are accepted (201)', async () => {
-    const res = await post('/issued_passes', clientBody(paygPassId, {
-      first_name: 'F'.repeat(100), last_name: 'L'.repeat(100), external_id: 'x'.repeat(255), phone: '+44 (20) 7946-0958',
-      start_date: isoDay(app.clock.now().getTime() + 300 * DAY),
-    }));
+    const res = await post(
+      '/issued_passes',
+      clientBody(paygPassId, {
+        first_name: 'F'.repeat(100),
+        last_name: 'L'.repeat(100),
+        external_id: 'x'.repeat(255),
+        phone: '+44 (20) 7946-0958',
+        start_date: isoDay(app.clock.now().getTime() + 300 * DAY),
+      }),
+    );
     expect(res.status, res.text).toBe(201);
   });
 
@@ -148,7 +198,10 @@ describe('POST /issued_passes', () => {
   });
 
   it('an Idempotency-Key over 255 characters › answers 400 on Idempotency-Key', async () => {
-    await expectRejected(() => v3(app, '/issued_passes', { key: reseller.key, body: clientBody(paygPassId), idempotencyKey: 'k'.repeat(256) }), 'Idempotency-Key');
+    await expectRejected(
+      () => v3(app, '/issued_passes', { key: reseller.key, body: clientBody(paygPassId), idempotencyKey: 'k'.repeat(256) }),
+      'Idempotency-Key',
+    );
   });
 
   it('a body over 1 MiB › answers 413 body_too_large and writes nothing', async () => {
@@ -207,7 +260,10 @@ describe('POST /issued_passes/update', () => {
     await expectRejected(() => post('/issued_passes/update', [{ client_id: clientId, pass_id: paygPassId }]), 'body');
   });
   it('wrong Content-Type › answers 400 on Content-Type', async () => {
-    await expectRejected(() => postRaw('/issued_passes/update', JSON.stringify({ client_id: clientId, pass_id: paygPassId }), 'text/plain'), 'Content-Type');
+    await expectRejected(
+      () => postRaw('/issued_passes/update', JSON.stringify({ client_id: clientId, pass_id: paygPassId }), 'text/plain'),
+      'Content-Type',
+    );
   });
   it('a body over 1 MiB › answers 413 body_too_large', async () => {
     const before = await dbState(app);
@@ -252,7 +308,10 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     await expectRejected(() => post(`/issued_passes/${clientId}/expiry`, [future()]), 'body');
   });
   it('wrong Content-Type › answers 400 on Content-Type', async () => {
-    await expectRejected(() => postRaw(`/issued_passes/${clientId}/expiry`, JSON.stringify({ expires_at: future() }), 'application/xml'), 'Content-Type');
+    await expectRejected(
+      () => postRaw(`/issued_passes/${clientId}/expiry`, JSON.stringify({ expires_at: future() }), 'application/xml'),
+      'Content-Type',
+    );
   });
   it('a body over 1 MiB › answers 413 body_too_large', async () => {
     const before = await dbState(app);
@@ -261,7 +320,11 @@ describe('POST /issued_passes/{client_id}/expiry', () => {
     await expectUnchanged(app, before);
   });
 
-  for (const [situation, id] of [['an unknown client', UNKNOWN_CLIENT], ['a malformed client id', 'nobody'], ['a NUL client id', '%00']] as const) {
+  for (const [situation, id] of [
+    ['an unknown client', UNKNOWN_CLIENT],
+    ['a malformed client id', 'nobody'],
+    ['a NUL client id', '%00'],
+  ] as const) {
     it(`${situation} › answers 404 resource_not_found and writes nothing`, async () => {
       const before = await dbState(app);
       expectError(await post(`/issued_passes/${id}/expiry`, { expires_at: future() }), 404, 'resource_not_found');
@@ -295,7 +358,11 @@ describe('POST /issued_passes/{client_id}/renew', () => {
     expectError(res, 413, 'body_too_large');
     await expectUnchanged(app, before);
   });
-  for (const [situation, id] of [['an unknown client', UNKNOWN_CLIENT], ['a malformed client id', 'x'.repeat(300)], ['a NUL client id', '%00']] as const) {
+  for (const [situation, id] of [
+    ['an unknown client', UNKNOWN_CLIENT],
+    ['a malformed client id', 'x'.repeat(300)],
+    ['a NUL client id', '%00'],
+  ] as const) {
     it(`${situation} › answers 404 resource_not_found and debits nothing`, async () => {
       const before = await dbState(app);
       expectError(await v3(app, `/issued_passes/${id}/renew`, { key: reseller.key, method: 'POST' }), 404, 'resource_not_found');
@@ -315,7 +382,12 @@ describe('GET /passes/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'pass', id: paygPassId });
   });
-  for (const [situation, id] of [['an unknown id', UNKNOWN_PASS], ['a malformed id', 'not-a-pass'], ['a NUL id', '%00'], ['a percent-garbage id', '%E0%A4%A']] as const) {
+  for (const [situation, id] of [
+    ['an unknown id', UNKNOWN_PASS],
+    ['a malformed id', 'not-a-pass'],
+    ['a NUL id', '%00'],
+    ['a percent-garbage id', '%E0%A4%A'],
+  ] as const) {
     it(`${situation} › answers 404 resource_not_found`, async () => {
       expectError(await v3(app, `/passes/${id}`, { key: reseller.key }), 404, 'resource_not_found');
     });
@@ -329,7 +401,11 @@ describe('GET /passes/{id}', () => {
 });
 
 describe('GET /issued_passes/{client_id}', () => {
-  for (const [situation, id] of [['an unknown client', UNKNOWN_CLIENT], ['a malformed id', 'client_!'], ['a NUL id', '%00']] as const) {
+  for (const [situation, id] of [
+    ['an unknown client', UNKNOWN_CLIENT],
+    ['a malformed id', 'client_!'],
+    ['a NUL id', '%00'],
+  ] as const) {
     it(`${situation} › answers 404 resource_not_found`, async () => {
       expectError(await v3(app, `/issued_passes/${id}`, { key: reseller.key }), 404, 'resource_not_found');
     });
@@ -343,7 +419,11 @@ describe('GET /issued_passes/{client_id}', () => {
 });
 
 describe('GET /clients/{client_id}', () => {
-  for (const [situation, id] of [['an unknown client', UNKNOWN_CLIENT], ['a SQL-looking id', "'%20or%201%3D1%20--"], ['a NUL id', '%00']] as const) {
+  for (const [situation, id] of [
+    ['an unknown client', UNKNOWN_CLIENT],
+    ['a SQL-looking id', "'%20or%201%3D1%20--"],
+    ['a NUL id', '%00'],
+  ] as const) {
     it(`${situation} › answers 404 resource_not_found`, async () => {
       expectError(await v3(app, `/clients/${id}`, { key: reseller.key }), 404, 'resource_not_found');
     });
@@ -358,12 +438,48 @@ describe('GET /clients/{client_id}', () => {
 
 describe('odd inputs', () => {
   const oddValues: unknown[] = [
-    null, true, 0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', ' ', '\u0000', '\ud800', '😀'.repeat(300),
-    "'; drop table client; --", "' or '1'='1", '%00', '../../etc/passwd', 'x'.repeat(70_000), [], [1, 'a'], {},
-    { $ne: null }, { nested: { deeper: { deepest: [1, { a: null }] } } }, '<script>alert(1)</script>', 'NaN', '1e999',
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    '😀'.repeat(300),
+    "'; drop table client; --",
+    "' or '1'='1",
+    '%00',
+    '../../etc/passwd',
+    'x'.repeat(70_000),
+    [],
+    [1, 'a'],
+    {},
+    { $ne: null },
+    { nested: { deeper: { deepest: [1, { a: null }] } } },
+    '<script>alert(1)</script>',
+    'NaN',
+    '1e999',
   ];
-  const oddPathIds = ['%00', '%FF', '%E0%A4%A', '%F0%9F%98%80', "'%20or%201%3D1", 'null', 'undefined', '..%2F..%2Fpasses',
-    'x'.repeat(4000), 'client_00000000000000000000000000', 'CLIENT_01JZZZZZZZZZZZZZZZZZZZZZZZ', '%20', '%2F'];
+  const oddPathIds = [
+    '%00',
+    '%FF',
+    '%E0%A4%A',
+    '%F0%9F%98%80',
+    "'%20or%201%3D1",
+    'null',
+    'undefined',
+    '..%2F..%2Fpasses',
+    'x'.repeat(4000),
+    'client_00000000000000000000000000',
+    'CLIENT_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+    '%20',
+    '%2F',
+  ];
 
   const expectNoServerError = (res: Reply, what: string) => {
     expect(res.status, `${what} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
@@ -385,14 +501,35 @@ describe('odd inputs', () => {
       }
     }
     for (const value of oddValues) {
-      expectNoServerError(await post(`/issued_passes/${clientId}/renew`, { reason: value }), `renew reason=${JSON.stringify(value)?.slice(0, 40)}`);
+      expectNoServerError(
+        await post(`/issued_passes/${clientId}/renew`, { reason: value }),
+        `renew reason=${JSON.stringify(value)?.slice(0, 40)}`,
+      );
     }
   });
 
   it('as whole bodies › never answer 5xx', async () => {
-    const raws = ['', ' ', '{}', '[]', '[[[[[[[[[[]]]]]]]]]]', '{"a":', '\u0000', '{"pass_id":"\\u0000"}', '{"__proto__":{"admin":true}}',
-      '{"constructor":{"prototype":{"x":1}}}', `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`, '1e99999', '"\\ud800"'];
-    for (const path of ['/issued_passes', '/issued_passes/update', `/issued_passes/${clientId}/expiry`, `/issued_passes/${clientId}/renew`]) {
+    const raws = [
+      '',
+      ' ',
+      '{}',
+      '[]',
+      '[[[[[[[[[[]]]]]]]]]]',
+      '{"a":',
+      '\u0000',
+      '{"pass_id":"\\u0000"}',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      '1e99999',
+      '"\\ud800"',
+    ];
+    for (const path of [
+      '/issued_passes',
+      '/issued_passes/update',
+      `/issued_passes/${clientId}/expiry`,
+      `/issued_passes/${clientId}/renew`,
+    ]) {
       for (const raw of raws) expectNoServerError(await postRaw(path, raw), `${path} body ${raw.slice(0, 30)}`);
     }
   });
@@ -422,18 +559,30 @@ function postChunked(path: string, size: number, count: number): Promise<{ statu
   return new Promise((resolve, reject) => {
     // A keep-alive client: the server, not the client, must be the one to close the connection.
     const agent = new http.Agent({ keepAlive: true });
-    const req = http.request(`${app.baseUrl}${V3}${path}`, {
-      method: 'POST', agent,
-      headers: { Authorization: `Bearer ${reseller.key}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => { agent.destroy(); resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }); });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${app.baseUrl}${V3}${path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { Authorization: `Bearer ${reseller.key}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => {
+          agent.destroy();
+          resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection });
+        });
+        res.on('error', reject);
+      },
+    );
     // The server answers and closes before reading everything: later writes may fail, harmlessly.
-    req.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err); });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
     const chunk = Buffer.alloc(size, 'x');
     let sent = 0;
     const writeMore = () => {

@@ -11,10 +11,15 @@ import { gql, v3 } from '../support/http.ts';
 
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
-beforeAll(async () => { w = await createBookingWorld(app); });
+beforeAll(async () => {
+  w = await createBookingWorld(app);
+});
 
 let other: pg.Client | undefined;
-afterEach(async () => { await other?.end().catch(() => undefined); other = undefined; });
+afterEach(async () => {
+  await other?.end().catch(() => undefined);
+  other = undefined;
+});
 
 async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -24,15 +29,23 @@ async function waitUntil(check: () => Promise<boolean>, what: string): Promise<v
   }
 }
 
-const waitingOnLocks = async () => Number((await app.sql<{ n: string }>(
-  "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'"))[0].n);
+const waitingOnLocks = async () =>
+  Number(
+    (
+      await app.sql<{ n: string }>(
+        "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      )
+    )[0].n,
+  );
 
 describe('pipeline › deadlock', () => {
   /**
    * Books a class, then makes its cancel (sent by `cancel`) the victim of a deadlock with a second
    * session, and returns the cancel's answer once the second session has committed.
    */
-  async function cancelThroughADeadlock<T>(cancel: (bookingId: string) => Promise<T>): Promise<{ answer: T; bookingId: string; instanceId: string }> {
+  async function cancelThroughADeadlock<T>(
+    cancel: (bookingId: string) => Promise<T>,
+  ): Promise<{ answer: T; bookingId: string; instanceId: string }> {
     const instance = await instanceIn(app, w.gym.classId, 48);
     const booked = await book.cls(app, w, { class_instance_id: instance.id, client_id: w.client.id });
     expect(booked.status, booked.text).toBe(201);
@@ -60,15 +73,23 @@ describe('pipeline › deadlock', () => {
   }
 
   it('REST › a write aborted by PostgreSQL to break a deadlock is run again and succeeds once', async () => {
-    const { answer, bookingId, instanceId } = await cancelThroughADeadlock((id) => v3(app, `/bookings/${id}/cancel`, { key: w.reseller.key, method: 'POST' }));
+    const { answer, bookingId, instanceId } = await cancelThroughADeadlock((id) =>
+      v3(app, `/bookings/${id}/cancel`, { key: w.reseller.key, method: 'POST' }),
+    );
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ status: 'CANCELLED', refund: { policy: 'FULL', visits_restored: 1 } });
     await expectCancelledOnce(bookingId, instanceId);
   }, 30_000);
 
   it('GraphQL › a mutation field aborted to break a deadlock runs again in its savepoint and succeeds once', async () => {
-    const { answer, bookingId, instanceId } = await cancelThroughADeadlock((id) => gql(app, w.reseller.key,
-      'mutation($id: ID!) { cancelBooking(input: { bookingId: $id }) { __typename ... on BookingPayload { booking { status } } } }', { id }));
+    const { answer, bookingId, instanceId } = await cancelThroughADeadlock((id) =>
+      gql(
+        app,
+        w.reseller.key,
+        'mutation($id: ID!) { cancelBooking(input: { bookingId: $id }) { __typename ... on BookingPayload { booking { status } } } }',
+        { id },
+      ),
+    );
     expect(answer.body.errors, answer.text).toBeUndefined();
     expect(answer.body.data).toEqual({ cancelBooking: { __typename: 'BookingPayload', booking: { status: 'CANCELLED' } } });
     await expectCancelledOnce(bookingId, instanceId);

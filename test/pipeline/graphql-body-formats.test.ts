@@ -38,12 +38,18 @@ async function effects(resellerId: string) {
   const [row] = await app.sql<{ clients: string; debits: string; balance: string }>(
     `select (select count(*) from client where reseller_id = ?) as clients,
             (select count(*) from business_transaction where reseller_id = ? and type = 'DEBIT') as debits,
-            (select balance from business_account where reseller_id = ?) as balance`, [resellerId, resellerId, resellerId]);
+            (select balance from business_account where reseller_id = ?) as balance`,
+    [resellerId, resellerId, resellerId],
+  );
   return { clients: Number(row.clients), debits: Number(row.debits), balance: Number(row.balance) };
 }
 
 describe('POST /graphql mutations with an Idempotency-Key', () => {
-  for (const [name, format] of [['form-encoded', asForm], ['application/graphql', asGraphQL], ['JSON', asJson]] as const) {
+  for (const [name, format] of [
+    ['form-encoded', asForm],
+    ['application/graphql', asGraphQL],
+    ['JSON', asJson],
+  ] as const) {
     it(`sent ${name} twice › executes once; the retry is a byte-identical replay`, async () => {
       const { reseller, pass } = await prepaid();
       const [type, body] = format(mutation(pass.id));
@@ -98,8 +104,18 @@ describe('POST /graphql mutations with an Idempotency-Key', () => {
   it('multipart/form-data › refused with 400 validation_error on Content-Type before anything runs', async () => {
     const { reseller, pass } = await prepaid();
     const boundary = 'gateway-test-boundary';
-    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="operations"', '',
-      JSON.stringify({ query: mutation(pass.id) }), `--${boundary}`, 'Content-Disposition: form-data; name="map"', '', '{}', `--${boundary}--`, ''].join('\r\n');
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="operations"',
+      '',
+      JSON.stringify({ query: mutation(pass.id) }),
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="map"',
+      '',
+      '{}',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
     const res = await post(reseller.key, 'multipart', `multipart/form-data; boundary=${boundary}`, body);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'validation_error', param: 'Content-Type' });

@@ -47,7 +47,9 @@ describe('variables that fail coercion', () => {
 
   it('a required input variable missing a field › 400 validation_error, nothing written', async () => {
     const reseller = await createReseller(app);
-    const res = await gql(app, reseller.key, 'mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename } }', { input: { firstName: 'Ada' } });
+    const res = await gql(app, reseller.key, 'mutation($input: IssuePassInput!) { issuePass(input: $input) { __typename } }', {
+      input: { firstName: 'Ada' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error' });
     expect(await app.sql('select id from client where reseller_id = ?', [reseller.id])).toEqual([]);
@@ -61,7 +63,11 @@ describe('an unexpected failure', () => {
     await app.sql('alter table outbox rename to outbox_gone');
     let res;
     try {
-      res = await gql(app, reseller.key, `mutation { issuePass(input: { passId: "${pass.id}", firstName: "A", lastName: "B", email: "a@example.com" }) { __typename } }`);
+      res = await gql(
+        app,
+        reseller.key,
+        `mutation { issuePass(input: { passId: "${pass.id}", firstName: "A", lastName: "B", email: "a@example.com" }) { __typename } }`,
+      );
     } finally {
       await app.sql('alter table outbox_gone rename to outbox');
     }
@@ -72,10 +78,11 @@ describe('an unexpected failure', () => {
   });
 });
 
-describe('the cost limit with yoga\'s validation cache on', () => {
+describe("the cost limit with yoga's validation cache on", () => {
   it('one document › admitted with a small $n, refused with a large one (the cache vouches for no variables)', async () => {
     const reseller = await createReseller(app);
-    const doc = 'query($n: Int) { providers(first: $n) { edges { node { classes(first: 20) { edges { node { instances(first: 20) { edges { node { id } } } } } } } } } }';
+    const doc =
+      'query($n: Int) { providers(first: $n) { edges { node { classes(first: 20) { edges { node { instances(first: 20) { edges { node { id } } } } } } } } } }';
     expect((await gql(app, reseller.key, doc, { n: 1 })).body.errors).toBeUndefined();
     const big = await gql(app, reseller.key, doc, { n: 100 });
     expect(big.status).toBe(400);

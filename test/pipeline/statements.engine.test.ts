@@ -78,11 +78,16 @@ describe('GraphQL passes', () => {
     expect(bare.reads).toEqual({ categories: false, createdAt: false });
     expect(bare.nodes.map((n) => [n.name, n.price])).toEqual(rest.data.map((p: { name: string; price: number }) => [p.name, p.price]));
 
-    const whole = await list('{ passes(first: 10) { edges { node { id categories { type tiers visitsAllowed creditAllocated } createdAt } } } }');
+    const whole = await list(
+      '{ passes(first: 10) { edges { node { id categories { type tiers visitsAllowed creditAllocated } createdAt } } } }',
+    );
     expect(whole.reads).toEqual({ categories: true, createdAt: true });
     expect(whole.nodes.map((n) => Date.parse(n.createdAt as string) / 1000)).toEqual(rest.data.map((p: { created: number }) => p.created));
-    expect(whole.nodes.map((n) => n.categories)).toEqual(rest.data.map((p: { categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[] }) =>
-      p.categories.map((c) => ({ type: c.type, tiers: c.tiers, visitsAllowed: c.visits_allowed, creditAllocated: c.credit_allocated }))));
+    expect(whole.nodes.map((n) => n.categories)).toEqual(
+      rest.data.map((p: { categories: { type: string; tiers: string[]; visits_allowed: number | null; credit_allocated: number }[] }) =>
+        p.categories.map((c) => ({ type: c.type, tiers: c.tiers, visitsAllowed: c.visits_allowed, creditAllocated: c.credit_allocated })),
+      ),
+    );
 
     const inline = await list('{ passes(first: 10) { edges { node { id ... on Pass { categories { type } } } } } }');
     expect(inline.reads).toEqual({ categories: true, createdAt: false });
@@ -110,7 +115,10 @@ describe('POST /issued_passes with an Idempotency-Key', () => {
   it('6 statements for a PREPAID pass with wallet credits, 6 for PAYG without; GraphQL issuePass three and two more', async () => {
     const reseller = await createReseller(app, { balance: 1_000_000 });
     const prepaid = await createPassPackage(app, reseller, { paymentModel: 'PREPAID' });
-    const payg = await createPassPackage(app, reseller, { paymentModel: 'PAYG', categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: 8, credit_allocated: 0 }] });
+    const payg = await createPassPackage(app, reseller, {
+      paymentModel: 'PAYG',
+      categories: [{ type: 'GYM', tiers: ['SILVER'], visits_allowed: 8, credit_allocated: 0 }],
+    });
     let n = 0;
     const body = (passId: string) => ({ pass_id: passId, first_name: 'A', last_name: 'B', email: `s${++n}@example.com` });
     const rest = (passId: string) => async () => {
@@ -119,8 +127,13 @@ describe('POST /issued_passes with an Idempotency-Key', () => {
     };
     const graphql = (passId: string) => async () => {
       const { pass_id, first_name, last_name, email } = body(passId);
-      const res = await gql(app, reseller.key, 'mutation Issue($input: IssuePassInput!) { issuePass(input: $input) { __typename } }',
-        { input: { passId: pass_id, firstName: first_name, lastName: last_name, email } }, { idempotencyKey: `stmt-${n}` });
+      const res = await gql(
+        app,
+        reseller.key,
+        'mutation Issue($input: IssuePassInput!) { issuePass(input: $input) { __typename } }',
+        { input: { passId: pass_id, firstName: first_name, lastName: last_name, email } },
+        { idempotencyKey: `stmt-${n}` },
+      );
       expect(res.body.data?.issuePass.__typename, res.text).toBe('IssuedPassPayload');
     };
     expect(await statementsOf(rest(prepaid.id))).toBe(6);

@@ -55,8 +55,12 @@ describe('REST JSON bodies', () => {
     const { reseller, pass } = await setup();
     const json = Buffer.from(JSON.stringify(clientBody(pass.id)).replace('Lovelace', 'Love__lace'));
     json[json.indexOf('__')] = 0xff;
-    json[json.indexOf('_', json.indexOf('Love')) ] = 0xfe;
-    const res = await v3(app, '/issued_passes', { key: reseller.key, raw: new Uint8Array(json), headers: { 'Content-Type': 'application/json' } });
+    json[json.indexOf('_', json.indexOf('Love'))] = 0xfe;
+    const res = await v3(app, '/issued_passes', {
+      key: reseller.key,
+      raw: new Uint8Array(json),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'body' });
     expect(await app.sql("select id from client where last_name like '%\uFFFD%'")).toEqual([]);
@@ -76,9 +80,15 @@ describe('GraphQL', () => {
 
   it('a lone surrogate in a variable › 400 validation_error naming it, nothing written', async () => {
     const { reseller, pass } = await setup();
-    const res = await gql(app, reseller.key, ISSUE, { input: { passId: pass.id, firstName: 'A\ud800', lastName: 'B', email: 'a@example.com' } });
+    const res = await gql(app, reseller.key, ISSUE, {
+      input: { passId: pass.id, firstName: 'A\ud800', lastName: 'B', email: 'a@example.com' },
+    });
     expect(res.status).toBe(400);
-    expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', type: 'invalid_request_error', param: 'variables.input.firstName' });
+    expect(res.body.errors?.[0].extensions).toMatchObject({
+      code: 'validation_error',
+      type: 'invalid_request_error',
+      param: 'variables.input.firstName',
+    });
     expect(await clients()).toBe(0);
   });
 
@@ -96,7 +106,9 @@ describe('GraphQL', () => {
     const literal = await gql(app, reseller.key, '{ classes(category: "a\\u0000") { edges { node { id } } } }');
     expect(literal.status).toBe(400);
     expect(literal.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', param: 'category' });
-    const variable = await gql(app, reseller.key, 'query($c: String) { classes(category: $c) { edges { node { id } } } }', { c: 'a\u0000' });
+    const variable = await gql(app, reseller.key, 'query($c: String) { classes(category: $c) { edges { node { id } } } }', {
+      c: 'a\u0000',
+    });
     expect(variable.status).toBe(400);
     expect(variable.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', param: 'variables.c' });
   });
@@ -105,10 +117,18 @@ describe('GraphQL', () => {
     const { reseller } = await setup();
     const bytes = Buffer.from(JSON.stringify({ query: '{ classes(category: "zz") { edges { node { id } } } }' }));
     bytes[bytes.indexOf('zz')] = 0xc3;
-    const post = await call(app, '/graphql', { method: 'POST', raw: new Uint8Array(bytes), key: reseller.key, headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' } });
+    const post = await call(app, '/graphql', {
+      method: 'POST',
+      raw: new Uint8Array(bytes),
+      key: reseller.key,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
+    });
     expect(post.status).toBe(400);
     expect(post.body.errors[0].extensions).toMatchObject({ code: 'validation_error', param: 'body' });
-    const get = await call(app, `/graphql?query=${encodeURIComponent('{ __typename }')}%FF`, { key: reseller.key, headers: { Accept: 'application/graphql-response+json' } });
+    const get = await call(app, `/graphql?query=${encodeURIComponent('{ __typename }')}%FF`, {
+      key: reseller.key,
+      headers: { Accept: 'application/graphql-response+json' },
+    });
     expect(get.status).toBe(400);
     expect(get.body.errors[0].extensions).toMatchObject({ code: 'validation_error', param: 'query' });
   });
@@ -120,7 +140,9 @@ describe('transport errors (Node refuses to parse the request)', () => {
     return new Promise((resolve, reject) => {
       const socket = net.connect(Number(url.port), url.hostname, () => socket.write(text));
       let answer = '';
-      socket.on('data', (d) => { answer += d.toString('utf8'); });
+      socket.on('data', (d) => {
+        answer += d.toString('utf8');
+      });
       socket.on('end', () => resolve(answer));
       socket.on('error', reject);
     });

@@ -57,8 +57,14 @@ describe('authentication (REST)', () => {
   it('a malformed key › answers 401 invalid_api_key', async () => {
     const reseller = await createReseller(app);
     for (const authorization of [
-      'Bearer', 'Bearer ', 'Bearer sk_short', `Bearer ${reseller.key}x`, `Bearer ${reseller.key.slice(0, -1)}`,
-      `Bearer pk_${base62(40)}`, `Bearer sk_${base62(39)}-`, `Bearer ${reseller.key} ${reseller.key}`,
+      'Bearer',
+      'Bearer ',
+      'Bearer sk_short',
+      `Bearer ${reseller.key}x`,
+      `Bearer ${reseller.key.slice(0, -1)}`,
+      `Bearer pk_${base62(40)}`,
+      `Bearer sk_${base62(39)}-`,
+      `Bearer ${reseller.key} ${reseller.key}`,
     ]) {
       expectError(await v3<ErrorBody>(app, '/passes', withAuthorization(authorization)), 401, 'invalid_api_key');
     }
@@ -68,14 +74,21 @@ describe('authentication (REST)', () => {
     expectError(await v3<ErrorBody>(app, '/passes', { key: unknownKey() }), 401, 'invalid_api_key');
   });
 
-  it('a revoked key › answers 401 invalid_api_key while the reseller\'s other key keeps working', async () => {
+  it("a revoked key › answers 401 invalid_api_key while the reseller's other key keeps working", async () => {
     const reseller = await createReseller(app);
     const second = await createApiKey(app.orm.em.fork(), reseller.id, app.clock.now());
     expect((await v3(app, '/passes', { key: reseller.key })).status).toBe(200);
     const [first] = (await keyIdsOf(reseller)).filter((id) => id !== second.id);
     await revokeApiKey(app.orm.em.fork(), first, app.clock.now());
     // A process may answer from its key cache for KEY_CACHE_MS; the promise is "refused within 1 s".
-    expectError(await withinOneSecond(() => v3<ErrorBody>(app, '/passes', { key: reseller.key }), (r) => r.status === 401), 401, 'invalid_api_key');
+    expectError(
+      await withinOneSecond(
+        () => v3<ErrorBody>(app, '/passes', { key: reseller.key }),
+        (r) => r.status === 401,
+      ),
+      401,
+      'invalid_api_key',
+    );
     expect((await v3(app, '/passes', { key: second.secret })).status).toBe(200);
   });
 
@@ -83,7 +96,14 @@ describe('authentication (REST)', () => {
     const reseller = await createReseller(app, { disabled: true });
     expectError(await v3<ErrorBody>(app, '/passes', { key: reseller.key }), 403, 'account_disabled');
     await setResellerStatus(app.orm.em.fork(), reseller.id, 'ACTIVE');
-    expect((await withinOneSecond(() => v3(app, '/passes', { key: reseller.key }), (r) => r.status === 200)).status).toBe(200);
+    expect(
+      (
+        await withinOneSecond(
+          () => v3(app, '/passes', { key: reseller.key }),
+          (r) => r.status === 200,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('every operation › asks for a key before looking at the path or the body', async () => {
@@ -110,7 +130,9 @@ describe('authentication (REST)', () => {
     expectError(await v3<ErrorBody>(app, '/issued_passes', { key: unknownKey(), body: clientBody(pass.id) }), 401, 'invalid_api_key');
     const [row] = await app.sql<{ clients: string; btxn: string }>(
       `select (select count(*) from client where reseller_id = ?) as clients,
-              (select count(*) from business_transaction where reseller_id = ?) as btxn`, [reseller.id, reseller.id]);
+              (select count(*) from business_transaction where reseller_id = ?) as btxn`,
+      [reseller.id, reseller.id],
+    );
     expect({ clients: Number(row.clients), btxn: Number(row.btxn) }).toEqual({ clients: 0, btxn: 1 });
   });
 });
@@ -128,7 +150,8 @@ async function twoResellers() {
 
 /** Every row a reseller's calls can change, for "nothing changed" assertions. */
 async function rowsOf(reseller: TestReseller) {
-  const rows = (table: string, columns = '*') => app.sql(`select ${columns} from ${table} where reseller_id = ? order by id`, [reseller.id]);
+  const rows = (table: string, columns = '*') =>
+    app.sql(`select ${columns} from ${table} where reseller_id = ? order by id`, [reseller.id]);
   return {
     reseller: await app.sql('select balance, status from reseller join business_account on reseller_id = id where id = ?', [reseller.id]),
     clients: await rows('client'),
@@ -166,7 +189,12 @@ describe('tenancy (REST)', () => {
     const missingClient = await v3<ErrorBody>(app, '/clients/client_01ARZ3NDEKTSV4RRFFQ69G5FAV', { key: b.key });
     const foreignPass = await v3<ErrorBody>(app, `/passes/${aPass.id}`, { key: b.key });
     const missingPass = await v3<ErrorBody>(app, '/passes/pass_01ARZ3NDEKTSV4RRFFQ69G5FAV', { key: b.key });
-    const shape = (r: Reply<ErrorBody>) => ({ status: r.status, type: r.body.error.type, code: r.body.error.code, param: r.body.error.param });
+    const shape = (r: Reply<ErrorBody>) => ({
+      status: r.status,
+      type: r.body.error.type,
+      code: r.body.error.code,
+      param: r.body.error.param,
+    });
     expect(shape(foreignClient)).toEqual(shape(missingClient));
     expect(shape(foreignPass)).toEqual(shape(missingPass));
   });
@@ -179,7 +207,9 @@ describe('tenancy (REST)', () => {
     expectError(res, 404, 'resource_not_found');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
     // The same call by the owner succeeds: the 404 above is tenancy, not the request.
-    expect((await v3(app, `/issued_passes/${aIssued.client_id}/expiry`, { key: a.key, body: { expires_at: inDays(20) } })).status).toBe(200);
+    expect((await v3(app, `/issued_passes/${aIssued.client_id}/expiry`, { key: a.key, body: { expires_at: inDays(20) } })).status).toBe(
+      200,
+    );
   });
 
   it("POST /issued_passes/{client_id}/renew for another reseller's client › answers 404 and changes nothing", async () => {
@@ -211,7 +241,10 @@ describe('tenancy (REST)', () => {
   it("POST /issued_passes/update with another reseller's client_id › answers 400 validation_error naming client_id and changes nothing", async () => {
     const { a, b, aIssued, bPass } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
-    const res = await v3<ErrorBody>(app, '/issued_passes/update', { key: b.key, body: { client_id: aIssued.client_id, pass_id: bPass.id } });
+    const res = await v3<ErrorBody>(app, '/issued_passes/update', {
+      key: b.key,
+      body: { client_id: aIssued.client_id, pass_id: bPass.id },
+    });
     expectError(res, 400, 'validation_error', 'client_id');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
@@ -219,7 +252,10 @@ describe('tenancy (REST)', () => {
   it("POST /issued_passes/update with another reseller's pass_id › answers 400 validation_error naming pass_id and changes nothing", async () => {
     const { a, b, aPass, bIssued } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
-    const res = await v3<ErrorBody>(app, '/issued_passes/update', { key: b.key, body: { client_id: bIssued.client_id, pass_id: aPass.id } });
+    const res = await v3<ErrorBody>(app, '/issued_passes/update', {
+      key: b.key,
+      body: { client_id: bIssued.client_id, pass_id: aPass.id },
+    });
     expectError(res, 400, 'validation_error', 'pass_id');
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
@@ -246,7 +282,14 @@ describe('authentication (GraphQL)', () => {
     expect((await gql(app, reseller.key, PASSES)).body.errors).toBeUndefined();
     const [keyId] = await keyIdsOf(reseller);
     await revokeApiKey(app.orm.em.fork(), keyId, app.clock.now());
-    expectGraphQLRefusal(await withinOneSecond(() => gql(app, reseller.key, PASSES), (r) => r.status === 401), 401, 'invalid_api_key');
+    expectGraphQLRefusal(
+      await withinOneSecond(
+        () => gql(app, reseller.key, PASSES),
+        (r) => r.status === 401,
+      ),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('a disabled reseller › answers HTTP 403 account_disabled', async () => {
@@ -255,7 +298,9 @@ describe('authentication (GraphQL)', () => {
   });
 
   it('GET /graphql with a query and no key › answers HTTP 401 invalid_api_key', async () => {
-    const res = await call<GraphQLBody>(app, `/graphql?query=${encodeURIComponent(PASSES)}`, { headers: { Accept: 'application/graphql-response+json' } });
+    const res = await call<GraphQLBody>(app, `/graphql?query=${encodeURIComponent(PASSES)}`, {
+      headers: { Accept: 'application/graphql-response+json' },
+    });
     expectGraphQLRefusal(res, 401, 'invalid_api_key');
   });
 });
@@ -304,7 +349,11 @@ describe('tenancy (GraphQL)', () => {
 
   it("passes › never lists another reseller's passes", async () => {
     const { b, bPass } = await twoResellers();
-    const res = await gql<{ passes: { edges: { node: { id: string } }[] } }>(app, b.key, '{ passes(first: 100) { edges { node { id } } } }');
+    const res = await gql<{ passes: { edges: { node: { id: string } }[] } }>(
+      app,
+      b.key,
+      '{ passes(first: 100) { edges { node { id } } } }',
+    );
     expect(res.body.data?.passes.edges.map((e) => e.node.id)).toEqual([bPass.id]);
   });
 
@@ -312,13 +361,19 @@ describe('tenancy (GraphQL)', () => {
     const { a, b, aIssued } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
     const expiresAt = new Date(inDays(90) * 1000).toISOString();
-    const expiry = await gql<{ setIssuedPassExpiry: { __typename: string; code?: string } }>(app, b.key,
+    const expiry = await gql<{ setIssuedPassExpiry: { __typename: string; code?: string } }>(
+      app,
+      b.key,
       `mutation($clientId: ID!, $expiresAt: DateTime!) { setIssuedPassExpiry(input: { clientId: $clientId, expiresAt: $expiresAt }) { __typename ... on Error { code } } }`,
-      { clientId: aIssued.client_id, expiresAt });
+      { clientId: aIssued.client_id, expiresAt },
+    );
     expect(expiry.body.data?.setIssuedPassExpiry).toEqual({ __typename: 'NotFoundError', code: 'resource_not_found' });
-    const renew = await gql<{ renewIssuedPass: { __typename: string; code?: string } }>(app, b.key,
+    const renew = await gql<{ renewIssuedPass: { __typename: string; code?: string } }>(
+      app,
+      b.key,
       `mutation($clientId: ID!) { renewIssuedPass(input: { clientId: $clientId }) { __typename ... on Error { code } } }`,
-      { clientId: aIssued.client_id });
+      { clientId: aIssued.client_id },
+    );
     expect(renew.body.data?.renewIssuedPass).toEqual({ __typename: 'NotFoundError', code: 'resource_not_found' });
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });
@@ -326,15 +381,21 @@ describe('tenancy (GraphQL)', () => {
   it("issuePass and updateIssuedPass with another reseller's ids › answer InputError naming the field", async () => {
     const { a, b, aPass, aIssued, bPass } = await twoResellers();
     const before = { a: await rowsOf(a), b: await rowsOf(b) };
-    const issue = await gql<{ issuePass: { __typename: string; code?: string; param?: string } }>(app, b.key,
+    const issue = await gql<{ issuePass: { __typename: string; code?: string; param?: string } }>(
+      app,
+      b.key,
       `mutation($passId: ID!) { issuePass(input: { passId: $passId, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" }) {
         __typename ... on Error { code } ... on InputError { param } } }`,
-      { passId: aPass.id });
+      { passId: aPass.id },
+    );
     expect(issue.body.data?.issuePass).toEqual({ __typename: 'InputError', code: 'validation_error', param: 'passId' });
-    const update = await gql<{ updateIssuedPass: { __typename: string; code?: string; param?: string } }>(app, b.key,
+    const update = await gql<{ updateIssuedPass: { __typename: string; code?: string; param?: string } }>(
+      app,
+      b.key,
       `mutation($clientId: ID!, $passId: ID!) { updateIssuedPass(input: { clientId: $clientId, passId: $passId }) {
         __typename ... on Error { code } ... on InputError { param } } }`,
-      { clientId: aIssued.client_id, passId: bPass.id });
+      { clientId: aIssued.client_id, passId: bPass.id },
+    );
     expect(update.body.data?.updateIssuedPass).toEqual({ __typename: 'InputError', code: 'validation_error', param: 'clientId' });
     expect({ a: await rowsOf(a), b: await rowsOf(b) }).toEqual(before);
   });

@@ -7,7 +7,13 @@ import { canonicalJson, fingerprint } from '../../src/platform/idempotency.ts';
 describe('config', () => {
   it('defaults › a valid, frozen configuration', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 3000, IDEMPOTENCY_TTL_SECONDS: 90, IDEMPOTENCY_WAIT_MS: 10_000, GRAPHQL_INTROSPECTION: true, BODY_LIMIT_BYTES: 1_048_576 });
+    expect(config).toMatchObject({
+      PORT: 3000,
+      IDEMPOTENCY_TTL_SECONDS: 90,
+      IDEMPOTENCY_WAIT_MS: 10_000,
+      GRAPHQL_INTROSPECTION: true,
+      BODY_LIMIT_BYTES: 1_048_576,
+    });
     expect(Object.isFrozen(config)).toBe(true);
   });
 

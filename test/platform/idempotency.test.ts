@@ -21,7 +21,8 @@ async function rowsOf(target: TestApp, resellerId: string) {
             (select count(*) from business_transaction where reseller_id = ? and type = 'DEBIT') as debits,
             (select count(*) from outbox where reseller_id = ?) as outbox,
             (select count(*) from idempotency_record where reseller_id = ?) as records`,
-    [resellerId, resellerId, resellerId, resellerId, resellerId]);
+    [resellerId, resellerId, resellerId, resellerId, resellerId],
+  );
   return {
     clients: Number(row.clients),
     issuedPasses: Number(row.issued_passes),
@@ -34,7 +35,9 @@ async function rowsOf(target: TestApp, resellerId: string) {
 /** The record as stored (`sealed_text`) and with its response opened as the server opens it (`response_text`). */
 async function storedRecord(resellerId: string, key: string) {
   const rows = await app.sql<{ status_code: number | null; fingerprint: string; sealed_text: string | null }>(
-    `select status_code, fingerprint, response_body #>> '{}' as sealed_text from idempotency_record where reseller_id = ? and key = ?`, [resellerId, key]);
+    `select status_code, fingerprint, response_body #>> '{}' as sealed_text from idempotency_record where reseller_id = ? and key = ?`,
+    [resellerId, key],
+  );
   if (!rows[0]) return undefined;
   const box = secretBox(await masterKey(app.orm.em, app.config), 'idempotency responses');
   return { ...rows[0], response_text: rows[0].sealed_text === null ? null : box.open(rows[0].sealed_text) };
@@ -93,7 +96,9 @@ describe('Idempotency-Key on POST /issued_passes', () => {
     for (const shown of [res.body.passcode, res.body.client_id, res.body.id]) expect(record!.sealed_text).not.toContain(shown);
     // The event written with the effects names the key it was made under.
     const [event] = await app.sql<{ payload: { request: { idempotency_key: string | null } } }>(
-      'select payload from outbox where reseller_id = ?', [reseller.id]);
+      'select payload from outbox where reseller_id = ?',
+      [reseller.id],
+    );
     expect(event.payload.request.idempotency_key).toBe(key);
   });
 
@@ -118,10 +123,20 @@ describe('Idempotency-Key on POST /issued_passes', () => {
   it('retry with the body keys in another order › replays: the fingerprint is canonical JSON', async () => {
     const { reseller, pass } = await prepaidReseller();
     const key = newKey();
-    const first = await issue(reseller, { pass_id: pass.id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+4915112345678' }, key);
+    const first = await issue(
+      reseller,
+      { pass_id: pass.id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+4915112345678' },
+      key,
+    );
     expectExecuted(first);
-    const reordered = '{"phone":"+4915112345678","email":"ada@example.com","last_name":"Lovelace","first_name":"Ada","pass_id":"' + pass.id + '"}';
-    const replay = await v3(app, '/issued_passes', { key: reseller.key, raw: reordered, headers: { 'Content-Type': 'application/json' }, idempotencyKey: key });
+    const reordered =
+      '{"phone":"+4915112345678","email":"ada@example.com","last_name":"Lovelace","first_name":"Ada","pass_id":"' + pass.id + '"}';
+    const replay = await v3(app, '/issued_passes', {
+      key: reseller.key,
+      raw: reordered,
+      headers: { 'Content-Type': 'application/json' },
+      idempotencyKey: key,
+    });
     expectReplayOf(replay, first);
     expect((await rowsOf(app, reseller.id)).clients).toBe(1);
   });
@@ -339,7 +354,13 @@ describe('Idempotency-Key on POST /issued_passes/{client_id}/renew', () => {
   const renew = (reseller: TestReseller, clientId: string, key?: string, body: unknown = {}) =>
     v3(app, `/issued_passes/${clientId}/renew`, { key: reseller.key, body, idempotencyKey: key });
   const expiryOf = async (clientId: string) =>
-    Number((await app.sql<{ ms: string }>('select (extract(epoch from expires_at) * 1000)::bigint as ms from issued_pass where client_id = ?', [clientId]))[0].ms);
+    Number(
+      (
+        await app.sql<{ ms: string }>('select (extract(epoch from expires_at) * 1000)::bigint as ms from issued_pass where client_id = ?', [
+          clientId,
+        ])
+      )[0].ms,
+    );
 
   it('retry with the same key › replays the renewal without extending or debiting twice', async () => {
     const { reseller, issued } = await prepaidClient();
@@ -461,9 +482,12 @@ describe('Idempotency-Key while a request with the same key is in progress', () 
     const client = new pg.Client({ connectionString: target.databaseUrl });
     await client.connect();
     await client.query('begin');
-    await client.query(
-      'insert into idempotency_record (reseller_id, key, fingerprint, created_at) values ($1, $2, $3, $4)',
-      [resellerId, key, '0'.repeat(64), target.clock.now()]);
+    await client.query('insert into idempotency_record (reseller_id, key, fingerprint, created_at) values ($1, $2, $3, $4)', [
+      resellerId,
+      key,
+      '0'.repeat(64),
+      target.clock.now(),
+    ]);
     return client;
   }
 
@@ -512,16 +536,19 @@ describe('Idempotency-Key while a request with the same key is in progress', () 
     expectExecuted(earlier);
     // What the holder stores: a documented issued_pass (v3() checks replies against docs/openapi.json), told apart by its id.
     const stored = { ...earlier.body, id: 'ipass_from_first_request' };
-    const [{ fingerprint }] = await app.sql<{ fingerprint: string }>(
-      'select fingerprint from idempotency_record where reseller_id = ?', [reseller.id]);
+    const [{ fingerprint }] = await app.sql<{ fingerprint: string }>('select fingerprint from idempotency_record where reseller_id = ?', [
+      reseller.id,
+    ]);
     const key = newKey();
     const holder = await holdKey(app, reseller.id, key);
     try {
       const pending = issue(reseller, body, key);
       await waitForLockWaiter();
       // The holder finishes as a first request with this body would: fingerprint and response.
-      await holder.query('update idempotency_record set fingerprint = $1, status_code = 201, response_body = $2 where reseller_id = $3 and key = $4',
-        [fingerprint, JSON.stringify(stored), reseller.id, key]);
+      await holder.query(
+        'update idempotency_record set fingerprint = $1, status_code = 201, response_body = $2 where reseller_id = $3 and key = $4',
+        [fingerprint, JSON.stringify(stored), reseller.id, key],
+      );
       await holder.query('commit');
       const res = await pending;
       expect(res.status, res.text).toBe(201);
@@ -539,7 +566,8 @@ describe('Idempotency-Key while a request with the same key is in progress', () 
 async function waitForLockWaiter(): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const [{ n }] = await app.sql<{ n: string }>(
-      "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
+      "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+    );
     if (Number(n) > 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -555,8 +583,13 @@ const ISSUE = `mutation Issue($input: IssuePassInput!) {
   }
 }`;
 
-const gqlInput = (passId: string, extra: Record<string, unknown> = {}) =>
-  ({ passId, firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', ...extra });
+const gqlInput = (passId: string, extra: Record<string, unknown> = {}) => ({
+  passId,
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  ...extra,
+});
 
 describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
   const issueGql = (reseller: TestReseller, input: Record<string, unknown>, key?: string) =>
@@ -567,7 +600,10 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     const key = newKey();
     const first = await issueGql(reseller, gqlInput(pass.id), key);
     expectExecuted(first, 200);
-    expect(first.body.data?.issuePass).toMatchObject({ __typename: 'IssuedPassPayload', issuedPass: { status: 'ACTIVE', paymentModel: 'PREPAID' } });
+    expect(first.body.data?.issuePass).toMatchObject({
+      __typename: 'IssuedPassPayload',
+      issuedPass: { status: 'ACTIVE', paymentModel: 'PREPAID' },
+    });
     expect(first.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
 
     const replay = await issueGql(reseller, gqlInput(pass.id), key);
@@ -582,9 +618,14 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     const key = newKey();
     const first = await issueGql(reseller, gqlInput(pass.id), key);
     expectExecuted(first, 200);
-    const raw = JSON.stringify({ variables: { input: { email: 'ada@example.com', lastName: 'Lovelace', firstName: 'Ada', passId: pass.id } }, query: ISSUE });
+    const raw = JSON.stringify({
+      variables: { input: { email: 'ada@example.com', lastName: 'Lovelace', firstName: 'Ada', passId: pass.id } },
+      query: ISSUE,
+    });
     const replay = await call(app, '/graphql', {
-      key: reseller.key, raw, idempotencyKey: key,
+      key: reseller.key,
+      raw,
+      idempotencyKey: key,
       headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' },
     });
     expectReplayOf(replay, first);
@@ -609,8 +650,13 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     const { reseller, pass } = await prepaidReseller();
     const key = newKey();
     expectExecuted(await issueGql(reseller, gqlInput(pass.id), key), 200);
-    const other = await gql(app, reseller.key, 'mutation Issue($input: IssuePassInput!) { issuePass(input: $input) { __typename } }',
-      { input: gqlInput(pass.id) }, { idempotencyKey: key });
+    const other = await gql(
+      app,
+      reseller.key,
+      'mutation Issue($input: IssuePassInput!) { issuePass(input: $input) { __typename } }',
+      { input: gqlInput(pass.id) },
+      { idempotencyKey: key },
+    );
     expect(other.status, other.text).toBe(409);
     expect(other.body.errors?.[0].extensions?.code).toBe('idempotency_key_reused');
   });
@@ -727,7 +773,8 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     const key = newKey();
     const doc = `${ISSUE}\nquery List { passes(first: 5) { edges { node { id } } } }`;
     const res = await call(app, '/graphql', {
-      key: reseller.key, idempotencyKey: key,
+      key: reseller.key,
+      idempotencyKey: key,
       body: { query: doc, operationName: 'List', variables: {} },
       headers: { Accept: 'application/graphql-response+json' },
     });
@@ -740,7 +787,8 @@ describe('Idempotency-Key on GraphQL mutations (POST /graphql)', () => {
     const { reseller, pass } = await prepaidReseller();
     const query = encodeURIComponent('{ passes(first: 5) { edges { node { id } } } }');
     const res = await call(app, `/graphql?query=${query}`, {
-      key: reseller.key, idempotencyKey: 'k'.repeat(300),
+      key: reseller.key,
+      idempotencyKey: 'k'.repeat(300),
       headers: { Accept: 'application/graphql-response+json' },
     });
     expectExecuted(res, 200);

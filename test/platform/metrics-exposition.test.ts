@@ -16,8 +16,19 @@ describe('HTTP traffic metrics', () => {
   it("write what prom-client's Counter and Histogram write for the same requests", async () => {
     const metrics = createMetrics({ pool: async () => ({ options: { max: 1 }, idleCount: 0, totalCount: 0, waitingCount: 0 }) as never });
     const registry = new Registry();
-    const counter = new Counter({ name: 'http_requests_total', help: HELP_REQUESTS, labelNames: ['method', 'route', 'status'], registers: [registry] });
-    const histogram = new Histogram({ name: 'http_request_duration_seconds', help: HELP_DURATIONS, labelNames: ['method', 'route'], buckets: BUCKETS, registers: [registry] });
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: HELP_REQUESTS,
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    const histogram = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: HELP_DURATIONS,
+      labelNames: ['method', 'route'],
+      buckets: BUCKETS,
+      registers: [registry],
+    });
     const observed: [string, string, number, number][] = [
       ['GET', '/v3/api/business/reseller/passes', 200, 0.003],
       ['POST', '/graphql', 200, 0.3],

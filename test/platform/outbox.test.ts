@@ -60,13 +60,16 @@ describe('outbox dispatcher', () => {
     };
     expect(await dispatchOnce(app.orm, handlers, app.clock, log)).toBe(1);
     const [failed] = await app.sql<{ attempts: number; last_error: string; processed_at: Date | null }>(
-      "select attempts, last_error, processed_at from outbox where topic = 'flaky'");
+      "select attempts, last_error, processed_at from outbox where topic = 'flaky'",
+    );
     expect(failed).toMatchObject({ attempts: 1, last_error: 'receiver down', processed_at: null });
 
     expect(await dispatchOnce(app.orm, handlers, app.clock, log)).toBe(0); // not yet: 5 s back-off
     app.clock.advance(6_000);
     expect(await dispatchOnce(app.orm, handlers, app.clock, log)).toBe(1);
-    const [done] = await app.sql<{ attempts: number; processed_at: Date | null }>("select attempts, processed_at from outbox where topic = 'flaky'");
+    const [done] = await app.sql<{ attempts: number; processed_at: Date | null }>(
+      "select attempts, processed_at from outbox where topic = 'flaky'",
+    );
     expect(done.attempts).toBe(2);
     expect(done.processed_at).not.toBeNull();
     expect(calls).toBe(2);

@@ -42,7 +42,8 @@ async function createPasses(reseller: TestReseller, n: number): Promise<string[]
 const listPasses = (reseller: TestReseller, query = '') => v3<PassList>(app, `/passes${query}`, { key: reseller.key });
 const ids = (res: Reply<PassList>) => res.body.data.map((p) => p.id);
 
-const queryPasses = (reseller: TestReseller, variables: Record<string, unknown>) => gql<PassConnection>(app, reseller.key, PASSES, variables);
+const queryPasses = (reseller: TestReseller, variables: Record<string, unknown>) =>
+  gql<PassConnection>(app, reseller.key, PASSES, variables);
 const nodeIds = (res: Reply<{ data?: PassConnection }>) => res.body.data!.passes!.edges.map((e) => e.node.id);
 
 describe('GET /passes', () => {
@@ -112,8 +113,12 @@ describe('GET /passes', () => {
   });
 
   for (const [situation, limit] of [
-    ['limit 0', '0'], ['limit above 100', '101'], ['a negative limit', '-1'],
-    ['a non-numeric limit', 'abc'], ['a fractional limit', '1.5'], ['an empty limit', ''],
+    ['limit 0', '0'],
+    ['limit above 100', '101'],
+    ['a negative limit', '-1'],
+    ['a non-numeric limit', 'abc'],
+    ['a fractional limit', '1.5'],
+    ['an empty limit', ''],
   ] as const) {
     it(`${situation} › answers 400 validation_error naming limit`, async () => {
       const reseller = await createReseller(app);
@@ -251,7 +256,8 @@ describe('query passes (GraphQL connection)', () => {
     const reseller = await createReseller(app);
     const res = await queryPasses(reseller, { first: 5 });
     expect(res.body.data!.passes).toEqual({
-      edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+      edges: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
     });
   });
 
@@ -293,7 +299,12 @@ describe('query passes (GraphQL connection)', () => {
     const first = await queryPasses(reseller, { last: 10, before: all[24] });
     expect(first.body.errors).toBeUndefined();
     expect(nodeIds(first)).toEqual(all.slice(14, 24));
-    expect(first.body.data!.passes!.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: true, startCursor: all[14], endCursor: all[23] });
+    expect(first.body.data!.passes!.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: true,
+      startCursor: all[14],
+      endCursor: all[23],
+    });
 
     const second = await queryPasses(reseller, { last: 10, before: first.body.data!.passes!.pageInfo.startCursor });
     expect(nodeIds(second)).toEqual(all.slice(4, 14));

@@ -18,7 +18,10 @@ it('connections opened for a burst are still open, and reused, after 11 s idle (
     expect(opened.size).toBe(3);
 
     await new Promise((resolve) => setTimeout(resolve, 11_000));
-    const live = await app.sql<{ pid: number }>('select pid from pg_stat_activity where pid in (select jsonb_array_elements_text(?::jsonb)::int)', [JSON.stringify([...opened])]);
+    const live = await app.sql<{ pid: number }>(
+      'select pid from pg_stat_activity where pid in (select jsonb_array_elements_text(?::jsonb)::int)',
+      [JSON.stringify([...opened])],
+    );
     expect(live.map((r) => r.pid).sort()).toEqual([...opened].sort());
     expect(opened.has(await backend(0))).toBe(true);
   } finally {

@@ -27,7 +27,9 @@ describe('a query parameter sent twice', () => {
     const spa = await createProvider(app, { category: 'SPA' });
     const a = await createSpaService(app, spa.id, { durationMinutes: 30 });
     const b = await createSpaService(app, spa.id, { durationMinutes: 30 });
-    const res = await v3(app, `/spas/${spa.id}/availability?date=2030-01-07&service_ids=${a.id}&service_ids=${b.id}`, { key: reseller.key });
+    const res = await v3(app, `/spas/${spa.id}/availability?date=2030-01-07&service_ids=${a.id}&service_ids=${b.id}`, {
+      key: reseller.key,
+    });
     expect(res.status).toBe(200);
     expect(res.body.duration_minutes).toBe(60);
     const twice = await v3(app, `/spas/${spa.id}/availability?date=2030-01-07&date=2030-01-08&service_ids=${a.id}`, { key: reseller.key });

@@ -23,7 +23,9 @@ async function issueTwice(app: TestApp) {
   expect(first.status, first.text).toBe(201);
   const replay = await send();
   const [record] = await app.sql<{ sealed: string }>(
-    "select response_body #>> '{}' as sealed from idempotency_record where reseller_id = ? and key = ?", [reseller.id, key]);
+    "select response_body #>> '{}' as sealed from idempotency_record where reseller_id = ? and key = ?",
+    [reseller.id, key],
+  );
   return { first, replay, sealed: record.sealed };
 }
 
@@ -40,7 +42,7 @@ describe('responses stored for an Idempotency-Key', () => {
     expect(await withKey.sql('select name from instance_secret')).toEqual([]);
   });
 
-  it('are sealed under the database\'s own master key when SECRETS_KEY is unset', async () => {
+  it("are sealed under the database's own master key when SECRETS_KEY is unset", async () => {
     const { first, replay, sealed } = await issueTwice(withoutKey);
     const [row] = await withoutKey.sql<{ value: string }>("select value from instance_secret where name = 'master'");
     const box = secretBox(Buffer.from(row.value, 'base64'), 'idempotency responses');

@@ -9,19 +9,43 @@ import { localDateOf, localTimeOf, zonedInstant } from '../../src/platform/time.
 // (test/bookings, test/spa); this one covers more instants than HTTP could.
 
 const ZONES = [
-  'UTC', 'Europe/Berlin', 'America/New_York', 'America/St_Johns', 'Australia/Lord_Howe', 'Asia/Kathmandu',
-  'Pacific/Chatham', 'Africa/Casablanca', 'Asia/Tehran', 'America/Sao_Paulo',
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'America/St_Johns',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  'Africa/Casablanca',
+  'Asia/Tehran',
+  'America/Sao_Paulo',
 ];
 const FROM = Date.UTC(2021, 0, 1);
 const TO = Date.UTC(2028, 0, 1);
 const HOUR = 3_600_000;
 
-const formatters = new Map(ZONES.map((timeZone) => [timeZone, new Intl.DateTimeFormat('en-CA', {
-  timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
-})]));
+const formatters = new Map(
+  ZONES.map((timeZone) => [
+    timeZone,
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    }),
+  ]),
+);
 
 function byIntl(ms: number, timeZone: string): string {
-  const parts = Object.fromEntries(formatters.get(timeZone)!.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatters
+      .get(timeZone)!
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
 }
 
@@ -30,7 +54,7 @@ const ours = (ms: number, timeZone: string) => `${localDateOf(new Date(ms), time
 describe.each(ZONES)('%s', (zone) => {
   const reference = (ms: number) => byIntl(ms, zone);
 
-  it('the wall clock of every 37th minute from 2021 to 2027, and of every 7th second of each hour with a transition, is Intl\'s', () => {
+  it("the wall clock of every 37th minute from 2021 to 2027, and of every 7th second of each hour with a transition, is Intl's", () => {
     const wrong: string[] = [];
     const check = (ms: number) => {
       const expected = reference(ms);
@@ -58,7 +82,8 @@ describe.each(ZONES)('%s', (zone) => {
       const found = zonedInstant(date, time, zone);
       // The earliest instant the zone's clock shows this minute at: a fold shows it twice.
       const earliest = [ms - 2 * HOUR, ms - HOUR, ms - HOUR / 2, ms].find((t) => reference(t) === `${date} ${time}`)!;
-      if (found?.getTime() !== earliest) wrong.push(`${date} ${time}: ${found?.toISOString()}, expected ${new Date(earliest).toISOString()}`);
+      if (found?.getTime() !== earliest)
+        wrong.push(`${date} ${time}: ${found?.toISOString()}, expected ${new Date(earliest).toISOString()}`);
     }
     expect(wrong.slice(0, 5)).toEqual([]);
     // A wall time no instant shows (the spring-forward gap) has none.
@@ -67,7 +92,9 @@ describe.each(ZONES)('%s', (zone) => {
       const after = reference(hour);
       const gap = Date.parse(`${after.replace(' ', 'T')}:00Z`) - Date.parse(`${before.replace(' ', 'T')}:00Z`) - 60_000;
       if (gap <= 0) continue;
-      const missing = new Date(Date.parse(`${before.replace(' ', 'T')}:00Z`) + 60_000 + Math.floor(gap / 2 / 60_000) * 60_000).toISOString();
+      const missing = new Date(
+        Date.parse(`${before.replace(' ', 'T')}:00Z`) + 60_000 + Math.floor(gap / 2 / 60_000) * 60_000,
+      ).toISOString();
       expect(zonedInstant(missing.slice(0, 10), missing.slice(11, 16), zone), `${zone} ${missing}`).toBeUndefined();
     }
   }, 60_000);

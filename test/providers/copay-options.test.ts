@@ -17,7 +17,15 @@ describe('GET /providers/{providerBranchId}/gym-copay-options', () => {
   it("answers the provider's options in the spec 2.4 shape, newest first", async () => {
     const gym = await createProvider(app, { tier: 'GOLD' });
     const other = await createProvider(app, { tier: 'GOLD' });
-    const first = await createCopayOption(app, gym.id, { name: '5 visits', tiers: ['GOLD', 'PLATINUM'], maxVisits: 5, visitDurationDays: 14, amount: 1500, credits: 15, currency: 'GBP' });
+    const first = await createCopayOption(app, gym.id, {
+      name: '5 visits',
+      tiers: ['GOLD', 'PLATINUM'],
+      maxVisits: 5,
+      visitDurationDays: 14,
+      amount: 1500,
+      credits: 15,
+      currency: 'GBP',
+    });
     app.clock.advance(1000);
     const second = await createCopayOption(app, gym.id);
     await createCopayOption(app, other.id);
@@ -25,7 +33,10 @@ describe('GET /providers/{providerBranchId}/gym-copay-options', () => {
     const res = await v3(app, `/providers/${gym.id}/gym-copay-options`, { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      object: 'list', has_more: false, url: `/v3/api/business/reseller/providers/${gym.id}/gym-copay-options`, message: expect.any(String),
+      object: 'list',
+      has_more: false,
+      url: `/v3/api/business/reseller/providers/${gym.id}/gym-copay-options`,
+      message: expect.any(String),
     });
     expect(ids(res.body)).toEqual([second.id, first.id]);
     expect(res.body.data[1]).toEqual({
@@ -70,7 +81,12 @@ describe('GET /providers/{providerBranchId}/gym-copay-options', () => {
     const gym = await createProvider(app);
     const other = await createProvider(app);
     const foreign = await createCopayOption(app, other.id);
-    const cases: [string, string][] = [['limit=0', 'limit'], ['limit=abc', 'limit'], ['lat=1&lon=1', 'lat'], [`starting_after=${foreign.id}&ending_before=${foreign.id}`, 'ending_before']];
+    const cases: [string, string][] = [
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['lat=1&lon=1', 'lat'],
+      [`starting_after=${foreign.id}&ending_before=${foreign.id}`, 'ending_before'],
+    ];
     for (const [query, param] of cases) {
       const res = await v3(app, `/providers/${gym.id}/gym-copay-options?${query}`, { key: reseller.key });
       expect(res.status, query).toBe(400);
@@ -100,12 +116,16 @@ describe('GraphQL Provider.copayOptions and CopayOption', () => {
       oldest: copayOptions(last: 1) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage } }
     } } } }`;
     let res!: Awaited<ReturnType<typeof gql>>;
-    const sql = await statementsDuring(app, async () => { res = await gql(app, reseller.key, query); });
+    const sql = await statementsDuring(app, async () => {
+      res = await gql(app, reseller.key, query);
+    });
     expect(res.body.errors).toBeUndefined();
     // One statement per page shape (first 2, last 1), not one per provider.
     expect(sql.filter((q) => /copay_option/.test(q))).toHaveLength(2);
     type Conn = { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean } };
-    const nodes = (res.body.data as { providers: { edges: { node: { id: string; newest: Conn; oldest: Conn } }[] } }).providers.edges.map((e) => e.node);
+    const nodes = (res.body.data as { providers: { edges: { node: { id: string; newest: Conn; oldest: Conn } }[] } }).providers.edges.map(
+      (e) => e.node,
+    );
     expect(nodes.map((n) => n.id)).toEqual(providers.map((p) => p.id).reverse());
     for (const node of nodes) {
       const all = options.get(node.id)!;
@@ -121,19 +141,38 @@ describe('GraphQL Provider.copayOptions and CopayOption', () => {
     const made: string[] = [];
     for (let i = 0; i < 3; i++) made.push((await createCopayOption(app, gym.id, { tiers: ['GOLD'] })).id);
     const [newest, middle, oldest] = made.reverse();
-    const res = await gql(app, reseller.key, `query($id: ID!, $after: String, $before: String, $option: ID!) {
+    const res = await gql(
+      app,
+      reseller.key,
+      `query($id: ID!, $after: String, $before: String, $option: ID!) {
       provider(id: $id) {
         next: copayOptions(first: 5, after: $after) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage } }
         previous: copayOptions(last: 5, before: $before) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage } }
       }
       node(id: $option) { __typename ... on CopayOption { ${FIELDS} } }
-    }`, { id: gym.id, after: newest, before: oldest, option: middle });
+    }`,
+      { id: gym.id, after: newest, before: oldest, option: middle },
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.provider.next).toEqual({ edges: [{ node: { id: middle } }, { node: { id: oldest } }], pageInfo: { hasNextPage: false, hasPreviousPage: true } });
-    expect(res.body.data.provider.previous).toEqual({ edges: [{ node: { id: newest } }, { node: { id: middle } }], pageInfo: { hasNextPage: true, hasPreviousPage: false } });
+    expect(res.body.data.provider.next).toEqual({
+      edges: [{ node: { id: middle } }, { node: { id: oldest } }],
+      pageInfo: { hasNextPage: false, hasPreviousPage: true },
+    });
+    expect(res.body.data.provider.previous).toEqual({
+      edges: [{ node: { id: newest } }, { node: { id: middle } }],
+      pageInfo: { hasNextPage: true, hasPreviousPage: false },
+    });
     expect(res.body.data.node).toEqual({
-      __typename: 'CopayOption', id: middle, name: '10 visits', currency: 'EUR', tiers: ['GOLD'], maxVisits: 10, visitDurationDays: 30,
-      clientCopayAmount: 2500, clientCopayCredits: 25, provider: { id: gym.id },
+      __typename: 'CopayOption',
+      id: middle,
+      name: '10 visits',
+      currency: 'EUR',
+      tiers: ['GOLD'],
+      maxVisits: 10,
+      visitDurationDays: 30,
+      clientCopayAmount: 2500,
+      clientCopayCredits: 25,
+      provider: { id: gym.id },
     });
   });
 
@@ -141,7 +180,12 @@ describe('GraphQL Provider.copayOptions and CopayOption', () => {
     const gym = await createProvider(app);
     const other = await createProvider(app);
     const foreign = await createCopayOption(app, other.id);
-    const res = await gql(app, reseller.key, `query($id: ID!, $after: String) { provider(id: $id) { copayOptions(first: 5, after: $after) { edges { cursor } } } }`, { id: gym.id, after: foreign.id });
+    const res = await gql(
+      app,
+      reseller.key,
+      `query($id: ID!, $after: String) { provider(id: $id) { copayOptions(first: 5, after: $after) { edges { cursor } } } }`,
+      { id: gym.id, after: foreign.id },
+    );
     expect(res.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_cursor' });
   });
 });

@@ -18,9 +18,32 @@ const ids = (body: { data: { id: string }[] }) => body.data.map((p) => p.id);
 
 describe('GET /providers/{id}', () => {
   it('answers the provider in its own time zone, for providers in three zones', async () => {
-    const berlin = await createProvider(app, { name: 'Mitte Gym', timezone: 'Europe/Berlin', city: 'Berlin', country: 'DE', lat: 52.52, lon: 13.405, tier: 'GOLD' });
-    const newYork = await createProvider(app, { name: 'SoHo Spa', category: 'SPA', timezone: 'America/New_York', city: 'New York', country: 'US', lat: 40.72, lon: -74.0 });
-    const tokyo = await createProvider(app, { name: 'Shibuya Gym', timezone: 'Asia/Tokyo', city: 'Tokyo', country: 'JP', lat: 35.66, lon: 139.7 });
+    const berlin = await createProvider(app, {
+      name: 'Mitte Gym',
+      timezone: 'Europe/Berlin',
+      city: 'Berlin',
+      country: 'DE',
+      lat: 52.52,
+      lon: 13.405,
+      tier: 'GOLD',
+    });
+    const newYork = await createProvider(app, {
+      name: 'SoHo Spa',
+      category: 'SPA',
+      timezone: 'America/New_York',
+      city: 'New York',
+      country: 'US',
+      lat: 40.72,
+      lon: -74.0,
+    });
+    const tokyo = await createProvider(app, {
+      name: 'Shibuya Gym',
+      timezone: 'Asia/Tokyo',
+      city: 'Tokyo',
+      country: 'JP',
+      lat: 35.66,
+      lon: 139.7,
+    });
 
     const res = await v3(app, `/providers/${berlin.id}`, { key: reseller.key });
     expect(res.status).toBe(200);
@@ -40,7 +63,11 @@ describe('GET /providers/{id}', () => {
       cancellation_policy: { free_cancellation_hours: 24, late_cancellation_refund_percent: 50 },
       created: Math.floor(new Date('2027-03-10T12:00:00Z').getTime() / 1000),
     });
-    expect((await v3(app, `/providers/${newYork.id}`, { key: reseller.key })).body).toMatchObject({ timezone: 'America/New_York', category: 'SPA', country: 'US' });
+    expect((await v3(app, `/providers/${newYork.id}`, { key: reseller.key })).body).toMatchObject({
+      timezone: 'America/New_York',
+      category: 'SPA',
+      country: 'US',
+    });
     expect((await v3(app, `/providers/${tokyo.id}`, { key: reseller.key })).body).toMatchObject({ timezone: 'Asia/Tokyo', city: 'Tokyo' });
   });
 
@@ -63,7 +90,12 @@ describe('GET /providers filters', () => {
     }
     const res = await v3(app, `/providers?tier=${tier}`, { key: reseller.key });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'list', has_more: false, url: '/v3/api/business/reseller/providers', message: expect.any(String) });
+    expect(res.body).toMatchObject({
+      object: 'list',
+      has_more: false,
+      url: '/v3/api/business/reseller/providers',
+      message: expect.any(String),
+    });
     expect(ids(res.body)).toEqual(made.map((p) => p.id).reverse());
     for (const item of res.body.data) expect(item).not.toHaveProperty('distance_km');
   });
@@ -162,7 +194,11 @@ describe('GET /providers validation', () => {
   it('a cursor that is not an item of this list › 400 invalid_cursor, with and without lat/lon', async () => {
     const tier = uniqueTier('CUR');
     const outside = await createProvider(app, { lat: 10, lon: 10 });
-    for (const query of [`tier=${tier}&starting_after=${outside.id}`, `lat=-10&lon=-10&ending_before=${outside.id}`, 'starting_after=garbage']) {
+    for (const query of [
+      `tier=${tier}&starting_after=${outside.id}`,
+      `lat=-10&lon=-10&ending_before=${outside.id}`,
+      'starting_after=garbage',
+    ]) {
       const res = await v3(app, `/providers?${query}`, { key: reseller.key });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_cursor');
@@ -173,7 +209,12 @@ describe('GET /providers validation', () => {
 describe('tenancy', () => {
   it('every providers endpoint answers 401 without a valid API key', async () => {
     const provider = await createProvider(app);
-    const paths = ['/providers', `/providers/${provider.id}`, `/providers/${provider.id}/gym-copay-options`, '/passes/pass_01JZZZZZZZZZZZZZZZZZZZZZZZ/providers'];
+    const paths = [
+      '/providers',
+      `/providers/${provider.id}`,
+      `/providers/${provider.id}/gym-copay-options`,
+      '/passes/pass_01JZZZZZZZZZZZZZZZZZZZZZZZ/providers',
+    ];
     for (const path of paths) {
       for (const key of [undefined, 'sk_wrong']) {
         const res = await v3(app, path, { key });
@@ -205,12 +246,22 @@ describe('GraphQL providers', () => {
     expect(res.body.data.providers.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([gym.id, nearSpa.id]);
     expect(res.body.data.providers.edges[0]).toEqual({
       cursor: gym.id,
-      node: { id: gym.id, name: 'Test Provider', category: 'GYM', tier, timezone: 'Atlantic/Reykjavik', distanceKm: 0, cancellationPolicy: { freeCancellationHours: 24, lateCancellationRefundPercent: 50 } },
+      node: {
+        id: gym.id,
+        name: 'Test Provider',
+        category: 'GYM',
+        tier,
+        timezone: 'Atlantic/Reykjavik',
+        distanceKm: 0,
+        cancellationPolicy: { freeCancellationHours: 24, lateCancellationRefundPercent: 50 },
+      },
     });
     expect(res.body.data.providers.edges[1].node.distanceKm).toBeCloseTo(1.112, 2);
 
     const spas = await gql(app, reseller.key, PROVIDERS, { tier, category: 'SPA' });
-    expect(spas.body.data.providers.edges.map((e: { node: { id: string; distanceKm: null } }) => [e.node.id, e.node.distanceKm])).toEqual([[nearSpa.id, null]]);
+    expect(spas.body.data.providers.edges.map((e: { node: { id: string; distanceKm: null } }) => [e.node.id, e.node.distanceKm])).toEqual([
+      [nearSpa.id, null],
+    ]);
   });
 
   it('bad input › an InputError-coded top-level error naming the argument', async () => {
@@ -233,11 +284,16 @@ describe('GraphQL providers', () => {
 
   it('provider(id) answers the provider, or null for an unknown id; node(id) resolves it', async () => {
     const provider = await createProvider(app, { timezone: 'America/Sao_Paulo' });
-    const res = await gql(app, reseller.key, `query($id: ID!, $unknown: ID!) {
+    const res = await gql(
+      app,
+      reseller.key,
+      `query($id: ID!, $unknown: ID!) {
       provider(id: $id) { id timezone distanceKm }
       unknown: provider(id: $unknown) { id }
       node(id: $id) { __typename ... on Provider { id } }
-    }`, { id: provider.id, unknown: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' });
+    }`,
+      { id: provider.id, unknown: 'prov_01JZZZZZZZZZZZZZZZZZZZZZZZ' },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data).toEqual({
       provider: { id: provider.id, timezone: 'America/Sao_Paulo', distanceKm: null },

@@ -14,7 +14,10 @@ beforeAll(async () => {
 // The catalogue is shared by the tests of this file, so each test's passes cover tier labels
 // of its own: its counts and lists see only its providers.
 let labels = 0;
-const tiersOf = (...names: string[]) => { labels++; return names.map((n) => `${n}${labels}`); };
+const tiersOf = (...names: string[]) => {
+  labels++;
+  return names.map((n) => `${n}${labels}`);
+};
 const ids = (body: { data: { id: string }[] }) => body.data.map((p) => p.id);
 
 /** A pass covering GYM bronze+silver and SPA gold, and the catalogue around it. */
@@ -47,7 +50,10 @@ describe('GET /passes/{id}/providers', () => {
     const res = await v3(app, `/passes/${pass.id}/providers`, { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      object: 'list', has_more: false, url: `/v3/api/business/reseller/passes/${pass.id}/providers`, message: expect.any(String),
+      object: 'list',
+      has_more: false,
+      url: `/v3/api/business/reseller/passes/${pass.id}/providers`,
+      message: expect.any(String),
     });
     expect(ids(res.body)).toEqual(covered.map((p) => p.id).reverse());
     expect(res.body.data[0]).toMatchObject({ object: 'provider', category: 'SPA', timezone: 'Europe/Paris' });
@@ -63,7 +69,11 @@ describe('GET /passes/{id}/providers', () => {
     expect(ids(res.body)).toEqual([covered[0].id, covered[2].id, covered[1].id]);
     expect(res.body.data.map((p: { distance_km: number }) => p.distance_km)).toEqual([0, 2.226, 5.566]);
 
-    const paged = await v3(app, `/passes/${pass.id}/providers?lat=${at.lat}&lon=${at.lon}&radius_km=20&limit=1&starting_after=${covered[2].id}`, { key: reseller.key });
+    const paged = await v3(
+      app,
+      `/passes/${pass.id}/providers?lat=${at.lat}&lon=${at.lon}&radius_km=20&limit=1&starting_after=${covered[2].id}`,
+      { key: reseller.key },
+    );
     expect(ids(paged.body)).toEqual([covered[1].id]);
     expect(paged.body.has_more).toBe(false);
     const tight = await v3(app, `/passes/${pass.id}/providers?lat=${at.lat}&lon=${at.lon}&radius_km=3`, { key: reseller.key });
@@ -71,7 +81,9 @@ describe('GET /passes/{id}/providers', () => {
   });
 
   it('a pass without tiers covers nothing: an empty list', async () => {
-    const pass = await createPassPackage(app, reseller, { categories: [{ type: 'GYM', tiers: [], visits_allowed: 8, credit_allocated: 0 }] });
+    const pass = await createPassPackage(app, reseller, {
+      categories: [{ type: 'GYM', tiers: [], visits_allowed: 8, credit_allocated: 0 }],
+    });
     await createProvider(app);
     for (const query of ['', '?lat=52.52&lon=13.405']) {
       const res = await v3(app, `/passes/${pass.id}/providers${query}`, { key: reseller.key });
@@ -94,9 +106,16 @@ describe('GET /passes/{id}/providers', () => {
   it('validates every query parameter › 400 validation_error with param', async () => {
     const { pass, notCovered } = await coverage();
     const cases: [string, string][] = [
-      ['lat=100&lon=0', 'lat'], ['lat=0&lon=-200', 'lon'], ['lat=1', 'lon'], ['lon=1', 'lat'],
-      ['lat=0&lon=0&radius_km=0', 'radius_km'], ['lat=0&lon=0&radius_km=501', 'radius_km'], ['radius_km=5', 'radius_km'],
-      ['limit=101', 'limit'], ['category=GYM', 'category'], ['tier=GOLD', 'tier'],
+      ['lat=100&lon=0', 'lat'],
+      ['lat=0&lon=-200', 'lon'],
+      ['lat=1', 'lon'],
+      ['lon=1', 'lat'],
+      ['lat=0&lon=0&radius_km=0', 'radius_km'],
+      ['lat=0&lon=0&radius_km=501', 'radius_km'],
+      ['radius_km=5', 'radius_km'],
+      ['limit=101', 'limit'],
+      ['category=GYM', 'category'],
+      ['tier=GOLD', 'tier'],
     ];
     for (const [query, param] of cases) {
       const res = await v3(app, `/passes/${pass.id}/providers?${query}`, { key: reseller.key });
@@ -122,14 +141,29 @@ describe('provider_count of passes', () => {
 
     expect((await v3(app, `/passes/${pass.id}`, { key: reseller.key })).body.provider_count).toBe(3);
     const list = await v3(app, '/passes?limit=100', { key: owner.key });
-    expect(list.body.data.map((p: { id: string; provider_count: number }) => [p.id, p.provider_count])).toEqual([[empty.id, 0], [mine.id, 2]]);
+    expect(list.body.data.map((p: { id: string; provider_count: number }) => [p.id, p.provider_count])).toEqual([
+      [empty.id, 0],
+      [mine.id, 2],
+    ]);
     const listed = await v3(app, `/passes/${mine.id}/providers?limit=100`, { key: owner.key });
     expect(listed.body.data).toHaveLength(2);
 
-    const res = await gql(app, owner.key, '{ passes(first: 10) { edges { node { id providerCount providers(first: 10) { edges { node { id tier category } } } } } } }');
+    const res = await gql(
+      app,
+      owner.key,
+      '{ passes(first: 10) { edges { node { id providerCount providers(first: 10) { edges { node { id tier category } } } } } } }',
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.passes.edges.map((e: { node: { id: string; providerCount: number; providers: { edges: unknown[] } } }) => [e.node.id, e.node.providerCount, e.node.providers.edges.length]))
-      .toEqual([[empty.id, 0, 0], [mine.id, 2, 2]]);
+    expect(
+      res.body.data.passes.edges.map((e: { node: { id: string; providerCount: number; providers: { edges: unknown[] } } }) => [
+        e.node.id,
+        e.node.providerCount,
+        e.node.providers.edges.length,
+      ]),
+    ).toEqual([
+      [empty.id, 0, 0],
+      [mine.id, 2, 2],
+    ]);
   });
 
   // The counts come from provider_tier, which triggers on provider keep per (category, tier)
@@ -138,10 +172,14 @@ describe('provider_count of passes', () => {
   it('follow every write of a provider: inserts, a multi-row upsert that moves tiers, updates and deletes', async () => {
     const owner = await createReseller(app, { name: 'Tiers' });
     const [gold, silver] = tiersOf('MOVEGOLD', 'MOVESILVER');
-    const pass = await createPassPackage(app, owner, { categories: [{ type: 'GYM', tiers: [gold.toLowerCase()], visits_allowed: null, credit_allocated: 0 }] });
-    const count = async () => (await v3(app, `/passes?limit=100`, { key: owner.key })).body.data.find((p: { id: string }) => p.id === pass.id).provider_count;
+    const pass = await createPassPackage(app, owner, {
+      categories: [{ type: 'GYM', tiers: [gold.toLowerCase()], visits_allowed: null, credit_allocated: 0 }],
+    });
+    const count = async () =>
+      (await v3(app, `/passes?limit=100`, { key: owner.key })).body.data.find((p: { id: string }) => p.id === pass.id).provider_count;
     const counted = () => app.sql('select category, tier, providers from provider_tier where providers <> 0 order by category, tier');
-    const truth = () => app.sql('select category, tier, count(*)::int as providers from provider group by category, tier order by category, tier');
+    const truth = () =>
+      app.sql('select category, tier, count(*)::int as providers from provider group by category, tier order by category, tier');
 
     const providers = [];
     for (let i = 0; i < 3; i++) providers.push(await createProvider(app, { category: 'GYM', tier: gold }));
@@ -151,7 +189,8 @@ describe('provider_count of passes', () => {
       `insert into provider select (jsonb_populate_record(null::provider, to_jsonb(p) || jsonb_build_object('id', p.id || 'x'))).* from provider p where p.id = ?
        union all select (jsonb_populate_record(null::provider, to_jsonb(p) || jsonb_build_object('tier', ?::text))).* from provider p where p.id in (?, ?)
        on conflict (id) do update set tier = excluded.tier returning id`,
-      [providers[0].id, silver, providers[1].id, providers[2].id]);
+      [providers[0].id, silver, providers[1].id, providers[2].id],
+    );
     expect(moved).toHaveLength(3);
     expect(await count()).toBe(2);
     await app.sql('update provider set tier = ? where id = ?', [gold, providers[1].id]);
@@ -168,7 +207,9 @@ describe('provider_count of passes', () => {
     // The coverage count (its own statement in GraphQL, inside the list's one statement in REST).
     const counting = (sql: string[]) => sql.filter((q) => /jsonb_array_elements\(pp.categories\)/.test(q)).length;
     expect(counting(await statementsDuring(app, () => v3(app, '/passes', { key: owner.key })))).toBe(1);
-    expect(counting(await statementsDuring(app, () => gql(app, owner.key, '{ passes(first: 10) { edges { node { id providerCount } } } }')))).toBe(1);
+    expect(
+      counting(await statementsDuring(app, () => gql(app, owner.key, '{ passes(first: 10) { edges { node { id providerCount } } } }'))),
+    ).toBe(1);
   });
 });
 
@@ -176,35 +217,55 @@ describe('GraphQL Pass.providers', () => {
   it('lists the covered providers near a point, with distanceKm', async () => {
     const at = { lat: 43.2965, lon: 5.3698 }; // Marseille
     const { pass, covered } = await coverage(at);
-    const res = await gql(app, reseller.key, `query($id: ID!, $near: NearInput) {
+    const res = await gql(
+      app,
+      reseller.key,
+      `query($id: ID!, $near: NearInput) {
       node(id: $id) { ... on Pass { providerCount providers(near: $near, first: 2) { edges { node { id distanceKm } } pageInfo { hasNextPage } } } }
-    }`, { id: pass.id, near: { lat: at.lat, lon: at.lon, radiusKm: 20 } });
+    }`,
+      { id: pass.id, near: { lat: at.lat, lon: at.lon, radiusKm: 20 } },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.node).toEqual({
       providerCount: 3,
-      providers: { edges: [{ node: { id: covered[0].id, distanceKm: 0 } }, { node: { id: covered[2].id, distanceKm: 2.226 } }], pageInfo: { hasNextPage: true } },
+      providers: {
+        edges: [{ node: { id: covered[0].id, distanceKm: 0 } }, { node: { id: covered[2].id, distanceKm: 2.226 } }],
+        pageInfo: { hasNextPage: true },
+      },
     });
-    const bad = await gql(app, reseller.key, `query($id: ID!) { node(id: $id) { ... on Pass { providers(near: { lat: 0, lon: 0, radiusKm: 600 }) { edges { cursor } } } } }`, { id: pass.id });
+    const bad = await gql(
+      app,
+      reseller.key,
+      `query($id: ID!) { node(id: $id) { ... on Pass { providers(near: { lat: 0, lon: 0, radiusKm: 600 }) { edges { cursor } } } } }`,
+      { id: pass.id },
+    );
     expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'validation_error', param: 'near.radiusKm' });
   });
 });
 
 describe('GraphQL Pass.providers for a page of passes', () => {
-  it('first and last pages, with and without near, match each pass\'s REST list and cost one statement per selection', async () => {
+  it("first and last pages, with and without near, match each pass's REST list and cost one statement per selection", async () => {
     const owner = await createReseller(app, { name: 'Pages' });
     const at = { lat: 50.8503, lon: 4.3517 }; // Brussels
     const passes = [];
     for (let i = 0; i < 3; i++) {
       const [gym, spa] = tiersOf('GYMT', 'SPAT');
-      passes.push(await createPassPackage(app, owner, {
-        categories: [
-          { type: 'GYM', tiers: [gym], visits_allowed: 8, credit_allocated: 0 },
-          { type: 'SPA', tiers: [spa.toLowerCase()], visits_allowed: null, credit_allocated: 0 },
-        ],
-      }));
+      passes.push(
+        await createPassPackage(app, owner, {
+          categories: [
+            { type: 'GYM', tiers: [gym], visits_allowed: 8, credit_allocated: 0 },
+            { type: 'SPA', tiers: [spa.toLowerCase()], visits_allowed: null, credit_allocated: 0 },
+          ],
+        }),
+      );
       // i + 2 covered providers each, at growing distances, two of them at the very same spot.
       for (let j = 0; j < i + 2; j++) {
-        await createProvider(app, { lat: at.lat + 0.01 * Math.max(j - 1, 0), lon: at.lon, category: j % 2 ? 'SPA' : 'GYM', tier: j % 2 ? spa : gym });
+        await createProvider(app, {
+          lat: at.lat + 0.01 * Math.max(j - 1, 0),
+          lon: at.lon,
+          category: j % 2 ? 'SPA' : 'GYM',
+          tier: j % 2 ? spa : gym,
+        });
       }
       await createProvider(app, { ...at, category: 'SPA', tier: gym }); // a tier the pass has for GYM only
     }
@@ -214,22 +275,33 @@ describe('GraphQL Pass.providers for a page of passes', () => {
       nearest: providers(first: 3, near: $near) { edges { node { id distanceKm } } pageInfo { hasNextPage } }
     } } } }`;
     let res!: Awaited<ReturnType<typeof gql>>;
-    const sql = await statementsDuring(app, async () => { res = await gql(app, owner.key, query, { near: { ...at, radiusKm: 10 } }); });
+    const sql = await statementsDuring(app, async () => {
+      res = await gql(app, owner.key, query, { near: { ...at, radiusKm: 10 } });
+    });
     expect(res.body.errors).toBeUndefined();
     expect(sql.filter((q) => /cross join lateral \(\s*select p\.\*/.test(q))).toHaveLength(3);
 
-    type Conn = { edges: { node: { id: string; distanceKm?: number | null } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage?: boolean } };
-    const nodes = (res.body.data as { passes: { edges: { node: { id: string; newest: Conn; oldest: Conn; nearest: Conn } }[] } }).passes.edges.map((e) => e.node);
+    type Conn = {
+      edges: { node: { id: string; distanceKm?: number | null } }[];
+      pageInfo: { hasNextPage: boolean; hasPreviousPage?: boolean };
+    };
+    const nodes = (
+      res.body.data as { passes: { edges: { node: { id: string; newest: Conn; oldest: Conn; nearest: Conn } }[] } }
+    ).passes.edges.map((e) => e.node);
     expect(nodes.map((n) => n.id)).toEqual(passes.map((p) => p.id).reverse());
     for (const node of nodes) {
       const newestFirst = ids((await v3(app, `/passes/${node.id}/providers?limit=100`, { key: owner.key })).body);
-      const nearestRest = (await v3(app, `/passes/${node.id}/providers?limit=100&lat=${at.lat}&lon=${at.lon}&radius_km=10`, { key: owner.key })).body.data as { id: string; distance_km: number }[];
+      const nearestRest = (
+        await v3(app, `/passes/${node.id}/providers?limit=100&lat=${at.lat}&lon=${at.lon}&radius_km=10`, { key: owner.key })
+      ).body.data as { id: string; distance_km: number }[];
       expect(node.newest.edges.map((e) => e.node.id)).toEqual(newestFirst.slice(0, 2));
       expect(node.newest.edges.map((e) => e.node.distanceKm)).toEqual([null, null]);
       expect(node.newest.pageInfo).toEqual({ hasNextPage: newestFirst.length > 2, hasPreviousPage: false });
       expect(node.oldest.edges.map((e) => e.node.id)).toEqual(newestFirst.slice(-2));
       expect(node.oldest.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: newestFirst.length > 2 });
-      expect(node.nearest.edges.map((e) => [e.node.id, e.node.distanceKm])).toEqual(nearestRest.slice(0, 3).map((p) => [p.id, p.distance_km]));
+      expect(node.nearest.edges.map((e) => [e.node.id, e.node.distanceKm])).toEqual(
+        nearestRest.slice(0, 3).map((p) => [p.id, p.distance_km]),
+      );
       expect(node.nearest.pageInfo.hasNextPage).toBe(nearestRest.length > 3);
     }
     expect(nodes.map((n) => n.nearest.edges.length)).toEqual([3, 3, 2]);

@@ -23,9 +23,22 @@ beforeAll(async () => {
   reseller = await createReseller(app);
   // [ring, lat, lon]; created in an order unrelated to distance, so ids do not follow the rings.
   const layout: [number, number, number][] = [
-    [2, 0.2, 0], [0, 0, 0], [1, 0, 0.1], [3, 0, -0.3], [2, 0, 0.2], [1, -0.1, 0], [0, 0, 0],
-    [2, 0.2, 0], [1, 0.1, 0], [2, -0.2, 0], [0, 0, 0], [3, 0.3, 0], [1, 0, -0.1], [2, 0, -0.2],
-    [2, 0.2, 0], [3, 0, 0.3],
+    [2, 0.2, 0],
+    [0, 0, 0],
+    [1, 0, 0.1],
+    [3, 0, -0.3],
+    [2, 0, 0.2],
+    [1, -0.1, 0],
+    [0, 0, 0],
+    [2, 0.2, 0],
+    [1, 0.1, 0],
+    [2, -0.2, 0],
+    [0, 0, 0],
+    [3, 0.3, 0],
+    [1, 0, -0.1],
+    [2, 0, -0.2],
+    [2, 0.2, 0],
+    [3, 0, 0.3],
   ];
   ringOf = new Map();
   for (const [ring, lat, lon] of layout) {
@@ -50,7 +63,12 @@ describe('REST proximity paging with ties', () => {
     }
     // One distance per ring: the rings are real ties, and they grow outward (earthdistance: R = 6378.168 km).
     expect([...byRing.values()].map((s) => s.size)).toEqual([1, 1, 1, 1]);
-    expect([...byRing.entries()].map(([ring, s]) => [ring, [...s][0]])).toEqual([[0, 0], [1, 11.132], [2, 22.264], [3, 33.396]]);
+    expect([...byRing.entries()].map(([ring, s]) => [ring, [...s][0]])).toEqual([
+      [0, 0],
+      [1, 11.132],
+      [2, 22.264],
+      [3, 33.396],
+    ]);
     expect(res.body.has_more).toBe(false);
   });
 
@@ -91,14 +109,20 @@ describe('GraphQL proximity paging with ties', () => {
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }`;
-  type Conn = { edges: { cursor: string; node: { id: string; distanceKm: number } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } };
+  type Conn = {
+    edges: { cursor: string; node: { id: string; distanceKm: number } }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  };
 
   for (const size of [2, 3, 5]) {
     it(`${size} at a time › first/after and last/before visit every item once, in (distance, id) order`, async () => {
       const forward: string[] = [];
       let after: string | null = null;
       for (let i = 0; i < 50; i++) {
-        const res: Reply<{ data?: { providers: Conn }; errors?: unknown[] }> = await gql<{ providers: Conn }>(app, reseller.key, PAGE, { first: size, after });
+        const res: Reply<{ data?: { providers: Conn }; errors?: unknown[] }> = await gql<{ providers: Conn }>(app, reseller.key, PAGE, {
+          first: size,
+          after,
+        });
         expect(res.body.errors).toBeUndefined();
         const conn: Conn = res.body.data!.providers;
         forward.push(...conn.edges.map((e) => e.node.id));
@@ -111,7 +135,10 @@ describe('GraphQL proximity paging with ties', () => {
       const backward: string[] = [];
       let before: string | null = null;
       for (let i = 0; i < 50; i++) {
-        const res: Reply<{ data?: { providers: Conn }; errors?: unknown[] }> = await gql<{ providers: Conn }>(app, reseller.key, PAGE, { last: size, before });
+        const res: Reply<{ data?: { providers: Conn }; errors?: unknown[] }> = await gql<{ providers: Conn }>(app, reseller.key, PAGE, {
+          last: size,
+          before,
+        });
         expect(res.body.errors).toBeUndefined();
         const conn: Conn = res.body.data!.providers;
         backward.unshift(...conn.edges.map((e) => e.node.id));

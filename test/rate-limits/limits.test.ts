@@ -16,7 +16,9 @@ import { runCli } from '../ops/processes.ts';
 // fields; shared through Redis; Redis down fails open with one log line.
 
 const opened: { close(): Promise<unknown> }[] = [];
-afterAll(async () => { for (const o of opened.reverse()) await o.close(); });
+afterAll(async () => {
+  for (const o of opened.reverse()) await o.close();
+});
 
 async function appWith(overrides: Record<string, string>): Promise<TestApp> {
   const app = await startApp({ ...UNLIMITED, ...overrides });
@@ -29,7 +31,13 @@ async function serverBeside(app: TestApp, overrides: Record<string, string>, log
   const config = configWith({ DATABASE_URL: app.databaseUrl, ...UNLIMITED, ...overrides });
   const server = buildServer({ orm: app.orm, config, clock: app.clock, log });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  opened.push({ close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) });
+  opened.push({
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -63,7 +71,10 @@ describe('per API key', () => {
     const replies = await burst(40, () => passes(app, a.key));
     expect(statuses(replies).filter((s) => s === 200).length).toBeGreaterThanOrEqual(10);
     expect(statuses(replies).filter((s) => s === 200).length).toBeLessThanOrEqual(20);
-    expectLimited(replies.find((r) => r.status === 429)!, 'key');
+    expectLimited(
+      replies.find((r) => r.status === 429)!,
+      'key',
+    );
     expect((await passes(app, b.key)).status).toBe(200);
     const graphql = await gql(app, a.key, '{ __typename }');
     expect(graphql.status).toBe(429);
@@ -105,7 +116,8 @@ describe('failed authentication per client address', () => {
     const app = await appWith({ RATE_LIMIT_FAILED_AUTH_PER_SECOND: '2', RATE_LIMIT_FAILED_AUTH_BURST: '6' });
     const r = await createReseller(app);
     const guesses = [];
-    for (let i = 0; i < 12; i++) guesses.push(await passes(app, `sk_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x').slice(0, 40)}`));
+    for (let i = 0; i < 12; i++)
+      guesses.push(await passes(app, `sk_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x').slice(0, 40)}`));
     expect(guesses[0].status).toBe(401);
     const limited = guesses.find((g) => g.status === 429);
     expect(limited, JSON.stringify(statuses(guesses))).toBeDefined();
@@ -137,9 +149,12 @@ describe('redeem attempts per provider key', () => {
     const w = await createBookingWorld(app);
     const [key, other] = [await providerKey(app, w.gym.id), await providerKey(app, w.gym.id)];
     const tries = [];
-    for (let i = 0; i < 10; i++) tries.push(await redeem(app, key, `WXYZWX${2 + i % 8}Z`));
+    for (let i = 0; i < 10; i++) tries.push(await redeem(app, key, `WXYZWX${2 + (i % 8)}Z`));
     expect(tries[0].status).toBe(404);
-    expectLimited(tries.find((t) => t.status === 429)!, 'redeem');
+    expectLimited(
+      tries.find((t) => t.status === 429)!,
+      'redeem',
+    );
     expect((await redeem(app, other, 'WXYZWXYZ')).status).toBe(404);
   });
 });
@@ -147,12 +162,22 @@ describe('redeem attempts per provider key', () => {
 describe('shared through Redis', () => {
   it('two servers with REDIS_URL › one bucket per key across both', async () => {
     const prefix = `rl-test-${randomBytes(4).toString('hex')}`;
-    const shared = { REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' };
+    const shared = {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_REDIS_PREFIX: prefix,
+      RATE_LIMIT_PER_SECOND: '5',
+      RATE_LIMIT_BURST: '10',
+    };
     const app = await appWith(shared);
     const other = await serverBeside(app, shared);
     const r = await createReseller(app);
-    const both = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      fetch(`${i % 2 ? other : app.baseUrl}/v3/api/business/reseller/passes`, { headers: { Authorization: `Bearer ${r.key}` } }).then((res) => res.status)));
+    const both = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(`${i % 2 ? other : app.baseUrl}/v3/api/business/reseller/passes`, { headers: { Authorization: `Bearer ${r.key}` } }).then(
+          (res) => res.status,
+        ),
+      ),
+    );
     const ok = both.filter((s) => s === 200).length;
     // One bucket of 10 (and 5 more should a second begin meanwhile); two apart would pass 20.
     expect(ok, JSON.stringify(both)).toBeGreaterThanOrEqual(10);
@@ -164,11 +189,21 @@ describe('shared through Redis', () => {
   it('Redis unreachable › requests are answered (not limited), one log line', async () => {
     const logged = capturingLogger('info');
     const app = await appWith({ RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' });
-    const base = await serverBeside(app, { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '1' }, logged.log);
+    const base = await serverBeside(
+      app,
+      { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '1' },
+      logged.log,
+    );
     const r = await createReseller(app);
-    const replies = await Promise.all(Array.from({ length: 20 }, () =>
-      fetch(`${base}/v3/api/business/reseller/passes`, { headers: { Authorization: `Bearer ${r.key}` } }).then((res) => res.status)));
-    expect(replies.every((s) => s === 200), JSON.stringify(replies)).toBe(true);
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${base}/v3/api/business/reseller/passes`, { headers: { Authorization: `Bearer ${r.key}` } }).then((res) => res.status),
+      ),
+    );
+    expect(
+      replies.every((s) => s === 200),
+      JSON.stringify(replies),
+    ).toBe(true);
     expect(logged.lines.filter((l) => l.includes('Redis unreachable'))).toHaveLength(1);
     expect(logged.text()).not.toMatch(/"stack"/);
   });

@@ -67,7 +67,11 @@ describe('GET /spas/{spa_id}/availability › 400 validation_error', () => {
     ['service_ids unknown', () => `?date=2026-06-15&service_ids=${UNKNOWN_SERVICE}`, 'service_ids'],
     ['service_ids of another spa', () => `?date=2026-06-15&service_ids=${massage},${otherSpaService}`, 'service_ids'],
     ['service_ids duplicated in one value', () => `?date=2026-06-15&service_ids=${massage},${massage}`, 'service_ids'],
-    ['service_ids duplicated across repeats', () => `?date=2026-06-15&service_ids=${massage}&service_ids=${sauna},${massage}`, 'service_ids'],
+    [
+      'service_ids duplicated across repeats',
+      () => `?date=2026-06-15&service_ids=${massage}&service_ids=${sauna},${massage}`,
+      'service_ids',
+    ],
     ['more than 10 service_ids', () => `?date=2026-06-15&service_ids=${eleven()}`, 'service_ids'],
     ['an unknown parameter', () => `?date=2026-06-15&service_ids=${massage}&limit=5`, 'limit'],
     ['a misspelt parameter', () => `?date=2026-06-15&service_id=${massage}`, 'service_id'],
@@ -98,7 +102,8 @@ const AVAILABILITY = `query($spaId: ID!, $date: Date!, $serviceIds: [ID!]!) {
 }`;
 
 describe('GraphQL spaAvailability › errors', () => {
-  const run = (variables: Record<string, unknown>) => gql(app, reseller.key, AVAILABILITY, { spaId, date: '2026-06-15', serviceIds: [massage], ...variables });
+  const run = (variables: Record<string, unknown>) =>
+    gql(app, reseller.key, AVAILABILITY, { spaId, date: '2026-06-15', serviceIds: [massage], ...variables });
 
   it('valid input answers slots', async () => {
     const res = await run({ serviceIds: [massage, sauna] });

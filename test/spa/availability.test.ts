@@ -26,23 +26,42 @@ beforeAll(async () => {
     return (booked.get(providerId) ?? []).filter((b) => b.start < to && b.end > from);
   });
 });
-afterAll(() => { restoreBookedIntervals?.(); });
+afterAll(() => {
+  restoreBookedIntervals?.();
+});
 
 const at = (iso: string) => new Date(iso);
 
 async function spaWith(opts: { timezone?: string; openingHours: OpeningHours; roomCapacity?: number; durations?: number[] }) {
-  const spa = await createProvider(app, { category: 'SPA', timezone: opts.timezone ?? 'Europe/Berlin', openingHours: opts.openingHours, roomCapacity: opts.roomCapacity ?? 1 });
+  const spa = await createProvider(app, {
+    category: 'SPA',
+    timezone: opts.timezone ?? 'Europe/Berlin',
+    openingHours: opts.openingHours,
+    roomCapacity: opts.roomCapacity ?? 1,
+  });
   const serviceIds: string[] = [];
   for (const durationMinutes of opts.durations ?? [60]) serviceIds.push((await createSpaService(app, spa.id, { durationMinutes })).id);
   return { spaId: spa.id, serviceIds };
 }
 
-interface SlotJson { time: string; available: boolean; scheduled_for: number }
+interface SlotJson {
+  time: string;
+  available: boolean;
+  scheduled_for: number;
+}
 
 async function availability(spaId: string, date: string, serviceIds: string[]) {
   const res = await v3(app, `/spas/${spaId}/availability?date=${date}&service_ids=${serviceIds.join(',')}`, { key: reseller.key });
   expect(res.status, res.text).toBe(200);
-  return res.body as { object: string; spa_id: string; date: string; timezone: string; service_ids: string[]; duration_minutes: number; slots: SlotJson[] };
+  return res.body as {
+    object: string;
+    spa_id: string;
+    date: string;
+    timezone: string;
+    service_ids: string[];
+    duration_minutes: number;
+    slots: SlotJson[];
+  };
 }
 
 /** Wall times every 15 minutes from `from` to `to` inclusive. */
@@ -63,13 +82,22 @@ describe('GET /spas/{spa_id}/availability', () => {
   it('lists 15-minute slots inside each opening interval where the whole appointment fits', async () => {
     // 2026-06-15 is a Monday; two intervals; 60 + 30 minutes of services.
     const { spaId, serviceIds } = await spaWith({
-      openingHours: { mon: [{ open: '09:00', close: '12:00' }, { open: '14:00', close: '16:30' }] },
+      openingHours: {
+        mon: [
+          { open: '09:00', close: '12:00' },
+          { open: '14:00', close: '16:30' },
+        ],
+      },
       durations: [60, 30],
     });
     const body = await availability(spaId, '2026-06-15', [serviceIds[1], serviceIds[0]]);
     expect(body).toMatchObject({
-      object: 'availability', spa_id: spaId, date: '2026-06-15', timezone: 'Europe/Berlin',
-      service_ids: [serviceIds[1], serviceIds[0]], duration_minutes: 90,
+      object: 'availability',
+      spa_id: spaId,
+      date: '2026-06-15',
+      timezone: 'Europe/Berlin',
+      service_ids: [serviceIds[1], serviceIds[0]],
+      duration_minutes: 90,
     });
     // The last start of each interval ends exactly at its close (10:30 + 90 min = 12:00).
     expect(body.slots.map((s) => s.time)).toEqual([...quarterHours('09:00', '10:30'), ...quarterHours('14:00', '15:00')]);
@@ -85,21 +113,28 @@ describe('GET /spas/{spa_id}/availability', () => {
     expect(body.slots.map((s) => s.time)).toEqual(quarterHours('09:15', '10:00'));
   });
 
-  it('a day without opening hours, or an appointment longer than the day\'s interval › no slots', async () => {
-    const { spaId, serviceIds } = await spaWith({ openingHours: { mon: [{ open: '09:00', close: '10:00' }], tue: [] }, durations: [60, 15] });
+  it("a day without opening hours, or an appointment longer than the day's interval › no slots", async () => {
+    const { spaId, serviceIds } = await spaWith({
+      openingHours: { mon: [{ open: '09:00', close: '10:00' }], tue: [] },
+      durations: [60, 15],
+    });
     expect((await availability(spaId, '2026-06-16', [serviceIds[0]])).slots).toEqual([]); // Tuesday: empty list
     expect((await availability(spaId, '2026-06-17', [serviceIds[0]])).slots).toEqual([]); // Wednesday: absent
     expect((await availability(spaId, '2026-06-15', serviceIds)).slots).toEqual([]); // 75 minutes in a 60-minute day
     expect((await availability(spaId, '2026-06-15', [serviceIds[0]])).slots.map((s) => s.time)).toEqual(['09:00']);
   });
 
-  it('slots that start at or before the clock\'s now are unavailable, later ones available', async () => {
+  it("slots that start at or before the clock's now are unavailable, later ones available", async () => {
     const { spaId, serviceIds } = await spaWith({ openingHours: { mon: [{ open: '09:00', close: '11:00' }] } });
     app.clock.set(at('2026-06-15T07:30:00Z')); // 09:30 in Berlin
     try {
       const body = await availability(spaId, '2026-06-15', serviceIds);
       expect(body.slots.map((s) => [s.time, s.available])).toEqual([
-        ['09:00', false], ['09:15', false], ['09:30', false], ['09:45', true], ['10:00', true],
+        ['09:00', false],
+        ['09:15', false],
+        ['09:30', false],
+        ['09:45', true],
+        ['10:00', true],
       ]);
       expect((await availability(spaId, '2026-06-08', serviceIds)).slots.every((s) => !s.available)).toBe(true);
     } finally {
@@ -123,24 +158,39 @@ describe('room capacity against booked intervals (through registerBookedInterval
     const state = Object.fromEntries(body.slots.map((s) => [s.time, s.available]));
     expect(state).toEqual({
       '09:00': true, // ends as the first booking starts
-      '09:15': true, '09:30': true, // overlaps one booking only
-      '09:45': false, '10:00': false, '10:15': false, '10:30': false, '10:45': false, // both run at once within the hour
-      '11:00': true, '11:15': true, // only the second booking left
+      '09:15': true,
+      '09:30': true, // overlaps one booking only
+      '09:45': false,
+      '10:00': false,
+      '10:15': false,
+      '10:30': false,
+      '10:45': false, // both run at once within the hour
+      '11:00': true,
+      '11:15': true, // only the second booking left
       // Two bookings overlap the hour but never run at the same time: one room stays free.
-      '11:30': true, '11:45': true, '12:00': true, '12:15': true, '12:30': true,
-      '12:45': true, '13:00': true,
+      '11:30': true,
+      '11:45': true,
+      '12:00': true,
+      '12:15': true,
+      '12:30': true,
+      '12:45': true,
+      '13:00': true,
     });
     // The source is asked once, for the day's window: the first start to the last end.
     expect(asked).toEqual([{ providerId: spaId, from: at('2026-06-15T07:00:00Z'), to: at('2026-06-15T12:00:00Z') }]);
   });
 
-  it('capacity 1 › one overlapping booking makes the slot unavailable; another spa\'s bookings do not count', async () => {
+  it("capacity 1 › one overlapping booking makes the slot unavailable; another spa's bookings do not count", async () => {
     const small = await spaWith({ openingHours: { mon: [{ open: '09:00', close: '11:00' }] }, roomCapacity: 1 });
     const neighbour = await spaWith({ openingHours: { mon: [{ open: '09:00', close: '11:00' }] }, roomCapacity: 1 });
     booked.set(small.spaId, [{ start: at('2026-06-15T07:30:00Z'), end: at('2026-06-15T08:00:00Z') }]);
     const body = await availability(small.spaId, '2026-06-15', small.serviceIds);
     expect(body.slots.map((s) => [s.time, s.available])).toEqual([
-      ['09:00', false], ['09:15', false], ['09:30', false], ['09:45', false], ['10:00', true],
+      ['09:00', false],
+      ['09:15', false],
+      ['09:30', false],
+      ['09:45', false],
+      ['10:00', true],
     ]);
     expect((await availability(neighbour.spaId, '2026-06-15', neighbour.serviceIds)).slots.every((s) => s.available)).toBe(true);
   });
@@ -190,7 +240,11 @@ describe('time zones', () => {
   });
 
   it('America/New_York spring forward (2026-03-08) › 02:00–02:45 are not listed', async () => {
-    const { spaId, serviceIds } = await spaWith({ timezone: 'America/New_York', openingHours: { sun: [{ open: '01:00', close: '04:00' }] }, durations: [30] });
+    const { spaId, serviceIds } = await spaWith({
+      timezone: 'America/New_York',
+      openingHours: { sun: [{ open: '01:00', close: '04:00' }] },
+      durations: [30],
+    });
     const body = await availability(spaId, '2026-03-08', serviceIds);
     expect(body.slots.map((s) => s.time)).toEqual([...quarterHours('01:00', '01:45'), ...quarterHours('03:00', '03:30')]);
     expect(slotAt(body.slots, '01:45').scheduled_for).toBe(unix('2026-03-08T06:45:00Z')); // EST, UTC-5
@@ -206,22 +260,45 @@ const AVAILABILITY = `query($spaId: ID!, $date: Date!, $serviceIds: [ID!]!) {
 
 describe('GraphQL spaAvailability', () => {
   it('answers the same slots as REST, with startsAt instants', async () => {
-    const { spaId, serviceIds } = await spaWith({ openingHours: { sun: [{ open: '00:00', close: '06:00' }] }, roomCapacity: 1, durations: [30, 30] });
+    const { spaId, serviceIds } = await spaWith({
+      openingHours: { sun: [{ open: '00:00', close: '06:00' }] },
+      roomCapacity: 1,
+      durations: [30, 30],
+    });
     booked.set(spaId, [{ start: at('2026-03-29T01:00:00Z'), end: at('2026-03-29T01:30:00Z') }]);
     const res = await gql(app, reseller.key, AVAILABILITY, { spaId, date: '2026-03-29', serviceIds });
     expect(res.body.errors).toBeUndefined();
     const a = res.body.data.spaAvailability;
     expect(a).toMatchObject({
-      spa: { id: spaId, timezone: 'Europe/Berlin' }, date: '2026-03-29', timezone: 'Europe/Berlin', durationMinutes: 60,
+      spa: { id: spaId, timezone: 'Europe/Berlin' },
+      date: '2026-03-29',
+      timezone: 'Europe/Berlin',
+      durationMinutes: 60,
       services: serviceIds.map((id) => ({ id, durationMinutes: 30 })),
     });
     const rest = await availability(spaId, '2026-03-29', serviceIds);
-    expect(a.slots).toEqual(rest.slots.map((s) => ({
-      time: s.time, available: s.available, startsAt: new Date(s.scheduled_for * 1000).toISOString().replace('.000Z', 'Z'),
-    })));
-    expect(a.slots.find((s: { time: string }) => s.time === '03:00')).toEqual({ time: '03:00', startsAt: '2026-03-29T01:00:00Z', available: false });
+    expect(a.slots).toEqual(
+      rest.slots.map((s) => ({
+        time: s.time,
+        available: s.available,
+        startsAt: new Date(s.scheduled_for * 1000).toISOString().replace('.000Z', 'Z'),
+      })),
+    );
+    expect(a.slots.find((s: { time: string }) => s.time === '03:00')).toEqual({
+      time: '03:00',
+      startsAt: '2026-03-29T01:00:00Z',
+      available: false,
+    });
     // 01:45 runs an hour of real time across the gap, into the booking; 01:00 ends as it starts.
-    expect(a.slots.find((s: { time: string }) => s.time === '01:45')).toEqual({ time: '01:45', startsAt: '2026-03-29T00:45:00Z', available: false });
-    expect(a.slots.find((s: { time: string }) => s.time === '01:00')).toEqual({ time: '01:00', startsAt: '2026-03-29T00:00:00Z', available: true });
+    expect(a.slots.find((s: { time: string }) => s.time === '01:45')).toEqual({
+      time: '01:45',
+      startsAt: '2026-03-29T00:45:00Z',
+      available: false,
+    });
+    expect(a.slots.find((s: { time: string }) => s.time === '01:00')).toEqual({
+      time: '01:00',
+      startsAt: '2026-03-29T00:00:00Z',
+      available: true,
+    });
   });
 });

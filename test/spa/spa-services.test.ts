@@ -19,7 +19,11 @@ beforeAll(async () => {
   reseller = await createReseller(app);
   spaId = (await createProvider(app, { name: 'Thermae', category: 'SPA', tier: 'GOLD' })).id;
   services = [];
-  for (const [name, durationMinutes, copayAmount] of [['Sauna', 30, null], ['Massage', 60, 4500], ['Facial', 45, 3000]] as const) {
+  for (const [name, durationMinutes, copayAmount] of [
+    ['Sauna', 30, null],
+    ['Massage', 60, 4500],
+    ['Facial', 45, 3000],
+  ] as const) {
     services.push(await createSpaService(app, spaId, { name, durationMinutes, credits: durationMinutes / 3, copayAmount }));
   }
   const otherSpa = await createProvider(app, { name: 'Other Spa', category: 'SPA' });
@@ -31,7 +35,7 @@ beforeAll(async () => {
 const list = (id: string, query = '') => v3(app, `/spas/${id}/services${query}`, { key: reseller.key });
 
 describe('GET /spas/{spa_id}/services', () => {
-  it('lists the spa\'s services newest first as V3 `service` objects (copay_amount null when there is none)', async () => {
+  it("lists the spa's services newest first as V3 `service` objects (copay_amount null when there is none)", async () => {
     const res = await list(spaId);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
@@ -59,7 +63,7 @@ describe('GET /spas/{spa_id}/services', () => {
     expect(back.body.has_more).toBe(true);
   });
 
-  it('a cursor from another spa\'s list › 400 invalid_cursor', async () => {
+  it("a cursor from another spa's list › 400 invalid_cursor", async () => {
     expectError(await list(spaId, `?starting_after=${otherSpaServiceId}`), 400, 'invalid_cursor', 'starting_after');
   });
 
@@ -92,10 +96,18 @@ const SERVICE_FIELDS = 'id name durationMinutes credits copayAmount currency spa
 
 describe('GraphQL: SpaService and Provider.services', () => {
   it('node(id:) resolves a service as a SpaService', async () => {
-    const res = await gql(app, reseller.key, `query($id: ID!) { node(id: $id) { __typename ... on SpaService { ${SERVICE_FIELDS} } } }`, { id: services[0].id });
+    const res = await gql(app, reseller.key, `query($id: ID!) { node(id: $id) { __typename ... on SpaService { ${SERVICE_FIELDS} } } }`, {
+      id: services[0].id,
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.node).toEqual({
-      __typename: 'SpaService', id: services[0].id, name: 'Sauna', durationMinutes: 30, credits: 10, copayAmount: null, currency: 'EUR',
+      __typename: 'SpaService',
+      id: services[0].id,
+      name: 'Sauna',
+      durationMinutes: 30,
+      credits: 10,
+      copayAmount: null,
+      currency: 'EUR',
       spa: { id: spaId, name: 'Thermae' },
     });
   });
@@ -131,7 +143,7 @@ describe('GraphQL: SpaService and Provider.services', () => {
     expect(res.body.data.node.services.edges).toEqual([]);
   });
 
-  it('a cursor of another spa\'s list › invalid_cursor; first above 100 › validation_error on first', async () => {
+  it("a cursor of another spa's list › invalid_cursor; first above 100 › validation_error on first", async () => {
     const bad = await gql(app, reseller.key, PROVIDER_SERVICES, { id: spaId, first: 2, after: otherSpaServiceId });
     expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_cursor' });
     const big = await gql(app, reseller.key, PROVIDER_SERVICES, { id: spaId, first: 101 });

@@ -17,7 +17,10 @@ import { call, v3, type Call, type Reply } from './http.ts';
 // test/support/bookings.ts: entitlements and the visit ledger), so a refused request is seen to
 // write nothing there either.
 
-registerDbTable('access_code', 'select id, status, redeemed_at, redeemed_provider_id, visit_restored, updated_at from access_code order by id');
+registerDbTable(
+  'access_code',
+  'select id, status, redeemed_at, redeemed_provider_id, visit_restored, updated_at from access_code order by id',
+);
 registerDbTable('access_code_session', 'select id, status, updated_at from access_code_session order by id');
 
 export const PROVIDER = '/v3/api/provider';
@@ -67,7 +70,10 @@ export function scanQr(dataUrl: string): string {
   return decoded!.data;
 }
 
-export interface VerificationKey { kid: string; key: string }
+export interface VerificationKey {
+  kid: string;
+  key: string;
+}
 export type VerifyAccessCodeQr = (text: string, key: VerificationKey, providerId: string, now?: number) => Record<string, any> | null;
 
 let recipe: Promise<VerifyAccessCodeQr> | undefined;

@@ -21,7 +21,13 @@ export interface TestApp {
   /** Runs SQL against this app's database (assertions on rows, ledgers, outbox). */
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   /** SQL statements the app's ORM has sent (app.sql's included) since the last reset; set by startApp. */
-  queries?: { readonly count: number; readonly ownCount: number; readonly statements: readonly string[]; readonly ownStatements: readonly string[]; reset(): void };
+  queries?: {
+    readonly count: number;
+    readonly ownCount: number;
+    readonly statements: readonly string[];
+    readonly ownStatements: readonly string[];
+    reset(): void;
+  };
   close(): Promise<void>;
 }
 
@@ -31,8 +37,15 @@ export interface TestApp {
  * their defaults and to lower ones).
  */
 export const UNLIMITED: Record<string, string> = Object.fromEntries(
-  ['RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'RATE_LIMIT_FAILED_AUTH_PER_SECOND', 'RATE_LIMIT_FAILED_AUTH_BURST', 'RATE_LIMIT_REDEEM_PER_SECOND', 'RATE_LIMIT_REDEEM_BURST']
-    .map((name) => [name, '1000000']));
+  [
+    'RATE_LIMIT_PER_SECOND',
+    'RATE_LIMIT_BURST',
+    'RATE_LIMIT_FAILED_AUTH_PER_SECOND',
+    'RATE_LIMIT_FAILED_AUTH_BURST',
+    'RATE_LIMIT_REDEEM_PER_SECOND',
+    'RATE_LIMIT_REDEEM_BURST',
+  ].map((name) => [name, '1000000']),
+);
 
 /**
  * The real server, in-process, on its own freshly cloned database and a free port.
@@ -73,11 +86,19 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
  */
 class StatementCounter extends DefaultLogger {
   statements: string[] = [];
-  constructor(options: LoggerOptions) { super(options); }
-  get count(): number { return this.statements.length; }
+  constructor(options: LoggerOptions) {
+    super(options);
+  }
+  get count(): number {
+    return this.statements.length;
+  }
   /** Statements besides the API-key lookup, which runs only when the 500 ms key cache lapses (src/platform/auth.ts). */
-  get ownStatements(): string[] { return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q)); }
-  get ownCount(): number { return this.ownStatements.length; }
+  get ownStatements(): string[] {
+    return this.statements.filter((q) => !/\bfrom (api_key|provider_api_key)\b/.test(q));
+  }
+  get ownCount(): number {
+    return this.ownStatements.length;
+  }
   /** It takes every statement (our prepared statements are reported only to a logger that takes them: src/db/engine/prepared-read.ts). */
   override isEnabled(namespace: LoggerNamespace, context?: LogContext): boolean {
     return namespace === 'query' || super.isEnabled(namespace, context);
@@ -85,7 +106,9 @@ class StatementCounter extends DefaultLogger {
   override logQuery(context: LogContext): void {
     if ((context.namespace ?? 'query') === 'query') this.statements.push(context.query ?? '');
   }
-  reset(): void { this.statements = []; }
+  reset(): void {
+    this.statements = [];
+  }
 }
 
 /**
@@ -102,8 +125,12 @@ export function useApp(overrides: Record<string, string> = {}, { now }: { now?: 
     started = await startApp(overrides);
     started.clock.set(startOfTest());
   });
-  afterEach(() => { started?.clock.set(startOfTest()); });
-  afterAll(async () => { await started?.close(); });
+  afterEach(() => {
+    started?.clock.set(startOfTest());
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
   return new Proxy({} as TestApp, {
     get(_, prop) {
       if (!started) throw new Error('useApp(): the app is used before beforeAll started it');

@@ -30,23 +30,32 @@ export async function bookingInvariantViolations(app: TestApp, scope: InvariantS
   };
 
   // The business account: its balance is its ledger's sum, and never below zero.
-  found(await app.sql(
-    `select r.reseller_id as id, r.balance::text as balance, coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.reseller_id), 0)::text as ledger
+  found(
+    await app.sql(
+      `select r.reseller_id as id, r.balance::text as balance, coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.reseller_id), 0)::text as ledger
        from business_account r where r.reseller_id = ?
         and (r.balance < 0 or r.balance <> coalesce((select sum(${signed('t')}) from business_transaction t where t.reseller_id = r.reseller_id), 0))`,
-    [resellerId]), 'business balance is not its ledger sum');
+      [resellerId],
+    ),
+    'business balance is not its ledger sum',
+  );
 
   // Each wallet: credit_balance is its ledger's sum, and never below zero.
-  found(await app.sql(
-    `select c.id, c.credit_balance::text as balance, coalesce(l.sum, 0)::text as ledger
+  found(
+    await app.sql(
+      `select c.id, c.credit_balance::text as balance, coalesce(l.sum, 0)::text as ledger
        from client c left join (select client_id, sum(${signed('t')}) as sum from credit_transaction t group by client_id) l on l.client_id = c.id
       where c.reseller_id = ? and (c.credit_balance < 0 or c.credit_balance <> coalesce(l.sum, 0))`,
-    [resellerId]), 'wallet balance is not its ledger sum');
+      [resellerId],
+    ),
+    'wallet balance is not its ledger sum',
+  );
 
   // Each pass counter of the counter's month equals that month's ledger rows (entitlement null),
   // per category, is not negative and stays within the category's visits_allowed.
-  found(await app.sql(
-    `with counters as (
+  found(
+    await app.sql(
+      `with counters as (
        select ip.id, ip.visits_period, cat.key as category, (cat.value)::int as used
          from issued_pass ip, jsonb_each_text(ip.visits_used) cat where ip.reseller_id = ?
      ), ledger as (
@@ -59,53 +68,76 @@ export async function bookingInvariantViolations(app: TestApp, scope: InvariantS
             coalesce(c.used, 0) as counter, coalesce(l.used, 0) as ledger
        from counters c full join ledger l on l.id = c.id and l.category = c.category
       where coalesce(c.used, 0) <> coalesce(l.used, 0) or coalesce(c.used, 0) < 0`,
-    [resellerId, resellerId]), 'pass visit counter is not its ledger sum');
-  found(await app.sql(
-    `select ip.id, cat.key as category, (cat.value)::int as used, (pc->>'visits_allowed')::int as allowed
+      [resellerId, resellerId],
+    ),
+    'pass visit counter is not its ledger sum',
+  );
+  found(
+    await app.sql(
+      `select ip.id, cat.key as category, (cat.value)::int as used, (pc->>'visits_allowed')::int as allowed
        from issued_pass ip
        join pass_package p on p.id = ip.pass_id
        cross join jsonb_each_text(ip.visits_used) cat
        cross join lateral (select x as pc from jsonb_array_elements(p.categories) x where x->>'type' = cat.key) pc
       where ip.reseller_id = ? and pc->>'visits_allowed' is not null and (cat.value)::int > (pc->>'visits_allowed')::int`,
-    [resellerId]), 'pass visit counter above visits_allowed');
+      [resellerId],
+    ),
+    'pass visit counter above visits_allowed',
+  );
 
   // Each entitlement's visits_used equals its ledger rows, within 0..visits_total.
-  found(await app.sql(
-    `select e.id, e.visits_used, e.visits_total, coalesce((select sum(t.delta) from visit_transaction t where t.visit_entitlement_id = e.id), 0)::int as ledger
+  found(
+    await app.sql(
+      `select e.id, e.visits_used, e.visits_total, coalesce((select sum(t.delta) from visit_transaction t where t.visit_entitlement_id = e.id), 0)::int as ledger
        from visit_entitlement e where e.reseller_id = ?
         and (e.visits_used <> coalesce((select sum(t.delta) from visit_transaction t where t.visit_entitlement_id = e.id), 0)
              or e.visits_used < 0 or e.visits_used > e.visits_total)`,
-    [resellerId]), 'entitlement visits_used is not its ledger sum');
+      [resellerId],
+    ),
+    'entitlement visits_used is not its ledger sum',
+  );
 
   // Class spots: never above capacity, and exactly the live bookings holding one.
-  found(await app.sql(
-    `select ci.id, ci.capacity, ci.spots_taken,
+  found(
+    await app.sql(
+      `select ci.id, ci.capacity, ci.spots_taken,
             (select count(*) from booking b where b.class_instance_id = ci.id and b.status in ('PENDING', 'CONFIRMED'))::int as live
        from class_instance ci join class c on c.id = ci.class_id
       where c.provider_id in (?)
         and (ci.spots_taken > ci.capacity or ci.spots_taken < 0
              or ci.spots_taken <> (select count(*) from booking b where b.class_instance_id = ci.id and b.status in ('PENDING', 'CONFIRMED')))`,
-    [providerIds]), 'class instance spots_taken is not its live bookings (or above capacity)');
+      [providerIds],
+    ),
+    'class instance spots_taken is not its live bookings (or above capacity)',
+  );
 
   // Spa rooms: at the start of every live appointment (where the most appointments can run at
   // once), no more live appointments run than the spa has rooms.
-  found(await app.sql(
-    `select b.id, b.provider_id, b.starts_at, p.room_capacity,
+  found(
+    await app.sql(
+      `select b.id, b.provider_id, b.starts_at, p.room_capacity,
             (select count(*) from booking o where o.provider_id = b.provider_id and o.type = 'spa' and o.status in ('PENDING', 'CONFIRMED')
                and o.starts_at <= b.starts_at and o.ends_at > b.starts_at)::int as running
        from booking b join provider p on p.id = b.provider_id
       where b.provider_id in (?) and b.type = 'spa' and b.status in ('PENDING', 'CONFIRMED')
         and (select count(*) from booking o where o.provider_id = b.provider_id and o.type = 'spa' and o.status in ('PENDING', 'CONFIRMED')
                and o.starts_at <= b.starts_at and o.ends_at > b.starts_at) > p.room_capacity`,
-    [providerIds]), 'spa room capacity exceeded');
+      [providerIds],
+    ),
+    'spa room capacity exceeded',
+  );
 
   // A session books once, and a CONFIRMED session names the one booking it made.
-  found(await app.sql(
-    `select s.id, s.status, s.booking_id, (select count(*) from booking b where b.session_id = s.id)::int as bookings
+  found(
+    await app.sql(
+      `select s.id, s.status, s.booking_id, (select count(*) from booking b where b.session_id = s.id)::int as bookings
        from booking_session s where s.reseller_id = ?
         and ((s.status = 'CONFIRMED') <> ((select count(*) from booking b where b.session_id = s.id) = 1)
              or (s.status = 'CONFIRMED' and not exists (select 1 from booking b where b.id = s.booking_id and b.session_id = s.id)))`,
-    [resellerId]), 'session and its booking disagree');
+      [resellerId],
+    ),
+    'session and its booking disagree',
+  );
 
   // Money reconciles with what bookings say they paid and got back: every booking debit is a
   // spa co-pay or a purchase (entitlement), every refund is on a cancelled booking's `refund`.
@@ -124,9 +156,15 @@ export async function bookingInvariantViolations(app: TestApp, scope: InvariantS
        (select coalesce(sum((b.refund->>'credits_refunded')::bigint), 0) from booking b where b.reseller_id = ?)::text as credits_refunded,
        (select coalesce(sum(-t.delta), 0) from visit_transaction t where t.reseller_id = ? and t.reason = 'CANCELLATION')::text as visits_given_back,
        (select coalesce(sum((b.refund->>'visits_restored')::int), 0) from booking b where b.reseller_id = ?)::text as visits_restored`,
-    Array(11).fill(resellerId));
-  for (const [ledger, bookings] of [['business_debits', 'paid_for'], ['business_refunds', 'copay_refunded'], ['wallet_debits', 'credits_charged'],
-    ['wallet_refunds', 'credits_refunded'], ['visits_given_back', 'visits_restored']] as const) {
+    Array(11).fill(resellerId),
+  );
+  for (const [ledger, bookings] of [
+    ['business_debits', 'paid_for'],
+    ['business_refunds', 'copay_refunded'],
+    ['wallet_debits', 'credits_charged'],
+    ['wallet_refunds', 'credits_refunded'],
+    ['visits_given_back', 'visits_restored'],
+  ] as const) {
     if (money[ledger] !== money[bookings]) problems.push(`${ledger} (${money[ledger]}) is not ${bookings} (${money[bookings]})`);
   }
   return problems;
@@ -151,8 +189,11 @@ export function tally(replies: Reply[]): Record<string, number> {
 export async function manyClients(app: TestApp, w: BookingWorld, n: number, tag: string): Promise<{ id: string; issuedPassId: string }[]> {
   const clients: { id: string; issuedPassId: string }[] = [];
   for (let i = 0; i < n; i += 10) {
-    const batch = await Promise.all(Array.from({ length: Math.min(10, n - i) }, (_, j) =>
-      issuePass(app, w.reseller, w.passId, { first_name: 'Client', last_name: `No${i + j}`, email: `${tag}.${i + j}@example.com` })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, n - i) }, (_, j) =>
+        issuePass(app, w.reseller, w.passId, { first_name: 'Client', last_name: `No${i + j}`, email: `${tag}.${i + j}@example.com` }),
+      ),
+    );
     clients.push(...batch.map((p) => ({ id: p.client_id, issuedPassId: p.id })));
   }
   return clients;
@@ -163,7 +204,11 @@ export async function manyClients(app: TestApp, w: BookingWorld, n: number, tag:
  * (SILVER and BRONZE gyms), `credits` (50 unless told) for SILVER spas, `price` a month (so one extra
  * visit costs price / gymVisits, rounded up).
  */
-export async function clientOnPass(app: TestApp, w: BookingWorld, opts: { gymVisits: number; price: number; email: string; credits?: number }) {
+export async function clientOnPass(
+  app: TestApp,
+  w: BookingWorld,
+  opts: { gymVisits: number; price: number; email: string; credits?: number },
+) {
   const pass = await createPassPackage(app, w.reseller, {
     price: opts.price,
     categories: [

@@ -1,6 +1,14 @@
 import type { TestApp } from './app.ts';
 import { registerDbTable } from './db-state.ts';
-import { createClass, createClassCategory, createClassInstance, createCopayOption, createProvider, createSpaService, everyDay } from './catalog.ts';
+import {
+  createClass,
+  createClassCategory,
+  createClassInstance,
+  createCopayOption,
+  createProvider,
+  createSpaService,
+  everyDay,
+} from './catalog.ts';
 import { createPassPackage, createReseller, issuePass, type TestReseller } from './factories.ts';
 import { v3 } from './http.ts';
 
@@ -31,14 +39,31 @@ export interface BookingWorld {
   categoryId: string;
 }
 
-export async function createBookingWorld(app: TestApp, opts: { balance?: number; timezone?: string; spaCapacity?: number } = {}): Promise<BookingWorld> {
+export async function createBookingWorld(
+  app: TestApp,
+  opts: { balance?: number; timezone?: string; spaCapacity?: number } = {},
+): Promise<BookingWorld> {
   const timezone = opts.timezone ?? 'Europe/Berlin';
   const reseller = await createReseller(app, { balance: opts.balance ?? 1_000_000 });
   const pass = await createPassPackage(app, reseller, { price: 8000 });
   const issued = await issuePass(app, reseller, pass.id);
   const hours = everyDay('09:00', '18:00');
-  const spa = await createProvider(app, { category: 'SPA', tier: 'SILVER', name: 'Silver Spa', timezone, openingHours: hours, roomCapacity: opts.spaCapacity ?? 1 });
-  const copaySpa = await createProvider(app, { category: 'SPA', tier: 'GOLD', name: 'Gold Spa', timezone, openingHours: hours, roomCapacity: 1 });
+  const spa = await createProvider(app, {
+    category: 'SPA',
+    tier: 'SILVER',
+    name: 'Silver Spa',
+    timezone,
+    openingHours: hours,
+    roomCapacity: opts.spaCapacity ?? 1,
+  });
+  const copaySpa = await createProvider(app, {
+    category: 'SPA',
+    tier: 'GOLD',
+    name: 'Gold Spa',
+    timezone,
+    openingHours: hours,
+    roomCapacity: 1,
+  });
   const closedSpa = await createProvider(app, { category: 'SPA', tier: 'GOLD', name: 'Closed Spa', timezone, openingHours: hours });
   const gym = await createProvider(app, { category: 'GYM', tier: 'SILVER', name: 'Silver Gym', timezone });
   const copayGym = await createProvider(app, { category: 'GYM', tier: 'GOLD', name: 'Gold Gym', timezone });
@@ -69,7 +94,12 @@ export async function createBookingWorld(app: TestApp, opts: { balance?: number;
 }
 
 /** An instance of `classId` starting `hoursAhead` hours after the app's now. */
-export async function instanceIn(app: TestApp, classId: string, hoursAhead: number, opts: { capacity?: number; spotsTaken?: number; timezone?: string } = {}) {
+export async function instanceIn(
+  app: TestApp,
+  classId: string,
+  hoursAhead: number,
+  opts: { capacity?: number; spotsTaken?: number; timezone?: string } = {},
+) {
   return createClassInstance(app, classId, new Date(app.clock.now().getTime() + hoursAhead * 3600_000), opts);
 }
 

@@ -1,6 +1,11 @@
 import { newId } from '../../src/platform/ids.ts';
 import { localDateOf } from '../../src/platform/time.ts';
-import { CopayOptionSchema, ProviderSchema, type OpeningHours, type ProviderCategory } from '../../src/modules/providers/providers.entity.ts';
+import {
+  CopayOptionSchema,
+  ProviderSchema,
+  type OpeningHours,
+  type ProviderCategory,
+} from '../../src/modules/providers/providers.entity.ts';
 import { SpaServiceSchema } from '../../src/modules/spa/spa.entity.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema } from '../../src/modules/classes/classes.entity.ts';
 import type { TestApp } from './app.ts';
@@ -10,11 +15,23 @@ import type { TestApp } from './app.ts';
 export const everyDay = (open = '06:00', close = '22:00'): OpeningHours =>
   Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open, close }]])) as OpeningHours;
 
-export async function createProvider(app: TestApp, opts: {
-  name?: string; category?: ProviderCategory; tier?: string; lat?: number; lon?: number; timezone?: string;
-  city?: string; country?: string; openingHours?: OpeningHours; roomCapacity?: number;
-  freeCancellationHours?: number; lateCancellationRefundPercent?: number;
-} = {}) {
+export async function createProvider(
+  app: TestApp,
+  opts: {
+    name?: string;
+    category?: ProviderCategory;
+    tier?: string;
+    lat?: number;
+    lon?: number;
+    timezone?: string;
+    city?: string;
+    country?: string;
+    openingHours?: OpeningHours;
+    roomCapacity?: number;
+    freeCancellationHours?: number;
+    lateCancellationRefundPercent?: number;
+  } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const provider = em.create(ProviderSchema, {
@@ -39,9 +56,19 @@ export async function createProvider(app: TestApp, opts: {
   return provider;
 }
 
-export async function createCopayOption(app: TestApp, providerId: string, opts: {
-  name?: string; currency?: string; tiers?: string[]; maxVisits?: number; visitDurationDays?: number; amount?: number; credits?: number;
-} = {}) {
+export async function createCopayOption(
+  app: TestApp,
+  providerId: string,
+  opts: {
+    name?: string;
+    currency?: string;
+    tiers?: string[];
+    maxVisits?: number;
+    visitDurationDays?: number;
+    amount?: number;
+    credits?: number;
+  } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const option = em.create(CopayOptionSchema, {
@@ -60,9 +87,17 @@ export async function createCopayOption(app: TestApp, providerId: string, opts: 
   return option;
 }
 
-export async function createSpaService(app: TestApp, providerId: string, opts: {
-  name?: string; durationMinutes?: number; credits?: number; copayAmount?: number | null; currency?: string;
-} = {}) {
+export async function createSpaService(
+  app: TestApp,
+  providerId: string,
+  opts: {
+    name?: string;
+    durationMinutes?: number;
+    credits?: number;
+    copayAmount?: number | null;
+    currency?: string;
+  } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const service = em.create(SpaServiceSchema, {
@@ -93,7 +128,12 @@ export async function createClassCategory(app: TestApp, opts: { name?: string; d
   return category;
 }
 
-export async function createClass(app: TestApp, providerId: string, categoryId: string, opts: { name?: string; durationMinutes?: number } = {}) {
+export async function createClass(
+  app: TestApp,
+  providerId: string,
+  categoryId: string,
+  opts: { name?: string; durationMinutes?: number } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const cls = em.create(ClassSchema, {
@@ -110,7 +150,12 @@ export async function createClass(app: TestApp, providerId: string, categoryId: 
 }
 
 /** An instance starting at `startsAt` (an instant); its local date is derived in the provider's zone. */
-export async function createClassInstance(app: TestApp, classId: string, startsAt: Date, opts: { timezone?: string; capacity?: number; spotsTaken?: number; status?: 'SCHEDULED' | 'CANCELLED' } = {}) {
+export async function createClassInstance(
+  app: TestApp,
+  classId: string,
+  startsAt: Date,
+  opts: { timezone?: string; capacity?: number; spotsTaken?: number; status?: 'SCHEDULED' | 'CANCELLED' } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const instance = em.create(ClassInstanceSchema, {

@@ -13,17 +13,31 @@ import { v3, type Reply } from './http.ts';
 registerDbTable('credit_package');
 registerDbTable('credit_purchase');
 
-export interface TestCreditPackage { id: string; name: string; credits: number; price: number; currency: string }
+export interface TestCreditPackage {
+  id: string;
+  name: string;
+  credits: number;
+  price: number;
+  currency: string;
+}
 
 let made = 0;
 
 /** A credit package of `reseller`, in its currency, created at the app's now. */
-export async function createCreditPackage(app: TestApp, reseller: TestReseller, opts: { name?: string; credits?: number; price?: number } = {}): Promise<TestCreditPackage> {
+export async function createCreditPackage(
+  app: TestApp,
+  reseller: TestReseller,
+  opts: { name?: string; credits?: number; price?: number } = {},
+): Promise<TestCreditPackage> {
   const em = app.orm.em.fork();
   const pkg = await withTransaction(em, async (tx) => {
     const row = createCreditPackageRow(tx, {
-      resellerId: reseller.id, name: opts.name ?? `Credits ${++made}`, credits: opts.credits ?? 100, price: opts.price ?? 4000,
-      currency: reseller.currency, createdAt: app.clock.now(),
+      resellerId: reseller.id,
+      name: opts.name ?? `Credits ${++made}`,
+      credits: opts.credits ?? 100,
+      price: opts.price ?? 4000,
+      currency: reseller.currency,
+      createdAt: app.clock.now(),
     });
     await tx.flush();
     return row;
@@ -39,15 +53,31 @@ export const purchase = (app: TestApp, reseller: TestReseller, body: unknown, id
 export async function purchased(app: TestApp, reseller: TestReseller, clientId: string, packageId: string, idempotencyKey?: string) {
   const res = await purchase(app, reseller, { client_id: clientId, credit_package_id: packageId }, idempotencyKey);
   expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; client_id: string; credit_package_id: string; credits: number; amount: number; currency: string; balance: number; created: number };
+  return res.body as {
+    id: string;
+    client_id: string;
+    credit_package_id: string;
+    credits: number;
+    amount: number;
+    currency: string;
+    balance: number;
+    created: number;
+  };
 }
 
-export interface WalletRow { id: string; type: 'CREDIT' | 'DEBIT'; amount: number; balance_after: number }
+export interface WalletRow {
+  id: string;
+  type: 'CREDIT' | 'DEBIT';
+  amount: number;
+  balance_after: number;
+}
 
 /** A client's wallet rows in the order the balance moved (`seq`), read from the database. */
 export async function walletRowsInBalanceOrder(app: TestApp, clientId: string): Promise<WalletRow[]> {
   const rows = await app.sql<{ id: string; type: 'CREDIT' | 'DEBIT'; amount: string; balance_after: string }>(
-    'select id, type, amount, balance_after from credit_transaction where client_id = ? order by seq', [clientId]);
+    'select id, type, amount, balance_after from credit_transaction where client_id = ? order by seq',
+    [clientId],
+  );
   return rows.map((r) => ({ id: r.id, type: r.type, amount: Number(r.amount), balance_after: Number(r.balance_after) }));
 }
 
@@ -55,10 +85,15 @@ export async function walletRowsInBalanceOrder(app: TestApp, clientId: string): 
  * Rows listed newest first form a chain: each one's balance_after is the next (older) one's plus
  * or minus its amount, and the oldest continues `startsFrom` (an empty wallet, for a whole wallet).
  */
-export function expectChainNewestFirst(rows: { type: string; amount: number; balance_after: number }[], label = 'wallet', startsFrom = 0): void {
+export function expectChainNewestFirst(
+  rows: { type: string; amount: number; balance_after: number }[],
+  label = 'wallet',
+  startsFrom = 0,
+): void {
   rows.forEach((row, i) => {
     const before = i + 1 < rows.length ? rows[i + 1].balance_after : startsFrom;
-    expect(row.balance_after, `${label}: row ${i} (${JSON.stringify(row)}) continues ${before}`)
-      .toBe(before + (row.type === 'CREDIT' ? row.amount : -row.amount));
+    expect(row.balance_after, `${label}: row ${i} (${JSON.stringify(row)}) continues ${before}`).toBe(
+      before + (row.type === 'CREDIT' ? row.amount : -row.amount),
+    );
   });
 }

@@ -5,7 +5,9 @@ import type { TestApp } from './app.ts';
 // the top of its own test file, for tables only its tests touch) without editing existing tests.
 
 /** A registered table: with `rows`, its listed rows (ordered) are compared; without, its row count. */
-interface TrackedTable { rows?: string }
+interface TrackedTable {
+  rows?: string;
+}
 
 const tracked = new Map<string, TrackedTable>();
 
@@ -20,9 +22,11 @@ export function registerDbTable(table: string, rows?: string): void {
 
 // Everything a failed pass, client or ledger request could write.
 registerDbTable('client', 'select id, credit_balance::text as credit_balance from client order by id');
-registerDbTable('issued_pass',
+registerDbTable(
+  'issued_pass',
   `select id, pass_id, status, payment_model, start_date::text as start_date, expires_at, visits_period, visits_used, updated_at
-     from issued_pass order by id`);
+     from issued_pass order by id`,
+);
 registerDbTable('business_transaction');
 registerDbTable('credit_transaction');
 registerDbTable('outbox');
@@ -41,11 +45,18 @@ export async function dbState(app: TestApp): Promise<DbState> {
   return state;
 }
 
-export interface EventRow { id: string; topic: string; reseller_id: string | null; payload: { type: string; object: string; data: { object: Record<string, any> } } }
+export interface EventRow {
+  id: string;
+  topic: string;
+  reseller_id: string | null;
+  payload: { type: string; object: string; data: { object: Record<string, any> } };
+}
 
 /** Outbox rows written after `afterId` (bigserial), oldest first. */
 export async function outboxSince(app: TestApp, afterId: number): Promise<EventRow[]> {
-  const rows = await app.sql<EventRow>('select id::text as id, topic, reseller_id, payload from outbox where id > ? order by outbox.id', [afterId]);
+  const rows = await app.sql<EventRow>('select id::text as id, topic, reseller_id, payload from outbox where id > ? order by outbox.id', [
+    afterId,
+  ]);
   return rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
 }
 

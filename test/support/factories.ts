@@ -1,5 +1,10 @@
 import { newId } from '../../src/platform/ids.ts';
-import { createApiKey, createReseller as createResellerRow, fundReseller, setResellerStatus } from '../../src/modules/resellers/resellers.service.ts';
+import {
+  createApiKey,
+  createReseller as createResellerRow,
+  fundReseller,
+  setResellerStatus,
+} from '../../src/modules/resellers/resellers.service.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../../src/modules/passes/passes.entity.ts';
 import type { TestApp } from './app.ts';
 import { v3 } from './http.ts';
@@ -7,9 +12,16 @@ import { v3 } from './http.ts';
 // Factories create what an operator would (resellers, keys, packages) through the services the
 // CLI uses; everything a reseller does goes through HTTP.
 
-export interface TestReseller { id: string; key: string; currency: string }
+export interface TestReseller {
+  id: string;
+  key: string;
+  currency: string;
+}
 
-export async function createReseller(app: TestApp, opts: { name?: string; balance?: number; currency?: string; disabled?: boolean } = {}): Promise<TestReseller> {
+export async function createReseller(
+  app: TestApp,
+  opts: { name?: string; balance?: number; currency?: string; disabled?: boolean } = {},
+): Promise<TestReseller> {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const reseller = await createResellerRow(em, { name: opts.name ?? 'Test Reseller', currency: opts.currency ?? 'EUR' }, at);
@@ -24,9 +36,17 @@ export const defaultCategories: PassCategory[] = [
   { type: 'SPA', tiers: ['SILVER'], visits_allowed: null, credit_allocated: 50 },
 ];
 
-export async function createPassPackage(app: TestApp, reseller: TestReseller, opts: {
-  name?: string; price?: number; duration?: Duration; paymentModel?: PaymentModel; categories?: PassCategory[];
-} = {}) {
+export async function createPassPackage(
+  app: TestApp,
+  reseller: TestReseller,
+  opts: {
+    name?: string;
+    price?: number;
+    duration?: Duration;
+    paymentModel?: PaymentModel;
+    categories?: PassCategory[];
+  } = {},
+) {
   const em = app.orm.em.fork();
   const at = app.clock.now();
   const pass = em.create(PassPackageSchema, {
@@ -60,13 +80,17 @@ export async function businessLedger(app: TestApp, resellerId: string) {
   const [row] = await app.sql<{ balance: string; ledger: string | null; rows: string }>(
     `select r.balance, (select sum(case when type = 'CREDIT' then amount else -amount end) from business_transaction where reseller_id = r.reseller_id) as ledger,
             (select count(*) from business_transaction where reseller_id = r.reseller_id) as rows
-       from business_account r where r.reseller_id = ?`, [resellerId]);
+       from business_account r where r.reseller_id = ?`,
+    [resellerId],
+  );
   return { balance: Number(row.balance), ledgerSum: Number(row.ledger ?? 0), rows: Number(row.rows) };
 }
 
 export async function walletLedger(app: TestApp, clientId: string) {
   const [row] = await app.sql<{ balance: string; ledger: string | null }>(
     `select c.credit_balance as balance, (select sum(case when type = 'CREDIT' then amount else -amount end) from credit_transaction where client_id = c.id) as ledger
-       from client c where c.id = ?`, [clientId]);
+       from client c where c.id = ?`,
+    [clientId],
+  );
   return { balance: Number(row.balance), ledgerSum: Number(row.ledger ?? 0) };
 }

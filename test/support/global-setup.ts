@@ -9,7 +9,11 @@ import { openOrm, migrate } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { adminUrl: string; templateDatabase: string; runPrefix: string }
+  export interface ProvidedContext {
+    adminUrl: string;
+    templateDatabase: string;
+    runPrefix: string;
+  }
 }
 
 // The whole suite runs against a real PostgreSQL: embedded by default, DATABASE_URL when set.

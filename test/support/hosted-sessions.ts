@@ -11,7 +11,10 @@ import { v3, type Reply } from './http.ts';
 // labels, alerts), and forms are submitted the way a browser submits them (urlencoded), without
 // following redirects so the 303 and its Location can be checked.
 
-registerDbTable('hosted_session', 'select id, status, completed_at, booking_id, access_code_id, updated_at from hosted_session order by id');
+registerDbTable(
+  'hosted_session',
+  'select id, status, completed_at, booking_id, access_code_id, updated_at from hosted_session order by id',
+);
 
 export const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -44,7 +47,9 @@ export function secretOf(url: string): string {
 /** The stored row of a hosted session. */
 export async function sessionRow(app: TestApp, id: string) {
   const [row] = await app.sql<{ status: string; booking_id: string | null; access_code_id: string | null; completed_at: string | null }>(
-    'select status, booking_id, access_code_id, completed_at from hosted_session where id = ?', [id]);
+    'select status, booking_id, access_code_id, completed_at from hosted_session where id = ?',
+    [id],
+  );
   return { ...row, completed_at: row.completed_at === null ? null : new Date(row.completed_at) };
 }
 
@@ -68,7 +73,13 @@ export async function eventsOf(app: TestApp, world: BookingWorld, type: string):
 // ---------------------------------------------------------------------------------------------
 // The page over HTTP
 
-export interface Page { status: number; headers: Headers; text: string; doc: El; url: string }
+export interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+  doc: El;
+  url: string;
+}
 
 /** A GET of the page (a path on the app or an absolute URL), as a browser sends it: no API key, redirects not followed. */
 export async function getPage(app: TestApp, pathOrUrl: string): Promise<Page> {
@@ -95,7 +106,12 @@ export async function postForm(app: TestApp, action: string, fields: Record<stri
  * A post as the page's own forms send it: `fields` beside the form token of the session's page,
  * rendered now (docs/partner-guide.md "Hosted sessions": a post without one of its session's is refused).
  */
-export async function postFromPage(app: TestApp, secret: string, action: string, fields: Record<string, string> | [string, string][]): Promise<Page> {
+export async function postFromPage(
+  app: TestApp,
+  secret: string,
+  action: string,
+  fields: Record<string, string> | [string, string][],
+): Promise<Page> {
   const page = await getPage(app, `/hosted/${secret}`);
   const token = find(page.doc, (e) => e.tag === 'input' && e.attrs.name === 'form_token')[0]?.attrs.value;
   const entries = Array.isArray(fields) ? fields : Object.entries(fields);
@@ -159,18 +175,37 @@ export function redirectOf(page: Page): URL {
 // ---------------------------------------------------------------------------------------------
 // A small HTML reader: enough of the HTML syntax for a server-rendered page.
 
-export interface El { tag: string; attrs: Record<string, string>; children: (El | string)[]; parent?: El }
+export interface El {
+  tag: string;
+  attrs: Record<string, string>;
+  children: (El | string)[];
+  parent?: El;
+}
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title']);
 /** Elements whose start tag closes an open one of the same kind (option, li, p, tr, td…). */
 const SELF_CLOSING_SIBLINGS = new Set(['option', 'li', 'p', 'tr', 'td', 'th', 'dt', 'dd']);
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '…', middot: '·', ndash: '–', mdash: '—', euro: '€', copy: '©' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  hellip: '…',
+  middot: '·',
+  ndash: '–',
+  mdash: '—',
+  euro: '€',
+  copy: '©',
+};
 
 export function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') return String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
+    if (name[0] === '#')
+      return String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
     return ENTITIES[name.toLowerCase()] ?? whole;
   });
 }
@@ -180,17 +215,23 @@ const ATTR = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 export function parseHtml(html: string): El {
   const root: El = { tag: '#root', attrs: {}, children: [] };
   let current = root;
-  const token = /<!--[\s\S]*?-->|<![^>]*>|<\/([a-zA-Z][\w-]*)\s*>|<([a-zA-Z][\w-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
+  const token =
+    /<!--[\s\S]*?-->|<![^>]*>|<\/([a-zA-Z][\w-]*)\s*>|<([a-zA-Z][\w-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
   let last = 0;
   let m: RegExpExecArray | null;
-  const text = (t: string) => { if (t) current.children.push(decodeEntities(t)); };
+  const text = (t: string) => {
+    if (t) current.children.push(decodeEntities(t));
+  };
   while ((m = token.exec(html))) {
     text(html.slice(last, m.index));
     last = token.lastIndex;
     if (m[1]) {
       const tag = m[1].toLowerCase();
       for (let el: El | undefined = current; el && el !== root; el = el.parent) {
-        if (el.tag === tag) { current = el.parent!; break; }
+        if (el.tag === tag) {
+          current = el.parent!;
+          break;
+        }
       }
     } else if (m[2]) {
       const tag = m[2].toLowerCase();
@@ -243,13 +284,25 @@ export function textOf(el: El): string {
   return parts.join('').replace(/\s+/g, ' ').trim();
 }
 
-const rootOf = (el: El): El => { let r = el; while (r.parent) r = r.parent; return r; };
+const rootOf = (el: El): El => {
+  let r = el;
+  while (r.parent) r = r.parent;
+  return r;
+};
 
 /** The accessible name, as assistive technology computes it for the elements the page uses. */
 export function accessibleName(el: El): string {
   const root = rootOf(el);
   if (el.attrs['aria-labelledby']) {
-    return el.attrs['aria-labelledby'].split(/\s+/).map((id) => find(root, (e) => e.attrs.id === id).map(textOf).join(' ')).join(' ').trim();
+    return el.attrs['aria-labelledby']
+      .split(/\s+/)
+      .map((id) =>
+        find(root, (e) => e.attrs.id === id)
+          .map(textOf)
+          .join(' '),
+      )
+      .join(' ')
+      .trim();
   }
   if (el.attrs['aria-label']) return el.attrs['aria-label'].trim();
   if (el.tag === 'img') return el.attrs.alt ?? '';
@@ -257,7 +310,11 @@ export function accessibleName(el: El): string {
   if (['input', 'select', 'textarea'].includes(el.tag)) {
     const byFor = el.attrs.id ? find(root, (e) => e.tag === 'label' && e.attrs.for === el.attrs.id) : [];
     let wrapping: El | undefined;
-    for (let p = el.parent; p; p = p.parent) if (p.tag === 'label') { wrapping = p; break; }
+    for (let p = el.parent; p; p = p.parent)
+      if (p.tag === 'label') {
+        wrapping = p;
+        break;
+      }
     const labels = [...byFor, ...(wrapping ? [wrapping] : [])];
     if (labels.length) return labels.map(textOf).join(' ').trim();
     return el.attrs.title ?? '';
@@ -282,11 +339,18 @@ export function linkNamed(root: El, name: string): El | undefined {
 
 /** A form control labelled `label` (input, select or textarea). */
 export function controlLabelled(root: El, label: string): El | undefined {
-  return find(root, (e) => ['input', 'select', 'textarea'].includes(e.tag) && !isButton(e) && (e.attrs.type ?? '') !== 'hidden')
-    .find((e) => accessibleName(e) === label);
+  return find(root, (e) => ['input', 'select', 'textarea'].includes(e.tag) && !isButton(e) && (e.attrs.type ?? '') !== 'hidden').find(
+    (e) => accessibleName(e) === label,
+  );
 }
 
-export interface Form { el: El; action: string; method: 'get' | 'post'; fields: [string, string][]; buttons: El[] }
+export interface Form {
+  el: El;
+  action: string;
+  method: 'get' | 'post';
+  fields: [string, string][];
+  buttons: El[];
+}
 
 /** A form with what a browser would send from it (without a clicked button). */
 export function formOf(el: El): Form {
@@ -306,7 +370,13 @@ export function formOf(el: El): Form {
       fields.push([name, control.attrs.value ?? '']);
     }
   }
-  return { el, action: el.attrs.action ?? '', method: (el.attrs.method ?? 'get').toLowerCase() === 'post' ? 'post' : 'get', fields, buttons: buttons(el) };
+  return {
+    el,
+    action: el.attrs.action ?? '',
+    method: (el.attrs.method ?? 'get').toLowerCase() === 'post' ? 'post' : 'get',
+    fields,
+    buttons: buttons(el),
+  };
 }
 
 export const forms = (root: El): Form[] => find(root, (e) => e.tag === 'form').map(formOf);
@@ -337,5 +407,8 @@ export const actionPath = (page: Page, form: Form): string => new URL(form.actio
 /** The form with `name` set to `value` (replacing what the form holds, or added). */
 export function withField(form: Form, name: string, value: string): Form {
   const has = form.fields.some(([n]) => n === name);
-  return { ...form, fields: has ? form.fields.map(([n, v]) => [n, n === name ? value : v] as [string, string]) : [...form.fields, [name, value]] };
+  return {
+    ...form,
+    fields: has ? form.fields.map(([n, v]) => [n, n === name ? value : v] as [string, string]) : [...form.fields, [name, value]],
+  };
 }

@@ -3,7 +3,12 @@ import { checkDocumentedResponse } from '../contract/response-schemas.ts';
 
 export const V3 = '/v3/api/business/reseller';
 
-export interface Reply<T = any> { status: number; headers: Headers; body: T; text: string }
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
 
 export interface Call {
   method?: string;
@@ -29,7 +34,9 @@ export async function call<T = any>(app: TestApp, path: string, opts: Call = {})
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : undefined;
-  } catch { /* not JSON: keep the text */ }
+  } catch {
+    /* not JSON: keep the text */
+  }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
@@ -46,7 +53,13 @@ export async function v3<T = any>(app: TestApp, path: string, opts: Call = {}): 
 }
 
 /** A GraphQL operation over POST /graphql. */
-export function gql<T = any>(app: TestApp, key: string | undefined, query: string, variables: Record<string, unknown> = {}, extra: Omit<Call, 'body' | 'key'> = {}) {
+export function gql<T = any>(
+  app: TestApp,
+  key: string | undefined,
+  query: string,
+  variables: Record<string, unknown> = {},
+  extra: Omit<Call, 'body' | 'key'> = {},
+) {
   return call<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>(app, '/graphql', {
     ...extra,
     key,

@@ -28,13 +28,24 @@ import { gql, v3 } from './http.ts';
 registerDbTable('lookup', 'select id, status, attempts_remaining, token_hash from lookup order by id');
 registerDbTable('mail_message', 'select id, status, sealed_body is null as erased from mail_message order by id');
 
-export interface ReceivedMail { raw: string; parsed: Email; to: string[] }
+export interface ReceivedMail {
+  raw: string;
+  parsed: Email;
+  to: string[];
+}
 
 /** How the server answers DATA: accept, or refuse for now (451) or for good (554). */
 export type SmtpMode = 'accept' | 'tempfail' | 'permfail';
 
 /** `received`: the messages accepted; `attempts`: every message sent, refused ones too (raw). */
-export interface TestSmtp { url: string; port: number; received: ReceivedMail[]; attempts: string[]; mode: SmtpMode; close(): Promise<void> }
+export interface TestSmtp {
+  url: string;
+  port: number;
+  received: ReceivedMail[];
+  attempts: string[];
+  mode: SmtpMode;
+  close(): Promise<void>;
+}
 
 /** An SMTP server on 127.0.0.1 (port 0 unless given), without TLS or AUTH, keeping what it receives. */
 export async function startSmtp(port = 0): Promise<TestSmtp> {
@@ -51,7 +62,9 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
       stream.on('end', () => {
         attempts.push(Buffer.concat(chunks).toString('utf8'));
         if (state.mode !== 'accept') {
-          const err = Object.assign(new Error(state.mode === 'tempfail' ? 'Try again later' : 'Rejected'), { responseCode: state.mode === 'tempfail' ? 451 : 554 });
+          const err = Object.assign(new Error(state.mode === 'tempfail' ? 'Try again later' : 'Rejected'), {
+            responseCode: state.mode === 'tempfail' ? 451 : 554,
+          });
           return callback(err);
         }
         const raw = Buffer.concat(chunks).toString('utf8');
@@ -72,8 +85,12 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
     port: actual,
     received,
     attempts,
-    get mode() { return state.mode; },
-    set mode(m: SmtpMode) { state.mode = m; },
+    get mode() {
+      return state.mode;
+    },
+    set mode(m: SmtpMode) {
+      state.mode = m;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -81,7 +98,12 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
 /** A logger that keeps every line it writes (for asserting what reaches the log). */
 export function capturingLogger(level = 'debug'): { log: Logger; lines: string[]; text(): string } {
   const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { log: pino({ level, base: undefined }, stream), lines, text: () => lines.join('') };
 }
 
@@ -89,7 +111,11 @@ export function capturingLogger(level = 'debug'): { log: Logger; lines: string[]
  * Runs the outbox's mail delivery once, as `serve`/`worker` do, with the app's clock and a config of
  * the app's database plus `overrides` (SMTP_URL, NODE_ENV …). Returns how many rows it handled.
  */
-export function deliverMail(app: TestApp, overrides: Record<string, string | undefined>, log: Logger = pino({ level: 'silent' })): Promise<number> {
+export function deliverMail(
+  app: TestApp,
+  overrides: Record<string, string | undefined>,
+  log: Logger = pino({ level: 'silent' }),
+): Promise<number> {
   const config: Config = configWith({ DATABASE_URL: app.databaseUrl, ...overrides });
   return dispatchOnce(app.orm, { [MAIL_TOPIC]: mailHandler({ config, clock: app.clock as Clock, log }) }, app.clock, log);
 }
@@ -110,7 +136,10 @@ export async function setLookup(app: TestApp, reseller: TestReseller, enabled: b
  * An issuer (the booking world's reseller, lookup enabled) with its client holding a pass, and a
  * funded requester that will look the client up.
  */
-export interface LookupWorld extends BookingWorld { issuer: TestReseller; requester: TestReseller }
+export interface LookupWorld extends BookingWorld {
+  issuer: TestReseller;
+  requester: TestReseller;
+}
 
 export async function createLookupWorld(app: TestApp, opts: { balance?: number } = {}): Promise<LookupWorld> {
   const world = await createBookingWorld(app);
@@ -130,7 +159,9 @@ export function useLookupWorld(app: TestApp, use: (world: LookupWorld, smtp: Tes
     smtp = await startSmtp();
     use(world, smtp);
   });
-  afterAll(async () => { await smtp?.close(); });
+  afterAll(async () => {
+    await smtp?.close();
+  });
 }
 
 /** Starts a lookup over REST; fails the test unless it is 201. */
@@ -181,7 +212,10 @@ export function useAppWithLog(logged: ReturnType<typeof capturingLogger>, { now 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     started = {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      orm, clock, config, databaseUrl,
+      orm,
+      clock,
+      config,
+      databaseUrl,
       sql: (query, params = []) => orm.em.fork().execute(query, params as unknown[]),
       async close() {
         server.closeAllConnections();
@@ -190,8 +224,12 @@ export function useAppWithLog(logged: ReturnType<typeof capturingLogger>, { now 
       },
     };
   });
-  afterEach(() => { started?.clock.set(now); });
-  afterAll(async () => { await started?.close(); });
+  afterEach(() => {
+    started?.clock.set(now);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
   return new Proxy({} as TestApp, {
     get(_, prop) {
       if (!started) throw new Error('useAppWithLog(): the app is used before beforeAll started it');

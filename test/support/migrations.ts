@@ -9,9 +9,14 @@ import { withDatabase } from './global-setup.ts';
  * on a database that already holds data: `up(name)` applies up to `name` and answers the names it
  * applied; `sql` runs a statement. Closes its ORM when `run` ends.
  */
-export async function onDatabaseMigratedTo<T>(migration: string, run: (db: {
-  orm: Orm; sql: (query: string, params?: unknown[]) => Promise<Record<string, unknown>[]>; up: (to: string) => Promise<string[]>;
-}) => Promise<T>): Promise<T> {
+export async function onDatabaseMigratedTo<T>(
+  migration: string,
+  run: (db: {
+    orm: Orm;
+    sql: (query: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+    up: (to: string) => Promise<string[]>;
+  }) => Promise<T>,
+): Promise<T> {
   const database = `${inject('runPrefix')}${randomBytes(5).toString('hex')}`;
   await createDatabaseIfMissing(inject('adminUrl'), database);
   const orm = await openOrm(withDatabase(inject('adminUrl'), database), 2);

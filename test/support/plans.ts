@@ -11,7 +11,13 @@ export type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index N
  * priced out, so the plan shows whether an index can serve the statement at all (on a test's few
  * rows a sequential scan is cheaper than any index).
  */
-export async function planScans(app: TestApp, statements: readonly string[], pattern: RegExp, args: string[], { indexesOnly = false } = {}): Promise<PlanNode[]> {
+export async function planScans(
+  app: TestApp,
+  statements: readonly string[],
+  pattern: RegExp,
+  args: string[],
+  { indexesOnly = false } = {},
+): Promise<PlanNode[]> {
   const statement = statements.find((q) => pattern.test(q));
   expect(statement, statements.join('\n')).toBeDefined();
   const db = new pg.Client({ connectionString: app.databaseUrl });
@@ -23,9 +29,16 @@ export async function planScans(app: TestApp, statements: readonly string[], pat
     let n = 0;
     await db.query(`prepare planned as ${statement!.replace(/\?/g, () => `$${++n}`)}`);
     const execute = args.length ? `execute planned(${args.map((a) => db.escapeLiteral(a)).join(', ')})` : 'execute planned';
-    const [{ 'QUERY PLAN': [plan] }] = (await db.query(`explain (format json) ${execute}`)).rows;
+    const [
+      {
+        'QUERY PLAN': [plan],
+      },
+    ] = (await db.query(`explain (format json) ${execute}`)).rows;
     const scans: PlanNode[] = [];
-    const walk = (node: PlanNode) => { if (/Scan/.test(node['Node Type'])) scans.push(node); for (const child of node.Plans ?? []) walk(child); };
+    const walk = (node: PlanNode) => {
+      if (/Scan/.test(node['Node Type'])) scans.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
     walk(plan.Plan);
     return scans;
   } finally {

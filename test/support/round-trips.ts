@@ -10,11 +10,22 @@ export function countRoundTrips(client: pg.Client): { roundTrips: () => number; 
   let unanswered = 0;
   let roundTrips = 0;
   let exchanges = 0;
-  const sent = () => { if (unanswered++ === 0) roundTrips++; };
+  const sent = () => {
+    if (unanswered++ === 0) roundTrips++;
+  };
   const sync = connection.sync.bind(connection);
   const query = connection.query.bind(connection);
-  connection.sync = () => { sent(); sync(); };
-  connection.query = (text) => { sent(); query(text); };
-  connection.on('readyForQuery', () => { exchanges++; unanswered = Math.max(0, unanswered - 1); });
+  connection.sync = () => {
+    sent();
+    sync();
+  };
+  connection.query = (text) => {
+    sent();
+    query(text);
+  };
+  connection.on('readyForQuery', () => {
+    exchanges++;
+    unanswered = Math.max(0, unanswered - 1);
+  });
   return { roundTrips: () => roundTrips, exchanges: () => exchanges };
 }

@@ -15,13 +15,21 @@ import { v3, type Reply } from './http.ts';
 // as it arrived (raw body, headers), and the two steps of delivery run by hand with the app's
 // clock: the outbox fan-out, then the delivery worker. Webhooks' tables join every dbState.
 
-registerDbTable('webhook_endpoint', 'select id, url, enabled_events, status, description, secret, previous_secret, updated_at from webhook_endpoint order by id');
+registerDbTable(
+  'webhook_endpoint',
+  'select id, url, enabled_events, status, description, secret, previous_secret, updated_at from webhook_endpoint order by id',
+);
 registerDbTable('webhook_delivery', 'select id, status, attempts, next_attempt_at, last_error from webhook_delivery order by id');
 registerDbTable('event');
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
 
-export interface Receipt { path: string; headers: http.IncomingHttpHeaders; body: string; at: number }
+export interface Receipt {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
 
 /** How the receiver answers: a status (or one chosen per request), a redirect, or never (it keeps the request open). */
 export type Behaviour = { status: number | ((receipt: Receipt) => number); delayMs?: number } | { redirectTo: string } | { hang: true };
@@ -92,7 +100,10 @@ export class Receiver {
 }
 
 /** The event a receipt carries, verified with `secret` by the public Standard Webhooks library (throws when it does not verify). */
-export function verified(secret: string, receipt: Receipt): { id: string; type: string; object: string; data: { object: Record<string, any> } } {
+export function verified(
+  secret: string,
+  receipt: Receipt,
+): { id: string; type: string; object: string; data: { object: Record<string, any> } } {
   return new Webhook(secret).verify(receipt.body, receipt.headers as Record<string, string>) as never;
 }
 
@@ -134,22 +145,42 @@ export async function settlePendingDeliveries(app: TestApp): Promise<void> {
   await app.sql("update webhook_delivery set status = 'FAILED', next_attempt_at = null where status = 'PENDING'");
 }
 
-export interface TestEndpoint { id: string; secret: string; url: string; enabled_events: string[] }
+export interface TestEndpoint {
+  id: string;
+  secret: string;
+  url: string;
+  enabled_events: string[];
+}
 
 /** POST /webhook_endpoints that must succeed. */
-export async function createEndpoint(app: TestApp, reseller: TestReseller, body: { url: string; enabled_events?: string[]; description?: string }): Promise<TestEndpoint> {
+export async function createEndpoint(
+  app: TestApp,
+  reseller: TestReseller,
+  body: { url: string; enabled_events?: string[]; description?: string },
+): Promise<TestEndpoint> {
   const res = await v3(app, '/webhook_endpoints', { key: reseller.key, body: { enabled_events: ['*'], ...body } });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
 
-export interface DeliveryRow { id: string; event_id: string; event_type: string; status: string; attempts: number; next_attempt_at: Date | null; last_response_status: number | null; last_error: string | null }
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+}
 
 /** The deliveries of an endpoint, oldest first, read from the database. */
 export async function deliveriesOf(app: TestApp, endpointId: string): Promise<DeliveryRow[]> {
   return app.sql<DeliveryRow>(
     `select id, event_id, event_type, status, attempts, next_attempt_at, last_response_status, last_error
-       from webhook_delivery where endpoint_id = ? order by id`, [endpointId]);
+       from webhook_delivery where endpoint_id = ? order by id`,
+    [endpointId],
+  );
 }
 
 /** A reseller's pass package, so tests can make `issued_pass.created` events by issuing passes. */

@@ -17,8 +17,12 @@ const app = useApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const log = createLogger({ LOG_LEVEL: 'silent' });
 
 let second: MikroORM;
-beforeAll(async () => { second = await openOrm(app.databaseUrl, 4); });
-afterAll(async () => { await second?.close(); });
+beforeAll(async () => {
+  second = await openOrm(app.databaseUrl, 4);
+});
+afterAll(async () => {
+  await second?.close();
+});
 
 describe('two dispatchers on one database', () => {
   it('every event reaches each subscribed endpoint; each attempt by one dispatcher only; repeats only from real retries', async () => {
@@ -51,12 +55,14 @@ describe('two dispatchers on one database', () => {
       const pending = async () => {
         const [row] = await app.sql<{ n: string }>(
           `select (select count(*) from outbox where topic = 'event' and processed_at is null)
-                + (select count(*) from webhook_delivery where status = 'PENDING' and reseller_id = ?) as n`, [reseller.id]);
+                + (select count(*) from webhook_delivery where status = 'PENDING' and reseller_id = ?) as n`,
+          [reseller.id],
+        );
         return Number(row.n);
       };
       const attemptsBy = [0, 0];
       const run = async (orm: MikroORM, me: number) => {
-        for (let round = 0; round < 500 && await pending() > 0; round++) {
+        for (let round = 0; round < 500 && (await pending()) > 0; round++) {
           await dispatchOnce(orm, handlers, app.clock, log, 3);
           const sent = await deliverDueWebhooks(orm, deps, 4);
           attemptsBy[me] += sent;
@@ -78,7 +84,10 @@ describe('two dispatchers on one database', () => {
       expect(attemptsBy[0], 'the first dispatcher delivered some').toBeGreaterThan(0);
       expect(attemptsBy[1], 'the second dispatcher delivered some').toBeGreaterThan(0);
 
-      for (const [endpoint, path] of [[all, '/all'], [created, '/created']] as const) {
+      for (const [endpoint, path] of [
+        [all, '/all'],
+        [created, '/created'],
+      ] as const) {
         const rows = await deliveriesOf(app, endpoint.id);
         expect(rows.map((r) => r.event_id).sort()).toEqual([...events].sort()); // one delivery per event, none missing
         for (const row of rows) {

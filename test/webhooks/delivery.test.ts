@@ -11,7 +11,16 @@ import { expectError } from '../support/assertions.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { v3 } from '../support/http.ts';
 import {
-  createEndpoint, deliveriesOf, dispatch, fanOut, makeEvent, passFor, Receiver, settlePendingDeliveries, verified, verifies,
+  createEndpoint,
+  deliveriesOf,
+  dispatch,
+  fanOut,
+  makeEvent,
+  passFor,
+  Receiver,
+  settlePendingDeliveries,
+  verified,
+  verifies,
 } from '../support/webhooks.ts';
 
 // Delivery (docs/partner-guide.md "Webhooks"), to a real receiver on loopback, every request verified with the
@@ -23,8 +32,12 @@ const slow = useApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '3
 const log = createLogger({ LOG_LEVEL: 'silent' });
 
 let receiver: Receiver;
-beforeAll(async () => { receiver = await Receiver.start(); });
-afterAll(async () => { await receiver.down(); });
+beforeAll(async () => {
+  receiver = await Receiver.start();
+});
+afterAll(async () => {
+  await receiver.down();
+});
 afterEach(async () => {
   await settlePendingDeliveries(app);
   await settlePendingDeliveries(slow);
@@ -57,15 +70,34 @@ describe('what is delivered', () => {
     expect(receipt.body).toBe(JSON.stringify(listed.body)); // the exact bytes that were signed
     expect(event).toMatchObject({ object: 'event', type: 'issued_pass.created', data: { object: { object: 'issued_pass' } } });
 
-    expect(await deliveriesOf(app, endpoint.id)).toEqual([expect.objectContaining({
-      event_id: eventId, event_type: 'issued_pass.created', status: 'SUCCEEDED', attempts: 1, next_attempt_at: null, last_response_status: 200, last_error: null,
-    })]);
+    expect(await deliveriesOf(app, endpoint.id)).toEqual([
+      expect.objectContaining({
+        event_id: eventId,
+        event_type: 'issued_pass.created',
+        status: 'SUCCEEDED',
+        attempts: 1,
+        next_attempt_at: null,
+        last_response_status: 200,
+        last_error: null,
+      }),
+    ]);
     const rest = await v3(app, `/webhook_endpoints/${endpoint.id}/deliveries`, { key: reseller.key });
-    expect(rest.body.data).toEqual([{
-      object: 'webhook_delivery', id: expect.stringMatching(/^whd_/), webhook_endpoint_id: endpoint.id, event_id: eventId,
-      event_type: 'issued_pass.created', status: 'SUCCEEDED', attempts: 1, next_attempt_at: null, last_response_status: 200,
-      last_error: null, created: expect.any(Number), updated: expect.any(Number),
-    }]);
+    expect(rest.body.data).toEqual([
+      {
+        object: 'webhook_delivery',
+        id: expect.stringMatching(/^whd_/),
+        webhook_endpoint_id: endpoint.id,
+        event_id: eventId,
+        event_type: 'issued_pass.created',
+        status: 'SUCCEEDED',
+        attempts: 1,
+        next_attempt_at: null,
+        last_response_status: 200,
+        last_error: null,
+        created: expect.any(Number),
+        updated: expect.any(Number),
+      },
+    ]);
     expect(await dispatch(app)).toBe(0); // delivered once
   });
 
@@ -73,7 +105,10 @@ describe('what is delivered', () => {
     const { reseller, pass } = await world();
     const updates = await createEndpoint(app, reseller, { url: receiver.url('/updates'), enabled_events: ['issued_pass.updated'] });
     const all = await createEndpoint(app, reseller, { url: receiver.url('/all'), enabled_events: ['*'] });
-    const bookings = await createEndpoint(app, reseller, { url: receiver.url('/bookings'), enabled_events: ['booking.created', 'booking.cancelled'] });
+    const bookings = await createEndpoint(app, reseller, {
+      url: receiver.url('/bookings'),
+      enabled_events: ['booking.created', 'booking.cancelled'],
+    });
     const stranger = await world();
     const foreign = await createEndpoint(app, stranger.reseller, { url: receiver.url('/foreign') });
 
@@ -84,16 +119,22 @@ describe('what is delivered', () => {
     const updated = (await v3(app, '/events?type=issued_pass.updated', { key: reseller.key })).body.data[0].id;
     expect(await dispatch(app)).toBe(3);
 
-    const types = (path: string) => receiver.receipts.filter((r) => r.path === path && [created, updated].includes(r.headers['webhook-id'] as string))
-      .map((r) => r.headers['webhook-id']);
+    const types = (path: string) =>
+      receiver.receipts
+        .filter((r) => r.path === path && [created, updated].includes(r.headers['webhook-id'] as string))
+        .map((r) => r.headers['webhook-id']);
     expect(types('/updates')).toEqual([updated]);
     expect(types('/all').sort()).toEqual([created, updated].sort());
     expect(types('/bookings')).toEqual([]);
     expect(types('/foreign')).toEqual([]);
     expect(await deliveriesOf(app, bookings.id)).toEqual([]);
     expect(await deliveriesOf(app, foreign.id)).toEqual([]);
-    for (const r of receiver.receipts.filter((x) => x.path === '/all' && [created, updated].includes(x.headers['webhook-id'] as string))) verified(all.secret, r);
-    verified(updates.secret, receiver.of(updated).find((r) => r.path === '/updates')!);
+    for (const r of receiver.receipts.filter((x) => x.path === '/all' && [created, updated].includes(x.headers['webhook-id'] as string)))
+      verified(all.secret, r);
+    verified(
+      updates.secret,
+      receiver.of(updated).find((r) => r.path === '/updates')!,
+    );
   });
 });
 
@@ -107,7 +148,12 @@ describe('retries', () => {
       const { eventId } = await makeEvent(app, reseller, pass);
       expect(await dispatch(app)).toBe(1);
       let [d] = await deliveriesOf(app, endpoint.id);
-      expect(d).toMatchObject({ status: 'PENDING', attempts: 1, last_response_status: null, last_error: expect.stringContaining('ECONNREFUSED') });
+      expect(d).toMatchObject({
+        status: 'PENDING',
+        attempts: 1,
+        last_response_status: null,
+        last_error: expect.stringContaining('ECONNREFUSED'),
+      });
       expect(secondsFromNow(app, d.next_attempt_at)).toBeGreaterThanOrEqual(4.5);
       expect(secondsFromNow(app, d.next_attempt_at)).toBeLessThanOrEqual(5.5);
       expect(await dispatch(app)).toBe(0); // not due yet
@@ -158,9 +204,16 @@ describe('retries', () => {
       failing.behaviour = { status: 202 };
       const retry = await v3(app, `/webhook_endpoints/${endpoint.id}/deliveries/${failed.id}/retry`, { key: reseller.key, method: 'POST' });
       expect(retry.status, retry.text).toBe(200);
-      expect(retry.body).toMatchObject({ id: failed.id, status: 'PENDING', attempts: 8, next_attempt_at: Math.floor(app.clock.now().getTime() / 1000) });
+      expect(retry.body).toMatchObject({
+        id: failed.id,
+        status: 'PENDING',
+        attempts: 8,
+        next_attempt_at: Math.floor(app.clock.now().getTime() / 1000),
+      });
       expect(await dispatch(app)).toBe(1);
-      expect(await deliveriesOf(app, endpoint.id)).toEqual([expect.objectContaining({ status: 'SUCCEEDED', attempts: 9, last_response_status: 202 })]);
+      expect(await deliveriesOf(app, endpoint.id)).toEqual([
+        expect.objectContaining({ status: 'SUCCEEDED', attempts: 9, last_response_status: 202 }),
+      ]);
       const receipts = failing.of(eventId);
       expect(receipts).toHaveLength(9); // the same event each time: a receiver drops repeats by webhook-id
       for (const r of receipts) verified(endpoint.secret, r);
@@ -227,7 +280,12 @@ describe('retries', () => {
       expect(took).toBeGreaterThanOrEqual(290);
       expect(took).toBeLessThan(5_000);
       let [d] = await deliveriesOf(slow, endpoint.id);
-      expect(d).toMatchObject({ status: 'PENDING', attempts: 1, last_response_status: null, last_error: 'timeout: no response within 300 ms' });
+      expect(d).toMatchObject({
+        status: 'PENDING',
+        attempts: 1,
+        last_response_status: null,
+        last_error: 'timeout: no response within 300 ms',
+      });
       expect(secondsFromNow(slow, d.next_attempt_at)).toBeGreaterThanOrEqual(4.5);
       expect(secondsFromNow(slow, d.next_attempt_at)).toBeLessThanOrEqual(5.5);
       expect(hanging.of(eventId)).toHaveLength(1);
@@ -284,9 +342,14 @@ describe('private targets at delivery time', () => {
     await fanOut(app);
     const strictConfig = { ...app.config, WEBHOOK_ALLOW_PRIVATE_URLS: false };
     expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: strictConfig, log })).toBe(1);
-    expect(await deliveriesOf(app, endpoint.id)).toEqual([expect.objectContaining({
-      status: 'PENDING', attempts: 1, last_response_status: null, last_error: 'refused: 127.0.0.1 is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)',
-    })]);
+    expect(await deliveriesOf(app, endpoint.id)).toEqual([
+      expect.objectContaining({
+        status: 'PENDING',
+        attempts: 1,
+        last_response_status: null,
+        last_error: 'refused: 127.0.0.1 is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)',
+      }),
+    ]);
     expect(receiver.of(eventId)).toEqual([]);
   });
 
@@ -296,7 +359,10 @@ describe('private targets at delivery time', () => {
     const { address } = await dns.promises.lookup(host);
     expect(isPrivateAddress(address), `${host} resolves to ${address}`).toBe(true);
     const received: string[] = [];
-    const server = http.createServer((req, res) => { received.push(req.headers['webhook-id'] as string); res.end('ok'); });
+    const server = http.createServer((req, res) => {
+      received.push(req.headers['webhook-id'] as string);
+      res.end('ok');
+    });
     await new Promise<void>((resolve) => server.listen(0, address, resolve));
     try {
       const { reseller, pass } = await world();
@@ -308,7 +374,9 @@ describe('private targets at delivery time', () => {
       expect(await deliverDueWebhooks(app.orm, { clock: app.clock, config: strictConfig, log })).toBe(1);
       const [refused] = await deliveriesOf(app, endpoint.id);
       expect(refused).toMatchObject({ status: 'PENDING', attempts: 1, last_response_status: null });
-      expect(refused.last_error).toMatch(new RegExp(`^refused: ${host} resolves to the private address .+ \\(WEBHOOK_ALLOW_PRIVATE_URLS\\)$`));
+      expect(refused.last_error).toMatch(
+        new RegExp(`^refused: ${host} resolves to the private address .+ \\(WEBHOOK_ALLOW_PRIVATE_URLS\\)$`),
+      );
       expect(received).toEqual([]);
 
       app.clock.advance(6_000);
@@ -322,11 +390,14 @@ describe('private targets at delivery time', () => {
   });
 
   it('a name is checked on the addresses it resolves to, the ones the connection would use', async () => {
-    const lookup = (allow: boolean) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) => {
-      guardedLookup(allow)('localhost', {}, (err, address) => resolve({ err, address }));
-    });
+    const lookup = (allow: boolean) =>
+      new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) => {
+        guardedLookup(allow)('localhost', {}, (err, address) => resolve({ err, address }));
+      });
     const refused = await lookup(false);
-    expect(refused.err?.message).toMatch(/^refused: localhost resolves to the private address (127\.0\.0\.1|::1) \(WEBHOOK_ALLOW_PRIVATE_URLS\)$/);
+    expect(refused.err?.message).toMatch(
+      /^refused: localhost resolves to the private address (127\.0\.0\.1|::1) \(WEBHOOK_ALLOW_PRIVATE_URLS\)$/,
+    );
     const allowed = await lookup(true);
     expect(allowed.err).toBeNull();
     expect(allowed.address).toMatch(/^(127\.0\.0\.1|::1)$/);
@@ -339,6 +410,10 @@ describe('private targets at delivery time', () => {
     await makeEvent(app, reseller, pass);
     await dispatch(app);
     const [delivery] = await deliveriesOf(app, a.id);
-    expectError(await v3(app, `/webhook_endpoints/${b.id}/deliveries/${delivery.id}/retry`, { key: reseller.key, method: 'POST' }), 404, 'resource_not_found');
+    expectError(
+      await v3(app, `/webhook_endpoints/${b.id}/deliveries/${delivery.id}/retry`, { key: reseller.key, method: 'POST' }),
+      404,
+      'resource_not_found',
+    );
   });
 });

@@ -8,7 +8,16 @@ import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/bac
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
-import { createEndpoint, deliveriesOf, fanOut, makeEvent, passFor, Receiver, settlePendingDeliveries, verified } from '../support/webhooks.ts';
+import {
+  createEndpoint,
+  deliveriesOf,
+  fanOut,
+  makeEvent,
+  passFor,
+  Receiver,
+  settlePendingDeliveries,
+  verified,
+} from '../support/webhooks.ts';
 
 // Fair delivery (docs/partner-guide.md "Webhooks"): one reseller's endpoint that never answers, with a backlog of
 // 10,000 due deliveries, does not delay another reseller's event: its first attempt goes out
@@ -68,12 +77,16 @@ describe('fair delivery', () => {
     await app.sql(
       `insert into event (id, reseller_id, type, payload, created_at)
        select 'evt_backlog_' || g, ?, 'issued_pass.created', json_build_object('id', 'evt_backlog_' || g), now() - interval '1 hour'
-         from generate_series(1, ?) g`, [noisy.id, BACKLOG]);
+         from generate_series(1, ?) g`,
+      [noisy.id, BACKLOG],
+    );
     await app.sql(
       `insert into webhook_delivery (id, reseller_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
        select 'whd_backlog_' || g, ?, ?, 'evt_backlog_' || g, 'issued_pass.created', 'PENDING', 0,
               now() - interval '1 hour' + g * interval '1 ms', now(), now()
-         from generate_series(1, ?) g`, [noisy.id, stuck.id, BACKLOG]);
+         from generate_series(1, ?) g`,
+      [noisy.id, stuck.id, BACKLOG],
+    );
 
     const calm = await createReseller(app);
     const pass = await passFor(app, calm);
@@ -81,9 +94,15 @@ describe('fair delivery', () => {
 
     // Two workers on the database, as two processes would run them.
     const second = await openOrm(app.databaseUrl, 4);
-    const workers: BackgroundJobs[] = [app.orm, second].map((orm) => startBackgroundJobs(orm, {
-      config: app.config, clock: app.clock, log, handlers: outboxHandlers(app.config, log), sweeps: moduleSweeps(app.config, log),
-    }));
+    const workers: BackgroundJobs[] = [app.orm, second].map((orm) =>
+      startBackgroundJobs(orm, {
+        config: app.config,
+        clock: app.clock,
+        log,
+        handlers: outboxHandlers(app.config, log),
+        sweeps: moduleSweeps(app.config, log),
+      }),
+    );
     // Cleaned up in order: the silent server closes first, so the attempts it holds end and stop() does not wait out their timeout.
     cleanups.push(async () => {
       await Promise.all(workers.map((w) => w.stop()));
@@ -103,7 +122,9 @@ describe('fair delivery', () => {
     expect(silent.mostOpen()).toBe(4);
     const [counts] = await app.sql<{ attempted: number; leased: number }>(
       `select count(*) filter (where attempts > 0)::int as attempted, count(*) filter (where locked_until > now())::int as leased
-         from webhook_delivery where endpoint_id = ?`, [stuck.id]);
+         from webhook_delivery where endpoint_id = ?`,
+      [stuck.id],
+    );
     expect(counts).toEqual({ attempted: 4, leased: 4 });
   });
 
@@ -119,12 +140,16 @@ describe('fair delivery', () => {
     await app.sql(
       `insert into event (id, reseller_id, type, payload, created_at)
        select 'evt_turns_' || g, ?, 'issued_pass.created', json_build_object('id', 'evt_turns_' || g), now() - interval '1 hour'
-         from generate_series(1, 10) g`, [noisy.id]);
+         from generate_series(1, 10) g`,
+      [noisy.id],
+    );
     await app.sql(
       `insert into webhook_delivery (id, reseller_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
        select 'whd_turns_' || e.n || '_' || g, ?, e.id, 'evt_turns_' || g, 'issued_pass.created', 'PENDING', 0,
               now() - interval '1 hour' + g * interval '1 ms', now(), now()
-         from generate_series(1, 10) g, jsonb_array_elements_text(?::jsonb) with ordinality e(id, n)`, [noisy.id, JSON.stringify(backlogged)]);
+         from generate_series(1, 10) g, jsonb_array_elements_text(?::jsonb) with ordinality e(id, n)`,
+      [noisy.id, JSON.stringify(backlogged)],
+    );
 
     const calm = await createReseller(app);
     const pass = await passFor(app, calm);

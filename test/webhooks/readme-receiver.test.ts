@@ -34,13 +34,20 @@ describe('the README receiver', () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const endpoint = await createEndpoint(app, reseller, { url: `http://127.0.0.1:${port}/` });
     const child = spawn(path.join(repoRoot, 'node_modules', '.bin', 'node'), ['receiver.mjs'], {
-      cwd: dir, env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dir,
+      env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
     try {
       for (let i = 0; i < 100; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status, () => 0);
+        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (up === 400) break; // listening, and refusing an unsigned body
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -49,14 +56,20 @@ describe('the README receiver', () => {
       const [delivery] = await deliveriesOf(app, endpoint.id);
       expect(delivery).toMatchObject({ event_id: eventId, status: 'SUCCEEDED', last_response_status: 204 });
 
-      const retried = await fetch(`${app.baseUrl}/v3/api/business/reseller/webhook_endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`, {
-        method: 'POST', headers: { Authorization: `Bearer ${reseller.key}` },
-      });
+      const retried = await fetch(
+        `${app.baseUrl}/v3/api/business/reseller/webhook_endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${reseller.key}` },
+        },
+      );
       expect(retried.status).toBe(200);
       expect(await dispatch(app)).toBe(1);
       expect((await deliveriesOf(app, endpoint.id))[0]).toMatchObject({ status: 'SUCCEEDED', attempts: 2, last_response_status: 204 });
       await new Promise((r) => setTimeout(r, 100));
-      const [event] = await app.sql<{ object_id: string }>("select payload->'data'->'object'->>'id' as object_id from event where id = ?", [eventId]);
+      const [event] = await app.sql<{ object_id: string }>("select payload->'data'->'object'->>'id' as object_id from event where id = ?", [
+        eventId,
+      ]);
       expect(stdout).toBe(`issued_pass.created ${event.object_id}\n`);
     } finally {
       child.kill('SIGKILL');

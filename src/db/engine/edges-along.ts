@@ -126,7 +126,8 @@ type Send = (...a: unknown[]) => never;
 const isSubmittable = (config: unknown) => typeof (config as { submit?: unknown } | null)?.submit === 'function';
 
 /** A call pg answers its own way, not with a promise: with a callback, or through the Submittable given. */
-const answeredByPg = ([config, values, callback]: unknown[]) => callback !== undefined || typeof values === 'function' || isSubmittable(config);
+const answeredByPg = ([config, values, callback]: unknown[]) =>
+  callback !== undefined || typeof values === 'function' || isSubmittable(config);
 
 /** A pg client that holds `begin` back until the transaction's next statement, a WITH_COMMIT statement until `commit`, and pipelines what it is given (above). */
 export class EdgesAlongClient extends pg.Client {
@@ -300,9 +301,14 @@ export class EdgesAlongClient extends pg.Client {
 
   /** Later statements wait for `sent` to settle, and for whatever they waited for already. */
   #keepBehind(sent: Promise<unknown>): void {
-    const quiet = sent.then(() => undefined, () => undefined);
+    const quiet = sent.then(
+      () => undefined,
+      () => undefined,
+    );
     const settled = this.#behind === undefined ? quiet : Promise.all([this.#behind, quiet]).then(() => undefined);
     this.#behind = settled;
-    void settled.then(() => { if (this.#behind === settled) this.#behind = undefined; });
+    void settled.then(() => {
+      if (this.#behind === settled) this.#behind = undefined;
+    });
   }
 }

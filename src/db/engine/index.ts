@@ -3,11 +3,28 @@
 // MikroORM; nothing outside it does (eslint.config.js).
 
 /** Statements: a read, a write inside a transaction, a write sent with a later statement, a transaction's last write with its COMMIT. */
-export { preparedRead, preparedWrite, queueWrite, lastWriteWithCommit, flushQueuedWrites, sqlText, type Deferred } from './prepared-read.ts';
+export {
+  preparedRead,
+  preparedWrite,
+  queueWrite,
+  lastWriteWithCommit,
+  flushQueuedWrites,
+  sqlText,
+  type Deferred,
+} from './prepared-read.ts';
 /** Transactions: the only ways to open one, and the rules at their edges. */
 export {
-  inTransaction, withTransaction, inSavepoint, deferredToCommit, settleDeferred, assertInTransaction,
-  isRetryableConflict, retryingConflicts, RETRY_ATTEMPTS, type TxCtx, type TxEm,
+  inTransaction,
+  withTransaction,
+  inSavepoint,
+  deferredToCommit,
+  settleDeferred,
+  assertInTransaction,
+  isRetryableConflict,
+  retryingConflicts,
+  RETRY_ATTEMPTS,
+  type TxCtx,
+  type TxEm,
 } from './transaction.ts';
 /** Rows read by SQL as plain objects of an entity's shape. */
 export { plainRows, plainRow, joinedColumns, plainJoined, insertPlain, type Plain } from './plain-rows.ts';

@@ -9,7 +9,11 @@ import { createRequire } from 'node:module';
 // The null prototype is there for a column named `__proto__`, which would set a plain object's
 // prototype instead of becoming a property: such a result takes pg's own path.
 
-interface FieldDescription { name: string; dataTypeID: number; format?: string }
+interface FieldDescription {
+  name: string;
+  dataTypeID: number;
+  format?: string;
+}
 type TypeParser = (value: string) => unknown;
 interface ResultState {
   fields: FieldDescription[];
@@ -17,7 +21,9 @@ interface ResultState {
   _types?: { getTypeParser(oid: number, format: string): TypeParser };
   _prebuiltEmptyResultObject: Record<string, null>;
 }
-interface TypesModule { getTypeParser(oid: number, format: string): TypeParser }
+interface TypesModule {
+  getTypeParser(oid: number, format: string): TypeParser;
+}
 
 const fromHere = createRequire(import.meta.url);
 const resultPath = fromHere.resolve('pg/lib/result.js');

@@ -21,12 +21,21 @@ declare const plainBrand: unique symbol;
 export type Plain<T> = Readonly<T> & { readonly [plainBrand]?: true };
 
 type Convert = (value: unknown) => unknown;
-interface Column { property: string; column: string; convert: Convert | undefined; json: boolean }
+interface Column {
+  property: string;
+  column: string;
+  convert: Convert | undefined;
+  json: boolean;
+}
 /** By the entity as named (its schema object, for the process's life): no metadata lookup per row. */
 const columnsByEntity = new Map<unknown, Column[]>();
 
 /** `select *` rows of `entity`'s table as plain objects of its properties (not managed); other columns are left out. */
-export function plainRows<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly Record<string, unknown>[]): Plain<T>[] {
+export function plainRows<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  rows: readonly Record<string, unknown>[],
+): Plain<T>[] {
   const columns = columnsOf(em, entity);
   return rows.map((row) => {
     const plain: Record<string, unknown> = {};
@@ -53,12 +62,29 @@ export function joinedColumns<T extends object>(em: EntityManager, entity: Entit
 }
 
 /** The `joinedColumns` of each row as plainRows reads them; rows where the join found none (a null `id`) are left out. */
-export function plainJoined<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, rows: readonly Record<string, unknown>[]): Plain<T>[] {
-  return plainRows(em, entity, rows.flatMap((row) => { const own = joinedRow(em, entity, alias, row); return own ? [own] : []; }));
+export function plainJoined<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  alias: string,
+  rows: readonly Record<string, unknown>[],
+): Plain<T>[] {
+  return plainRows(
+    em,
+    entity,
+    rows.flatMap((row) => {
+      const own = joinedRow(em, entity, alias, row);
+      return own ? [own] : [];
+    }),
+  );
 }
 
 /** The `joinedColumns` of one row under their own column names, as `pg` gave them; undefined when the join found none (a null `id`). */
-function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string, row: Record<string, unknown>): Record<string, unknown> | undefined {
+function joinedRow<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  alias: string,
+  row: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const { idKey, keys } = joinedOf(em, entity, alias);
   const id = row[idKey];
   if (id === null || id === undefined) return undefined;
@@ -68,13 +94,17 @@ function joinedRow<T extends object>(em: EntityManager, entity: EntityName<T>, a
 }
 
 /** An entity's joined columns under one alias: the select list and each column's `"<alias>.<column>"` key, built once (a booking reads three such joins). */
-interface Joined { selectList: string; idKey: string; keys: [column: string, key: string][] }
+interface Joined {
+  selectList: string;
+  idKey: string;
+  keys: [column: string, key: string][];
+}
 /** By the entity (its schema object, which names one entity for the process's life), then the alias: no key text to build per row. */
 const joinedByEntity = new Map<unknown, Map<string, Joined>>();
 
 function joinedOf<T extends object>(em: EntityManager, entity: EntityName<T>, alias: string): Joined {
   let byAlias = joinedByEntity.get(entity);
-  if (!byAlias) joinedByEntity.set(entity, byAlias = new Map());
+  if (!byAlias) joinedByEntity.set(entity, (byAlias = new Map()));
   let joined = byAlias.get(alias);
   if (!joined) {
     const keys = columnsOf(em, entity).map(({ column }): [string, string] => [column, `${alias}.${column}`]);
@@ -115,7 +145,10 @@ function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): 
   if (!columns) {
     const meta = em.getMetadata().get(entity);
     columns = meta.props.map((prop) => ({
-      property: prop.name, column: columnOf(meta.className, prop), convert: converterOf(meta.className, prop), json: prop.type === 'JsonType',
+      property: prop.name,
+      column: columnOf(meta.className, prop),
+      convert: converterOf(meta.className, prop),
+      json: prop.type === 'JsonType',
     }));
     columnsByEntity.set(entity, columns);
   }
@@ -124,7 +157,8 @@ function columnsOf<T extends object>(em: EntityManager, entity: EntityName<T>): 
 
 function columnOf(entity: string, prop: EntityProperty): string {
   const [column, ...more] = prop.fieldNames;
-  if (prop.kind !== 'scalar' || column === undefined || more.length > 0) throw new Error(`plainRows: ${entity}.${prop.name} is not a one-column scalar`);
+  if (prop.kind !== 'scalar' || column === undefined || more.length > 0)
+    throw new Error(`plainRows: ${entity}.${prop.name} is not a one-column scalar`);
   return column;
 }
 
@@ -135,11 +169,19 @@ function columnOf(entity: string, prop: EntityProperty): string {
 function converterOf(entity: string, prop: EntityProperty): Convert | undefined {
   switch (prop.type) {
     // Already the JS value: text, int4, float8, jsonb (parsed by pg), and date, which MikroORM keeps as 'YYYY-MM-DD'.
-    case 'string': case 'integer': case 'DoubleType': case 'JsonType': case 'DateType': return undefined;
+    case 'string':
+    case 'integer':
+    case 'DoubleType':
+    case 'JsonType':
+    case 'DateType':
+      return undefined;
     // timestamptz arrives as text (MikroORM's parsers keep it so); the entities hold a Date.
-    case 'Date': return (value) => new Date(value as string);
+    case 'Date':
+      return (value) => new Date(value as string);
     // int8 arrives as text; `p.bigint('number')` holds a number.
-    case 'BigIntType': if (prop.runtimeType === 'number') return Number; break;
+    case 'BigIntType':
+      if (prop.runtimeType === 'number') return Number;
+      break;
   }
   throw new Error(`plainRows: no conversion for ${entity}.${prop.name} (${prop.type}, ${prop.runtimeType})`);
 }

@@ -11,7 +11,10 @@ import { isTuned } from './mode.ts';
 // booking's reads here); a prepared statement is parsed once per connection and its plan reused
 // (12-16 µs), and its values (an event's JSON payload, say) travel as parameters, not as SQL text.
 
-interface Prepared { name: string; text: string }
+interface Prepared {
+  name: string;
+  text: string;
+}
 const preparedBySql = new Map<string, Prepared>();
 /** Statement texts ($1 placeholders) that run as named statements, by text. */
 const namesByText = new Map<string, string>();
@@ -43,7 +46,7 @@ export class PreparingClient extends EdgesAlongClient {
  */
 export function sqlText(strings: TemplateStringsArray, ...parts: readonly string[]): string {
   let known = textsByTemplate.get(strings);
-  if (!known) textsByTemplate.set(strings, known = []);
+  if (!known) textsByTemplate.set(strings, (known = []));
   for (const k of known) if (k.parts.every((part, i) => part === parts[i])) return k.text;
   let text = strings[0]!;
   for (let i = 0; i < parts.length; i++) text += parts[i]! + strings[i + 1]!;
@@ -64,7 +67,12 @@ const textsByTemplate = new WeakMap<TemplateStringsArray, { parts: readonly stri
  * read issued right after a locking read runs under that lock ("Statements issued together go
  * together" below).
  */
-export async function preparedRead<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], { carriesQueued = false } = {}): Promise<T[]> {
+export async function preparedRead<T extends object>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  { carriesQueued = false } = {},
+): Promise<T[]> {
   if (!isTuned(em)) return sendPlain<T>(em, sql, params);
   const connection = em.getConnection();
   const transaction = em.getTransactionContext<Transaction<unknown>>();
@@ -74,7 +82,10 @@ export async function preparedRead<T extends object>(em: EntityManager, sql: str
     return send<T>(connection, transaction, withWrites(queued, sql), [...queued.flatMap((w) => w.params), ...params]);
   }
   // The writes, then the read, both issued now: one round trip, run in that order. The writes' failure is the one told.
-  const [written, read] = await Promise.allSettled([sendWrites(connection, transaction!, queued), send<T>(connection, transaction, sql, params)]);
+  const [written, read] = await Promise.allSettled([
+    sendWrites(connection, transaction!, queued),
+    send<T>(connection, transaction, sql, params),
+  ]);
   if (written.status === 'rejected') throw written.reason;
   if (read.status === 'rejected') throw read.reason;
   return read.value;
@@ -108,7 +119,13 @@ export async function queuedWritesWithCommit(em: EntityManager): Promise<void> {
 }
 
 /** `sql` carrying `writes` as its first CTEs (their values first), marked to go with COMMIT (src/db/engine/edges-along.ts). */
-async function sendWithCommit(em: EntityManager, transaction: Transaction<unknown>, writes: readonly QueuedWrite[], sql: string, params: readonly unknown[]): Promise<void> {
+async function sendWithCommit(
+  em: EntityManager,
+  transaction: Transaction<unknown>,
+  writes: readonly QueuedWrite[],
+  sql: string,
+  params: readonly unknown[],
+): Promise<void> {
   await send(em.getConnection(), transaction, withWrites(writes, sql, WITH_COMMIT), [...writes.flatMap((w) => w.params), ...params]);
 }
 
@@ -155,7 +172,12 @@ async function sendPlain<T extends object>(em: EntityManager, sql: string, param
   }
 }
 
-async function send<T extends object>(connection: Connection, transaction: Transaction<unknown> | undefined, sql: string, params: readonly unknown[]): Promise<T[]> {
+async function send<T extends object>(
+  connection: Connection,
+  transaction: Transaction<unknown> | undefined,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
   const { text } = prepare(sql, params.length);
   // Through the logger MikroORM's own statements take, when it takes them.
   const logging = logs(connection);
@@ -186,17 +208,25 @@ async function send<T extends object>(connection: Connection, transaction: Trans
 // in the order they were issued. MikroORM's own statements still go through Kysely, to the same
 // client, whose queue keeps them in the order issued.
 
-interface Provided { ready: Promise<DatabaseConnection>; connection?: DatabaseConnection }
+interface Provided {
+  ready: Promise<DatabaseConnection>;
+  connection?: DatabaseConnection;
+}
 const provided = new WeakMap<object, Provided>();
 
 function onItsConnection<T>(transaction: Transaction<unknown>, query: CompiledQuery): Promise<QueryResult<T>> {
   let held = provided.get(transaction);
   if (!held) {
     const ready = transaction.getExecutor().provideConnection(async (connection) => connection);
-    const made: Provided = held = { ready };
+    const made: Provided = (held = { ready });
     provided.set(transaction, made);
     // Registered first, so it runs before the statements waiting on `ready`, and any issued after it go straight.
-    ready.then((connection) => { made.connection = connection; }, () => {});
+    ready.then(
+      (connection) => {
+        made.connection = connection;
+      },
+      () => {},
+    );
   }
   return held.connection ? held.connection.executeQuery<T>(query) : held.ready.then((connection) => connection.executeQuery<T>(query));
 }
@@ -208,7 +238,12 @@ function onItsConnection<T>(transaction: Transaction<unknown>, query: CompiledQu
  * not at all). A value's type comes from where it lands (a column, a comparison); where nothing
  * says it, the SQL casts it (`?::int`).
  */
-export async function preparedWrite<T extends object>(em: EntityManager, sql: string, params: readonly unknown[], options: { carriesQueued?: boolean } = {}): Promise<T[]> {
+export async function preparedWrite<T extends object>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  options: { carriesQueued?: boolean } = {},
+): Promise<T[]> {
   if (!em.isInTransaction()) throw new Error('balances, counters, ledgers and the outbox change only inside a transaction');
   return preparedRead<T>(em, sql, params, options);
 }
@@ -225,7 +260,12 @@ export async function preparedWrite<T extends object>(em: EntityManager, sql: st
 // PostgreSQL runs every data-modifying CTE of a statement exactly once, to completion, whether the
 // statement reads its rows or not; foreign keys and CHECKs are checked at the end of the statement.
 
-interface QueuedWrite { sql: string; params: readonly unknown[]; table: string; changesRows: boolean }
+interface QueuedWrite {
+  sql: string;
+  params: readonly unknown[];
+  table: string;
+  changesRows: boolean;
+}
 
 /** The queue of each open transaction (by its Kysely transaction) that something flushes before COMMIT. */
 const queues = new WeakMap<object, QueuedWrite[]>();
@@ -262,7 +302,9 @@ export async function queueWrite(em: EntityManager, sql: string, params: readonl
  * What queueWrite answers: not rows, not a count, not "done". The write may not have been sent yet;
  * it happens, or fails and rolls its transaction back, by the time the transaction commits.
  */
-export interface Deferred { readonly happens: 'by COMMIT' }
+export interface Deferred {
+  readonly happens: 'by COMMIT';
+}
 const DEFERRED: Deferred = Object.freeze({ happens: 'by COMMIT' });
 
 /**
@@ -289,7 +331,7 @@ function targetOf(sql: string): { table: string; changesRows: boolean } {
 /** Whether `sql` names `table` (a word of its text): conservative, a column of that name counts too. */
 function names(sql: string, table: string): boolean {
   let word = tableWords.get(table);
-  if (!word) tableWords.set(table, word = new RegExp(`\\b${table}\\b`, 'i'));
+  if (!word) tableWords.set(table, (word = new RegExp(`\\b${table}\\b`, 'i')));
   return word.test(sql);
 }
 const tableWords = new Map<string, RegExp>();
@@ -323,7 +365,12 @@ export function dropQueuedWrites(em: EntityManager): void {
 /** The last write is the statement, the others its CTEs. */
 async function sendWrites(connection: Connection, transaction: Transaction<unknown>, writes: QueuedWrite[]): Promise<void> {
   const last = writes[writes.length - 1]!;
-  await send(connection, transaction, withWrites(writes.slice(0, -1), last.sql), writes.flatMap((w) => w.params));
+  await send(
+    connection,
+    transaction,
+    withWrites(writes.slice(0, -1), last.sql),
+    writes.flatMap((w) => w.params),
+  );
 }
 
 /**
@@ -337,17 +384,21 @@ function withWrites(writes: readonly QueuedWrite[], main: string, prefix: '' | t
   let node = composed;
   for (const w of writes) {
     let next = node.after.get(w.sql);
-    if (!next) node.after.set(w.sql, next = newComposition());
+    if (!next) node.after.set(w.sql, (next = newComposition()));
     node = next;
   }
   const texts = prefix === '' ? node.texts : node.withCommit;
   let text = texts.get(main);
-  if (text === undefined) texts.set(main, text = prefix + compose(writes, main));
+  if (text === undefined) texts.set(main, (text = prefix + compose(writes, main)));
   return text;
 }
 
 /** Composed texts: per queued write's text in order (`after`), then by the main statement's text. */
-interface Composition { after: Map<string, Composition>; texts: Map<string, string>; withCommit: Map<string, string> }
+interface Composition {
+  after: Map<string, Composition>;
+  texts: Map<string, string>;
+  withCommit: Map<string, string>;
+}
 const newComposition = (): Composition => ({ after: new Map(), texts: new Map(), withCommit: new Map() });
 const composed = newComposition();
 

@@ -27,7 +27,8 @@ export interface TxCtx extends Ctx {
 export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   // A nested transaction's savepoint comes after what the outer one queued.
   const nested = ctx.em.isInTransaction();
-  if (!nested) return refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
+  if (!nested)
+    return refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
   await flushQueuedWrites(ctx.em);
   return refusing(() => nestedTransaction(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, false))));
 }
@@ -45,19 +46,25 @@ async function plainTopLevel<T>(em: EntityManager, run: (em: EntityManager) => P
   const fork = em.fork();
   // Its edges logged as MikroORM logs its own (debug logging, the tests' statement log).
   const logger = fork.config.getLogger();
-  const log = (query: string) => { if (logger.isEnabled('query')) logger.logQuery({ query }); };
+  const log = (query: string) => {
+    if (logger.isEnabled('query')) logger.logQuery({ query });
+  };
   try {
-    const result = await fork.getConnection().getClient().transaction().execute(async (transaction) => {
-      log('begin');
-      fork.setTransactionContext(transaction);
-      try {
-        const done = await run(fork);
-        await fork.flush();
-        return done;
-      } finally {
-        fork.resetTransactionContext();
-      }
-    });
+    const result = await fork
+      .getConnection()
+      .getClient()
+      .transaction()
+      .execute(async (transaction) => {
+        log('begin');
+        fork.setTransactionContext(transaction);
+        try {
+          const done = await run(fork);
+          await fork.flush();
+          return done;
+        } finally {
+          fork.resetTransactionContext();
+        }
+      });
     log('commit');
     return result;
   } catch (err) {
@@ -113,7 +120,13 @@ async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promis
     return result;
   } catch (err) {
     // A failing rollback (a connection gone) must not hide why the transaction failed.
-    await transaction.rollback().execute().then(() => logStatement(fork, 'rollback'), () => {});
+    await transaction
+      .rollback()
+      .execute()
+      .then(
+        () => logStatement(fork, 'rollback'),
+        () => {},
+      );
     throw err;
   } finally {
     fork.resetTransactionContext();
@@ -123,8 +136,12 @@ async function topLevel<T>(em: EntityManager, run: (em: EntityManager) => Promis
 /** Whether a flush of `em` could write anything: an entity it manages, or one persisted or removed. */
 function holdsWork(em: EntityManager): boolean {
   const work = em.getUnitOfWork();
-  return work.getIdentityMap().values().length > 0 || work.getPersistStack().size > 0 || work.getRemoveStack().size > 0
-    || work.getOrphanRemoveStack().size > 0;
+  return (
+    work.getIdentityMap().values().length > 0 ||
+    work.getPersistStack().size > 0 ||
+    work.getRemoveStack().size > 0 ||
+    work.getOrphanRemoveStack().size > 0
+  );
 }
 
 /** `run`, then the writes it queued: with COMMIT when this ends the transaction, else on their own (a savepoint). */
@@ -149,11 +166,12 @@ async function withWriteQueue<T>(em: EntityManager, run: () => Promise<T>): Prom
 export async function withTransaction<T>(em: EntityManager, run: (tx: TxEm) => Promise<T>): Promise<T> {
   const nested = em.isInTransaction();
   if (nested) await flushQueuedWrites(em);
-  const body = (inner: EntityManager) => withWriteQueue(inner, async () => {
-    const result = await run(inner as TxEm);
-    await (nested ? flushQueuedWrites(inner) : queuedWritesWithCommit(inner));
-    return result;
-  });
+  const body = (inner: EntityManager) =>
+    withWriteQueue(inner, async () => {
+      const result = await run(inner as TxEm);
+      await (nested ? flushQueuedWrites(inner) : queuedWritesWithCommit(inner));
+      return result;
+    });
   if (nested) return refusing(() => nestedTransaction(em, body));
   return refusing(() => (isTuned(em) ? em.transactional(body) : plainTopLevel(em, body)));
 }
@@ -185,7 +203,7 @@ export function deferredToCommit(em: TxEm, constraint: string): void {
   const transaction = em.getTransactionContext<object>();
   if (!transaction) return;
   let pending = unsettled.get(transaction);
-  if (!pending) unsettled.set(transaction, pending = new Set());
+  if (!pending) unsettled.set(transaction, (pending = new Set()));
   pending.add(constraint);
 }
 

@@ -48,7 +48,9 @@ export function checkEngineVersions(installed: (name: string) => string | undefi
     .filter(({ expected, found }) => found !== expected);
   if (wrong.length > 0) {
     const list = wrong.map(({ name, expected, found }) => `${name} ${found ?? '(not found)'} (written against ${expected})`).join(', ');
-    throw new EngineVersionError(`the tuned database engine does not run on ${list}: check src/db/engine/README.md "On an upgrade", or start with DB_ENGINE=plain`);
+    throw new EngineVersionError(
+      `the tuned database engine does not run on ${list}: check src/db/engine/README.md "On an upgrade", or start with DB_ENGINE=plain`,
+    );
   }
   checked = true;
 }

@@ -16,6 +16,8 @@ export class Migration20261128020000_fair_webhook_delivery extends Migration {
   }
 
   override down(): void {
-    this.addSql('drop index webhook_delivery_endpoint_due_idx, webhook_delivery_leased_idx; alter table webhook_endpoint drop column last_claimed_at;');
+    this.addSql(
+      'drop index webhook_delivery_endpoint_due_idx, webhook_delivery_leased_idx; alter table webhook_endpoint drop column last_claimed_at;',
+    );
   }
 }

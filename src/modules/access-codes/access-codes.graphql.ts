@@ -5,7 +5,12 @@ import { ExtraVisitsDurationEnum } from '../bookings/bookings.graphql.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
 import { accessCodeStatuses } from './access-codes.entity.ts';
-import { presentAccessCodeSession, presentIssuedAccessCode, type AccessCodeSessionObject, type IssuedAccessCodeObject } from './access-codes.presenter.ts';
+import {
+  presentAccessCodeSession,
+  presentIssuedAccessCode,
+  type AccessCodeSessionObject,
+  type IssuedAccessCodeObject,
+} from './access-codes.presenter.ts';
 import { confirmAccessCodeSession } from './confirm-access-code.ts';
 import { createAccessCode, type AccessCodeCreation } from './create-access-code.ts';
 import type { IssuedAccessCode } from './issue-access-code.ts';
@@ -19,17 +24,33 @@ const AccessCodeStatusEnum = builder.enumType('AccessCodeStatus', {
   values: accessCodeStatuses,
 });
 
-interface AccessCodeShape { kind: 'code'; issued: IssuedAccessCode; v3: IssuedAccessCodeObject }
-interface SessionShape { kind: 'session'; made: AccessCodeCreation; v3: AccessCodeSessionObject }
+interface AccessCodeShape {
+  kind: 'code';
+  issued: IssuedAccessCode;
+  v3: IssuedAccessCodeObject;
+}
+interface SessionShape {
+  kind: 'session';
+  made: AccessCodeCreation;
+  v3: AccessCodeSessionObject;
+}
 
 const AccessCodeRef = builder.objectRef<AccessCodeShape>('AccessCode').implement({
-  description: 'A single-use access code for one visit (the V3 `access_code`). `code` and `qrCode` are shown only in the answer that made it.',
+  description:
+    'A single-use access code for one visit (the V3 `access_code`). `code` and `qrCode` are shown only in the answer that made it.',
   isTypeOf: (value) => (value as AccessCodeShape).kind === 'code',
   fields: (t) => ({
     id: t.id({ description: 'Access code id (`ac_…`).', resolve: (c) => c.v3.id }),
     code: t.string({ description: 'The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I).', resolve: (c) => c.v3.code }),
-    qrCode: t.string({ description: '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes").', resolve: (c) => c.v3.qr_code }),
-    client: t.field({ type: ClientRef, description: 'The client the code is for.', resolve: (c, _, ctx) => ClientRef.getDataloader(ctx).load(c.v3.client_id) }),
+    qrCode: t.string({
+      description: '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes").',
+      resolve: (c) => c.v3.qr_code,
+    }),
+    client: t.field({
+      type: ClientRef,
+      description: 'The client the code is for.',
+      resolve: (c, _, ctx) => ClientRef.getDataloader(ctx).load(c.v3.client_id),
+    }),
     issuedPassId: t.id({ description: 'The issued pass whose visit the code holds.', resolve: (c) => c.v3.issued_pass_id }),
     provider: t.field({
       type: ProviderRef,
@@ -38,7 +59,11 @@ const AccessCodeRef = builder.objectRef<AccessCodeShape>('AccessCode').implement
       resolve: (c, _, ctx) => (c.v3.provider_id ? ProviderRef.getDataloader(ctx).load(c.v3.provider_id) : null),
     }),
     status: t.field({ type: AccessCodeStatusEnum, description: 'ACTIVE when made.', resolve: (c) => c.v3.status }),
-    expiresAt: t.field({ type: 'DateTime', description: "End of the local day at the provider (UTC without one), or the pass's expiry when sooner.", resolve: (c) => c.issued.accessCode.expiresAt }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      description: "End of the local day at the provider (UTC without one), or the pass's expiry when sooner.",
+      resolve: (c) => c.issued.accessCode.expiresAt,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was made.', resolve: (c) => c.issued.accessCode.createdAt }),
   }),
 });
@@ -48,19 +73,41 @@ const AccessCodeSessionRef = builder.objectRef<SessionShape>('AccessCodeSession'
   isTypeOf: (value) => (value as SessionShape).kind === 'session',
   fields: (t) => ({
     message: t.string({ description: 'Human-readable result.', resolve: (s) => s.v3.message }),
-    copayRequired: t.boolean({ description: "true: the pass does not cover the provider's tier; confirm with one of `copayOptions`.", resolve: (s) => s.v3.copay_required }),
-    additionalVisitsRequired: t.boolean({ description: "true: the month's visits are used up; confirm with extra visits at `costPerVisit`.", resolve: (s) => s.v3.additional_visits_required }),
+    copayRequired: t.boolean({
+      description: "true: the pass does not cover the provider's tier; confirm with one of `copayOptions`.",
+      resolve: (s) => s.v3.copay_required,
+    }),
+    additionalVisitsRequired: t.boolean({
+      description: "true: the month's visits are used up; confirm with extra visits at `costPerVisit`.",
+      resolve: (s) => s.v3.additional_visits_required,
+    }),
     sessionId: t.id({ description: 'The session to confirm.', resolve: (s) => s.v3.session_id }),
-    sessionExpiresAt: t.field({ type: 'DateTime', description: 'When the session expires (24 hours after it was opened).', resolve: (s) => s.made.session!.expiresAt }),
+    sessionExpiresAt: t.field({
+      type: 'DateTime',
+      description: 'When the session expires (24 hours after it was opened).',
+      resolve: (s) => s.made.session!.expiresAt,
+    }),
     copayOptions: t.field({
       type: [CopayOptionRef],
       nullable: true,
       description: 'What can be bought, when a co-pay is required; null otherwise.',
-      resolve: (s) => (s.v3.copay_required ? s.made.copayOptions ?? [] : null),
+      resolve: (s) => (s.v3.copay_required ? (s.made.copayOptions ?? []) : null),
     }),
-    visitsUsed: t.int({ nullable: true, description: 'Visits used this month, when extra visits are required.', resolve: (s) => s.v3.visits_used }),
-    maxVisits: t.int({ nullable: true, description: 'Visits the pass allows a month, when extra visits are required.', resolve: (s) => s.v3.max_visits }),
-    costPerVisit: t.int({ nullable: true, description: "Price of one extra visit in the reseller's currency (minor units), when extra visits are required.", resolve: (s) => s.v3.cost_per_visit }),
+    visitsUsed: t.int({
+      nullable: true,
+      description: 'Visits used this month, when extra visits are required.',
+      resolve: (s) => s.v3.visits_used,
+    }),
+    maxVisits: t.int({
+      nullable: true,
+      description: 'Visits the pass allows a month, when extra visits are required.',
+      resolve: (s) => s.v3.max_visits,
+    }),
+    costPerVisit: t.int({
+      nullable: true,
+      description: "Price of one extra visit in the reseller's currency (minor units), when extra visits are required.",
+      resolve: (s) => s.v3.cost_per_visit,
+    }),
   }),
 });
 
@@ -74,8 +121,9 @@ const CreateAccessCodeInputRef = builder.inputType('CreateAccessCodeInput', {
 });
 
 const ConfirmAccessCodeSessionInputRef = builder.inputType('ConfirmAccessCodeSessionInput', {
-  description: 'An access-code session to confirm (V3 POST /access-codes/{session_id}/confirm): `numberOfVisits` and `duration` '
-    + 'for an extra-visits session, `copayPackageId` for a co-pay session.',
+  description:
+    'An access-code session to confirm (V3 POST /access-codes/{session_id}/confirm): `numberOfVisits` and `duration` ' +
+    'for an extra-visits session, `copayPackageId` for a co-pay session.',
   fields: (t) => ({
     sessionId: t.id({ required: true, description: '`sessionId` of the AccessCodeSession.' }),
     numberOfVisits: t.int({ description: 'Extra visits to buy, 1 to 50 (extra-visits sessions).' }),
@@ -86,38 +134,56 @@ const ConfirmAccessCodeSessionInputRef = builder.inputType('ConfirmAccessCodeSes
 
 /** The V3 body as a JSON request would carry it: a field left out or sent as null is absent. */
 function body<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]?: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
 }
 
-const codeShape = (issued: IssuedAccessCode, now: Date): AccessCodeShape => ({ kind: 'code', issued, v3: presentIssuedAccessCode(issued, now) });
+const codeShape = (issued: IssuedAccessCode, now: Date): AccessCodeShape => ({
+  kind: 'code',
+  issued,
+  v3: presentIssuedAccessCode(issued, now),
+});
 
 builder.mutationFields((t) => ({
   createAccessCode: t.errorUnionField({
     types: [AccessCodeRef, AccessCodeSessionRef, ...mutationErrors],
-    description: 'Makes a single-use access code for one visit at `providerId` (or at any gym the pass covers), or opens a session '
-      + 'when a co-pay or extra visits must be bought first. Idempotency-Key accepted.',
+    description:
+      'Makes a single-use access code for one visit at `providerId` (or at any gym the pass covers), or opens a session ' +
+      'when a co-pay or extra visits must be bought first. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: CreateAccessCodeInputRef, required: true }) },
     union: { name: 'CreateAccessCodeResult', description: 'The code made now, a session to confirm first, or why neither.' },
     resolve: async (_, { input }, ctx) => {
-      const made = await runMutation(ctx, (c) => createAccessCode(c, body({ pass_code: input.passCode, client_id: input.clientId, provider_id: input.providerId })));
+      const made = await runMutation(ctx, (c) =>
+        createAccessCode(c, body({ pass_code: input.passCode, client_id: input.clientId, provider_id: input.providerId })),
+      );
       if (made.issued) return codeShape(made.issued, ctx.clock.now());
       return { kind: 'session' as const, made, v3: presentAccessCodeSession(made.session, made.copayOptions) };
     },
   }),
   confirmAccessCodeSession: t.field({
     type: AccessCodeRef,
-    description: 'Confirms an access-code session: buys the extra visits or the co-pay option (debiting the business account) and makes '
-      + 'the code, atomically. Idempotency-Key accepted.',
+    description:
+      'Confirms an access-code session: buys the extra visits or the co-pay option (debiting the business account) and makes ' +
+      'the code, atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmAccessCodeSessionInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'ConfirmAccessCodeSessionResult' } },
     resolve: async (_, { input }, ctx) => {
-      const issued = await runMutation(ctx, (c) => confirmAccessCodeSession(c, input.sessionId, body({
-        number_of_visits: input.numberOfVisits, duration: input.duration, copay_package_id: input.copayPackageId,
-      })));
+      const issued = await runMutation(ctx, (c) =>
+        confirmAccessCodeSession(
+          c,
+          input.sessionId,
+          body({
+            number_of_visits: input.numberOfVisits,
+            duration: input.duration,
+            copay_package_id: input.copayPackageId,
+          }),
+        ),
+      );
       return codeShape(issued, ctx.clock.now());
     },
   }),

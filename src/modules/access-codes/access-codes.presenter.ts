@@ -27,21 +27,29 @@ const accessCodeFields = {
 };
 
 /** An access code without its secret: the provider's redeem answer and the `access_code.*` events. */
-export const accessCodeSchema = z.object({
-  object: z.literal('access_code').describe('Always `access_code`'),
-  id: z.string().describe('Access code id'),
-  ...accessCodeFields,
-}).meta({ id: 'AccessCode', description: 'A single-use access code for one visit, without its code (shown only when made)' });
+export const accessCodeSchema = z
+  .object({
+    object: z.literal('access_code').describe('Always `access_code`'),
+    id: z.string().describe('Access code id'),
+    ...accessCodeFields,
+  })
+  .meta({ id: 'AccessCode', description: 'A single-use access code for one visit, without its code (shown only when made)' });
 export type AccessCodeObject = z.infer<typeof accessCodeSchema>;
 
 /** The access code as made: with the code and its QR, shown this once. */
-export const issuedAccessCodeSchema = z.object({
-  object: z.literal('access_code').describe('Always `access_code`'),
-  id: z.string().describe('Access code id'),
-  code: z.string().describe('The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I); shown only in this answer'),
-  qr_code: z.string().describe('`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes"); shown only in this answer'),
-  ...accessCodeFields,
-}).meta({ id: 'IssuedAccessCode', description: 'A new single-use access code for one visit, with its code and QR (shown once)' });
+export const issuedAccessCodeSchema = z
+  .object({
+    object: z.literal('access_code').describe('Always `access_code`'),
+    id: z.string().describe('Access code id'),
+    code: z.string().describe('The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I); shown only in this answer'),
+    qr_code: z
+      .string()
+      .describe(
+        '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes"); shown only in this answer',
+      ),
+    ...accessCodeFields,
+  })
+  .meta({ id: 'IssuedAccessCode', description: 'A new single-use access code for one visit, with its code and QR (shown once)' });
 export type IssuedAccessCodeObject = z.infer<typeof issuedAccessCodeSchema>;
 
 export function presentAccessCode(c: AccessCode, now: Date): AccessCodeObject {
@@ -59,24 +67,33 @@ export function presentAccessCode(c: AccessCode, now: Date): AccessCodeObject {
   };
 }
 
-export function presentIssuedAccessCode(issued: { accessCode: AccessCode; code: string; qrCode: string }, now: Date): IssuedAccessCodeObject {
+export function presentIssuedAccessCode(
+  issued: { accessCode: AccessCode; code: string; qrCode: string },
+  now: Date,
+): IssuedAccessCodeObject {
   const { object, id, ...rest } = presentAccessCode(issued.accessCode, now);
   return { object, id, code: issued.code, qr_code: issued.qrCode, ...rest };
 }
 
 /** Spec 2.4: an access code that needs a purchase first; fields of the other kind are null. */
-export const accessCodeSessionSchema = z.object({
-  object: z.literal('access_code_session').describe('Always `access_code_session`'),
-  message: z.string().describe('Human-readable result'),
-  copay_required: z.boolean().describe("true: the pass does not cover the provider's tier; confirm with one of `copay_options`"),
-  additional_visits_required: z.boolean().describe("true: the month's visits are used up; confirm with extra visits at `cost_per_visit`"),
-  session_id: z.string().describe('The session to confirm (POST /access-codes/{session_id}/confirm)'),
-  session_expires_at: unixTime('When the session expires (24 hours after creation)'),
-  copay_options: z.array(copayOptionSchema).nullable().describe('What can be bought, when a co-pay is required; null otherwise'),
-  visits_used: z.int().min(0).nullable().describe('Visits used this month, when extra visits are required; null otherwise'),
-  max_visits: z.int().min(0).nullable().describe('Visits the pass allows a month, when extra visits are required; null otherwise'),
-  cost_per_visit: z.int().min(0).nullable().describe("Price of one extra visit in the reseller's currency, when extra visits are required; null otherwise"),
-}).meta({ id: 'AccessCodeSession', description: 'An access code waiting for a co-pay or extra visits (spec 2.4)' });
+export const accessCodeSessionSchema = z
+  .object({
+    object: z.literal('access_code_session').describe('Always `access_code_session`'),
+    message: z.string().describe('Human-readable result'),
+    copay_required: z.boolean().describe("true: the pass does not cover the provider's tier; confirm with one of `copay_options`"),
+    additional_visits_required: z.boolean().describe("true: the month's visits are used up; confirm with extra visits at `cost_per_visit`"),
+    session_id: z.string().describe('The session to confirm (POST /access-codes/{session_id}/confirm)'),
+    session_expires_at: unixTime('When the session expires (24 hours after creation)'),
+    copay_options: z.array(copayOptionSchema).nullable().describe('What can be bought, when a co-pay is required; null otherwise'),
+    visits_used: z.int().min(0).nullable().describe('Visits used this month, when extra visits are required; null otherwise'),
+    max_visits: z.int().min(0).nullable().describe('Visits the pass allows a month, when extra visits are required; null otherwise'),
+    cost_per_visit: z
+      .int()
+      .min(0)
+      .nullable()
+      .describe("Price of one extra visit in the reseller's currency, when extra visits are required; null otherwise"),
+  })
+  .meta({ id: 'AccessCodeSession', description: 'An access code waiting for a co-pay or extra visits (spec 2.4)' });
 export type AccessCodeSessionObject = z.infer<typeof accessCodeSessionSchema>;
 
 export function presentAccessCodeSession(s: AccessCodeSession, options: CopayOption[]): AccessCodeSessionObject {
@@ -91,21 +108,23 @@ export function presentAccessCodeSession(s: AccessCodeSession, options: CopayOpt
     session_id: s.id,
     session_expires_at: unixSeconds(s.expiresAt),
     copay_options: copay ? options.map(presentCopayOption) : null,
-    visits_used: copay ? null : s.visitsUsed ?? 0,
-    max_visits: copay ? null : s.maxVisits ?? 0,
-    cost_per_visit: copay ? null : s.costPerVisit ?? 0,
+    visits_used: copay ? null : (s.visitsUsed ?? 0),
+    max_visits: copay ? null : (s.maxVisits ?? 0),
+    cost_per_visit: copay ? null : (s.costPerVisit ?? 0),
   };
 }
 
 /** What POST /access-codes answers: the code made now, or a session to confirm. */
 export const accessCodeCreationSchema = z.discriminatedUnion('object', [issuedAccessCodeSchema, accessCodeSessionSchema]);
 
-export const verificationKeySchema = z.object({
-  object: z.literal('access_code_verification_key').describe('Always `access_code_verification_key`'),
-  kid: z.string().describe('Id of the key; a QR payload carries the `kid` it was signed with (fetch again when they differ)'),
-  algorithm: z.literal('HMAC-SHA256').describe('The signature: HMAC-SHA256 over `AC1.<payload>` (README "Access codes")'),
-  key: z.string().describe('The key, base64url'),
-}).meta({ id: 'AccessCodeVerificationKey', description: "The key a provider's scanner verifies access-code QR payloads with, offline" });
+export const verificationKeySchema = z
+  .object({
+    object: z.literal('access_code_verification_key').describe('Always `access_code_verification_key`'),
+    kid: z.string().describe('Id of the key; a QR payload carries the `kid` it was signed with (fetch again when they differ)'),
+    algorithm: z.literal('HMAC-SHA256').describe('The signature: HMAC-SHA256 over `AC1.<payload>` (README "Access codes")'),
+    key: z.string().describe('The key, base64url'),
+  })
+  .meta({ id: 'AccessCodeVerificationKey', description: "The key a provider's scanner verifies access-code QR payloads with, offline" });
 export type VerificationKeyObject = z.infer<typeof verificationKeySchema>;
 
 export function presentVerificationKey(key: { kid: string; key: Buffer }): VerificationKeyObject {

@@ -43,7 +43,13 @@ export async function confirmAccessCodeSession(ctx: TxCtx, sessionId: string, ra
   const id = newAccessCodeId(now);
   // The entitlement names no booking session (its column references booking_session): the code names this session.
   const { entitlementId } = await buyVisits(ctx, session, purchase, {
-    category, providerId: provider?.id, at: now, referenceId: id, bookingSessionId: null, accessCodeId: id, reason: 'ACCESS_CODE',
+    category,
+    providerId: provider?.id,
+    at: now,
+    referenceId: id,
+    bookingSessionId: null,
+    accessCodeId: id,
+    reason: 'ACCESS_CODE',
   });
   const issued = await issueAccessCode(ctx, holder, provider, category, { visitEntitlementId: entitlementId }, id, session.id);
   session.status = 'CONFIRMED';

@@ -4,13 +4,24 @@ import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { costPerVisit, coverageOf, holderOf, type Holder } from '../bookings/bookings.service.ts';
-import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed, type CategoryType, type PassCategory, type PassPackage } from '../passes/passes.service.ts';
+import {
+  idParam,
+  takeEntitlementVisit,
+  takePassVisit,
+  visitsUsed,
+  type CategoryType,
+  type PassCategory,
+  type PassPackage,
+} from '../passes/passes.service.ts';
 import { copayOptionsOf, coveredTiers, getProvider, type CopayOption, type Provider } from '../providers/providers.service.ts';
 import type { AccessCodeSession } from './access-codes.entity.ts';
 import { issueAccessCode, newAccessCodeId, openAccessCodeSession, type IssuedAccessCode } from './issue-access-code.ts';
 
 export const createAccessCodeInput = z.strictObject({
-  pass_code: z.string().regex(/^[A-Za-z0-9]{8}$/, 'Expected the 8-character passcode of an issued pass').optional()
+  pass_code: z
+    .string()
+    .regex(/^[A-Za-z0-9]{8}$/, 'Expected the 8-character passcode of an issued pass')
+    .optional()
     .describe("The client's issued pass's 8-character `passcode` (any case); send this or `client_id` (or both, agreeing)"),
   client_id: idParam.optional().describe('The client; send this or `pass_code`'),
   provider_id: idParam.optional().describe('The provider the code is for; without it the code is valid at any gym the pass covers'),
@@ -47,7 +58,14 @@ export async function createAccessCode(ctx: TxCtx, raw: CreateAccessCodeInput): 
   const category = provider?.category ?? 'GYM';
   const coverage = provider ? coverageOf(holder.pass, provider) : gymCoverage(holder.pass);
   const id = newAccessCodeId(now);
-  const visit: CodeVisit = { issuedPassId: holder.issuedPass.id, clientId: holder.client.id, category, at: now, accessCodeId: id, reason: 'ACCESS_CODE' };
+  const visit: CodeVisit = {
+    issuedPassId: holder.issuedPass.id,
+    clientId: holder.client.id,
+    category,
+    at: now,
+    accessCodeId: id,
+    reason: 'ACCESS_CODE',
+  };
 
   if (coverage.covered) {
     const passCategory = coverage.category!;
@@ -57,27 +75,49 @@ export async function createAccessCode(ctx: TxCtx, raw: CreateAccessCodeInput): 
     if (extra) return { issued: await issueAccessCode(ctx, holder, provider, category, { visitEntitlementId: extra }, id) };
     // The counter was at the cap when the UPDATE saw it, even if the pass read before showed less (a concurrent visit).
     const session = await openAccessCodeSession(ctx, holder, provider, {
-      kind: 'EXTRA_VISITS', copayOptions: [], costPerVisit: costPerVisit(holder.pass, passCategory),
-      visitsUsed: Math.max(visitsUsed(holder.issuedPass, category, now), passCategory.visits_allowed ?? 0), maxVisits: passCategory.visits_allowed,
+      kind: 'EXTRA_VISITS',
+      copayOptions: [],
+      costPerVisit: costPerVisit(holder.pass, passCategory),
+      visitsUsed: Math.max(visitsUsed(holder.issuedPass, category, now), passCategory.visits_allowed ?? 0),
+      maxVisits: passCategory.visits_allowed,
     });
     return { session, copayOptions: [] };
   }
-  if (!provider) throw new DomainError('provider_not_covered', "The client's pass covers no gym: send the provider_id of a provider it covers, or one with co-pay options");
+  if (!provider)
+    throw new DomainError(
+      'provider_not_covered',
+      "The client's pass covers no gym: send the provider_id of a provider it covers, or one with co-pay options",
+    );
   return notCovered(ctx, holder, provider, visit);
 }
 
 /** The visit a code takes, recorded for the code (`accessCodeId`) in the visit ledger. */
-interface CodeVisit { issuedPassId: string; clientId: string; category: CategoryType; at: Date; accessCodeId: string; reason: 'ACCESS_CODE' }
+interface CodeVisit {
+  issuedPassId: string;
+  clientId: string;
+  category: CategoryType;
+  at: Date;
+  accessCodeId: string;
+  reason: 'ACCESS_CODE';
+}
 
 async function notCovered(ctx: TxCtx, holder: Holder, provider: Provider, visit: CodeVisit): Promise<AccessCodeCreation> {
   const copay = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'COPAY', providerId: provider.id });
-  if (copay) return { issued: await issueAccessCode(ctx, holder, provider, provider.category, { visitEntitlementId: copay }, visit.accessCodeId) };
+  if (copay)
+    return { issued: await issueAccessCode(ctx, holder, provider, provider.category, { visitEntitlementId: copay }, visit.accessCodeId) };
   const options = await copayOptionsOf(ctx.em, provider.id, resellerOf(ctx).currency);
   if (options.length === 0) {
-    throw new DomainError('provider_not_covered', `The client's pass does not cover provider '${provider.id}' (tier ${provider.tier}) and it offers no co-pay option`);
+    throw new DomainError(
+      'provider_not_covered',
+      `The client's pass does not cover provider '${provider.id}' (tier ${provider.tier}) and it offers no co-pay option`,
+    );
   }
   const session = await openAccessCodeSession(ctx, holder, provider, {
-    kind: 'COPAY', copayOptions: options, costPerVisit: null, visitsUsed: null, maxVisits: null,
+    kind: 'COPAY',
+    copayOptions: options,
+    costPerVisit: null,
+    visitsUsed: null,
+    maxVisits: null,
   });
   return { session, copayOptions: options };
 }

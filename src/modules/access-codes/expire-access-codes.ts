@@ -4,7 +4,11 @@ import { sweepInBatches } from '../../platform/sweep.ts';
 import { restoreVisit } from '../passes/passes.service.ts';
 import { AccessCodeSchema } from './access-codes.entity.ts';
 
-export interface AccessCodeSweep { expired: number; visitsRestored: number; sessionsExpired: number }
+export interface AccessCodeSweep {
+  expired: number;
+  visitsRestored: number;
+  sessionsExpired: number;
+}
 
 /**
  * The access-code expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, and the one-shot
@@ -17,27 +21,42 @@ export interface AccessCodeSweep { expired: number; visitsRestored: number; sess
  */
 export async function expireAccessCodes(em: EntityManager, deps: { clock: Clock }): Promise<AccessCodeSweep> {
   let visitsRestored = 0;
-  const expired = await sweepInBatches(em, deps.clock, {
-    sql: `select id from access_code where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-  }, async (tx, ids, now) => {
-    const codes = await tx.find(AccessCodeSchema, { id: { $in: ids } });
-    let restored = 0;
-    for (const code of codes) {
-      const back = await restoreVisit(tx, {
-        issuedPassId: code.issuedPassId, category: code.category, entitlementId: code.visitEntitlementId ?? null, period: code.visitPeriod ?? null,
-        at: now, accessCodeId: code.id, reason: 'ACCESS_CODE_EXPIRED',
-      });
-      code.status = 'EXPIRED';
-      code.visitRestored = back > 0;
-      code.updatedAt = now;
-      restored += back;
-    }
-    await tx.flush();
-    visitsRestored += restored;
-    return codes.length;
-  });
+  const expired = await sweepInBatches(
+    em,
+    deps.clock,
+    {
+      sql: `select id from access_code where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+    },
+    async (tx, ids, now) => {
+      const codes = await tx.find(AccessCodeSchema, { id: { $in: ids } });
+      let restored = 0;
+      for (const code of codes) {
+        const back = await restoreVisit(tx, {
+          issuedPassId: code.issuedPassId,
+          category: code.category,
+          entitlementId: code.visitEntitlementId ?? null,
+          period: code.visitPeriod ?? null,
+          at: now,
+          accessCodeId: code.id,
+          reason: 'ACCESS_CODE_EXPIRED',
+        });
+        code.status = 'EXPIRED';
+        code.visitRestored = back > 0;
+        code.updatedAt = now;
+        restored += back;
+      }
+      await tx.flush();
+      visitsRestored += restored;
+      return codes.length;
+    },
+  );
   const now = deps.clock.now();
-  const sessions = await em.fork().execute<{ affectedRows?: number }>(
-    `update access_code_session set status = 'EXPIRED', updated_at = ? where status = 'OPEN' and expires_at <= ?`, [now, now], 'run');
+  const sessions = await em
+    .fork()
+    .execute<{ affectedRows?: number }>(
+      `update access_code_session set status = 'EXPIRED', updated_at = ? where status = 'OPEN' and expires_at <= ?`,
+      [now, now],
+      'run',
+    );
   return { expired, visitsRestored, sessionsExpired: sessions.affectedRows ?? 0 };
 }

@@ -29,7 +29,11 @@ export function normalisedCode(text: string): string | undefined {
 export const accessCodeHash = (code: string): string => sha256Hex(code);
 
 /** What an access code was made with: the row, and the secret shown once (the code and its QR). */
-export interface IssuedAccessCode { accessCode: AccessCode; code: string; qrCode: string }
+export interface IssuedAccessCode {
+  accessCode: AccessCode;
+  code: string;
+  qrCode: string;
+}
 
 /** Where an access code's visit came from: this month's pass counter, or an entitlement. */
 export type VisitSource = { visitPeriod: string; visitEntitlementId?: undefined } | { visitPeriod?: undefined; visitEntitlementId: string };
@@ -54,8 +58,15 @@ export function endOfLocalDay(at: Date, timeZone: string): Date {
  * the hash is stored, and `access_code.created` carries neither the code nor the QR. The reseller
  * acting (`holder.resellerId`, the caller's) owns the code, as it owns the bookings it makes.
  */
-export async function issueAccessCode(ctx: TxCtx, holder: Holder, provider: Provider | undefined, category: CategoryType,
-  source: VisitSource, id: string, sessionId?: string): Promise<IssuedAccessCode> {
+export async function issueAccessCode(
+  ctx: TxCtx,
+  holder: Holder,
+  provider: Provider | undefined,
+  category: CategoryType,
+  source: VisitSource,
+  id: string,
+  sessionId?: string,
+): Promise<IssuedAccessCode> {
   const now = ctx.clock.now();
   const endOfDay = endOfLocalDay(now, provider?.timezone ?? 'UTC');
   const expiresAt = holder.issuedPass.expiresAt.getTime() < endOfDay.getTime() ? holder.issuedPass.expiresAt : endOfDay;
@@ -69,14 +80,32 @@ export async function issueAccessCode(ctx: TxCtx, holder: Holder, provider: Prov
        values (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?, ?, ?)
        on conflict (code_hash) do nothing
        returning *`,
-      [id, holder.resellerId, holder.client.id, holder.issuedPass.id, provider?.id ?? null, category, accessCodeHash(code),
-        source.visitPeriod ?? null, source.visitEntitlementId ?? null, sessionId ?? null, expiresAt, now, now]);
+      [
+        id,
+        holder.resellerId,
+        holder.client.id,
+        holder.issuedPass.id,
+        provider?.id ?? null,
+        category,
+        accessCodeHash(code),
+        source.visitPeriod ?? null,
+        source.visitEntitlementId ?? null,
+        sessionId ?? null,
+        expiresAt,
+        now,
+        now,
+      ],
+    );
   }
   if (!row || code === undefined) throw new Error('access_code: no unused code in five draws');
   const accessCode = ctx.em.map(AccessCodeSchema, row);
   const key = await signingKey(ctx.em, ctx.config);
   const payload = signQrPayload(key, {
-    id, code, client_id: accessCode.clientId, provider_id: accessCode.providerId ?? null, exp: Math.floor(expiresAt.getTime() / 1000),
+    id,
+    code,
+    client_id: accessCode.clientId,
+    provider_id: accessCode.providerId ?? null,
+    exp: Math.floor(expiresAt.getTime() / 1000),
   });
   const qrCode = await qrPngDataUrl(payload);
   await recordEvent(ctx, 'access_code.created', presentAccessCode(accessCode, now));
@@ -96,13 +125,29 @@ export interface SessionPurchase {
  * Opens an access-code session, as long as a booking session (SESSION_LIFETIME_MS): its confirm buys
  * the extra visits or the co-pay and makes the code. No event: the answer is the notice.
  */
-export async function openAccessCodeSession(ctx: TxCtx, holder: Holder, provider: Provider | undefined, purchase: SessionPurchase): Promise<AccessCodeSession> {
+export async function openAccessCodeSession(
+  ctx: TxCtx,
+  holder: Holder,
+  provider: Provider | undefined,
+  purchase: SessionPurchase,
+): Promise<AccessCodeSession> {
   const now = ctx.clock.now();
   const session = ctx.em.create(AccessCodeSessionSchema, {
-    id: newId('session', now.getTime()), resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id,
-    providerId: provider?.id ?? null, kind: purchase.kind, currency: resellerOf(ctx).currency,
-    copayOptionIds: purchase.copayOptions.map((o) => o.id), costPerVisit: purchase.costPerVisit, visitsUsed: purchase.visitsUsed,
-    maxVisits: purchase.maxVisits, status: 'OPEN', expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS), createdAt: now, updatedAt: now,
+    id: newId('session', now.getTime()),
+    resellerId: holder.resellerId,
+    clientId: holder.client.id,
+    issuedPassId: holder.issuedPass.id,
+    providerId: provider?.id ?? null,
+    kind: purchase.kind,
+    currency: resellerOf(ctx).currency,
+    copayOptionIds: purchase.copayOptions.map((o) => o.id),
+    costPerVisit: purchase.costPerVisit,
+    visitsUsed: purchase.visitsUsed,
+    maxVisits: purchase.maxVisits,
+    status: 'OPEN',
+    expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+    createdAt: now,
+    updatedAt: now,
   });
   await ctx.em.flush();
   return session;

@@ -12,7 +12,10 @@ const PROVIDER_TAG = 'Provider bookings';
 
 export const providerAccessCodesRoutes = defineRoutes([
   {
-    method: 'GET', path: '/access-codes/verification-key', operationId: 'getAccessCodeVerificationKey', tag: PROVIDER_TAG,
+    method: 'GET',
+    path: '/access-codes/verification-key',
+    operationId: 'getAccessCodeVerificationKey',
+    tag: PROVIDER_TAG,
     summary: 'The key to verify access-code QR payloads offline (HMAC-SHA256); a check that passes is a screen, redeeming is the authority',
     success: { status: 200, description: 'An `access_code_verification_key`', schema: verificationKeySchema },
     errors: [...authErrors],
@@ -21,10 +24,15 @@ export const providerAccessCodesRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/access-codes/redeem', operationId: 'redeemAccessCode', tag: PROVIDER_TAG,
-    summary: 'Redeem an access code (the 8 characters, or the scanned QR payload): once, recording the visit here (event '
-      + 'access_code.redeemed). No Idempotency-Key (its records are kept per reseller): a repeat is 409 access_code_used and changes nothing',
-    body: redeemAccessCodeInput, limit: 'redeem',
+    method: 'POST',
+    path: '/access-codes/redeem',
+    operationId: 'redeemAccessCode',
+    tag: PROVIDER_TAG,
+    summary:
+      'Redeem an access code (the 8 characters, or the scanned QR payload): once, recording the visit here (event ' +
+      'access_code.redeemed). No Idempotency-Key (its records are kept per reseller): a repeat is 409 access_code_used and changes nothing',
+    body: redeemAccessCodeInput,
+    limit: 'redeem',
     success: { status: 200, description: 'The REDEEMED `access_code`', schema: accessCodeSchema },
     errors: [...authErrors, 'resource_not_found', 'provider_not_covered', 'access_code_used', 'access_code_expired', 'pass_not_active'],
     async handler(ctx, { body }) {

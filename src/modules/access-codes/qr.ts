@@ -13,10 +13,20 @@ export const QR_PREFIX = 'AC1';
 export const QR_ALGORITHM = 'HMAC-SHA256';
 
 /** What the QR carries; `exp` is the code's expiry in Unix seconds. */
-export interface QrPayload { kid: string; id: string; code: string; client_id: string; provider_id: string | null; exp: number }
+export interface QrPayload {
+  kid: string;
+  id: string;
+  code: string;
+  client_id: string;
+  provider_id: string | null;
+  exp: number;
+}
 
 /** The key payloads are signed with, and its id (`kid`), which changes whenever the key does. */
-export interface SigningKey { kid: string; key: Buffer }
+export interface SigningKey {
+  kid: string;
+  key: Buffer;
+}
 
 /**
  * The QR key derived from the configured (or the database's) secret, so the secret itself is never
@@ -37,9 +47,11 @@ const keys = new WeakMap<Config, Promise<SigningKey>>();
 export function signingKey(em: EntityManager, config: Config): Promise<SigningKey> {
   let key = keys.get(config);
   if (!key) {
-    key = (config.ACCESS_CODE_SIGNING_KEY !== undefined
-      ? Promise.resolve(accessCodeSigningKeyBytes(config.ACCESS_CODE_SIGNING_KEY)!)
-      : databaseSecret(em)).then(signingKeyFrom);
+    key = (
+      config.ACCESS_CODE_SIGNING_KEY !== undefined
+        ? Promise.resolve(accessCodeSigningKeyBytes(config.ACCESS_CODE_SIGNING_KEY)!)
+        : databaseSecret(em)
+    ).then(signingKeyFrom);
     key.catch(() => keys.delete(config)); // a failed read is tried again on the next use
     keys.set(config, key);
   }

@@ -23,7 +23,11 @@ export function verificationKey(ctx: Ctx): Promise<SigningKey> {
 }
 
 export const redeemAccessCodeInput = z.strictObject({
-  code: z.string().min(1).max(2000).refine(noNul, 'Must not contain NUL characters')
+  code: z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine(noNul, 'Must not contain NUL characters')
     .describe('The 8-character code as typed (any case), or the whole QR payload `AC1.<payload>.<signature>` as scanned'),
 });
 export type RedeemAccessCodeInput = z.input<typeof redeemAccessCodeInput>;
@@ -66,7 +70,10 @@ export async function redeemAccessCode(ctx: TxCtx, raw: RedeemAccessCodeInput): 
   if (accessCode.providerId === null) {
     const [provider] = await findProviders(ctx.em, [providerId]);
     if (provider.category !== accessCode.category || !coverageOf(held.pass, provider).covered) {
-      throw new DomainError('provider_not_covered', `The client's pass does not cover this provider (${provider.category} ${provider.tier}) for this code`);
+      throw new DomainError(
+        'provider_not_covered',
+        `The client's pass does not cover this provider (${provider.category} ${provider.tier}) for this code`,
+      );
     }
   }
   const status = accessCodeStatusAt(accessCode, now);

@@ -21,7 +21,8 @@ export type BookClassInput = z.input<typeof bookClassInput>;
 export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'class_instance_id'): Promise<BookableInstance> {
   const locked = await lockClassInstance(ctx.em, id, param);
   if (locked.instance.status !== 'SCHEDULED') throw new DomainError('class_not_bookable', `Class instance '${id}' is cancelled`);
-  if (locked.instance.startsAt.getTime() <= ctx.clock.now().getTime()) throw new DomainError('class_not_bookable', `Class instance '${id}' has started`);
+  if (locked.instance.startsAt.getTime() <= ctx.clock.now().getTime())
+    throw new DomainError('class_not_bookable', `Class instance '${id}' has started`);
   return locked;
 }
 
@@ -33,18 +34,21 @@ export async function lockBookableInstance(ctx: TxCtx, id: string, param = 'clas
  * ever made instead.
  */
 async function holdsBooking(ctx: TxCtx, instanceId: string, clientId: string): Promise<boolean> {
-  const [{ booked }] = await preparedRead<{ booked: boolean }>(ctx.em,
+  const [{ booked }] = await preparedRead<{ booked: boolean }>(
+    ctx.em,
     sqlText`select exists (select 1 from booking where class_instance_id = ? and client_id = ? and status in (${LIVE_STATUS_LIST})) as booked`,
-    [instanceId, clientId]);
+    [instanceId, clientId],
+  );
   return booked;
 }
 
 /** Under the instance's lock: one live booking per client (409 already_booked) and a spot left (409 class_full). */
 export async function checkSpot(ctx: TxCtx, slot: BookableInstance, clientId: string, booked?: boolean): Promise<void> {
-  if (booked ?? await holdsBooking(ctx, slot.instance.id, clientId)) {
+  if (booked ?? (await holdsBooking(ctx, slot.instance.id, clientId))) {
     throw new DomainError('already_booked', `Client '${clientId}' already holds a booking for class instance '${slot.instance.id}'`);
   }
-  if (slot.instance.spotsTaken >= slot.instance.capacity) throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
+  if (slot.instance.spotsTaken >= slot.instance.capacity)
+    throw new DomainError('class_full', `Class instance '${slot.instance.id}' has no spots left`);
 }
 
 /**
@@ -82,7 +86,14 @@ export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initia
   const now = ctx.clock.now();
   const id = newId('booking', now.getTime());
   const { covered, category } = coverageOf(holder.pass, slot.provider);
-  const visit = { issuedPassId: holder.issuedPass.id, clientId: holder.client.id, category: slot.provider.category, at: now, bookingId: id, reason: 'BOOKING' as const };
+  const visit = {
+    issuedPassId: holder.issuedPass.id,
+    clientId: holder.client.id,
+    category: slot.provider.category,
+    at: now,
+    bookingId: id,
+    reason: 'BOOKING' as const,
+  };
 
   if (covered) {
     const period = await takePassVisit(ctx.em, { ...visit, allowed: category!.visits_allowed });
@@ -90,31 +101,60 @@ export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initia
     const extra = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'EXTRA_VISITS' });
     if (extra) return { booking: await bookInstance(ctx, holder, slot, { payment: 'EXTRA_VISITS', visitEntitlementId: extra }, id) };
     return openClassSession(ctx, holder, slot, {
-      kind: 'CLASS_EXTRA_VISITS', copayOptionIds: [], costPerVisit: costPerVisit(holder.pass, category!),
-      visitsUsed: visitsUsed(holder.issuedPass, slot.provider.category, now), maxVisits: category!.visits_allowed,
+      kind: 'CLASS_EXTRA_VISITS',
+      copayOptionIds: [],
+      costPerVisit: costPerVisit(holder.pass, category!),
+      visitsUsed: visitsUsed(holder.issuedPass, slot.provider.category, now),
+      maxVisits: category!.visits_allowed,
     });
   }
   const copay = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'COPAY', providerId: slot.provider.id });
   if (copay) return { booking: await bookInstance(ctx, holder, slot, { payment: 'COPAY', visitEntitlementId: copay }, id) };
   const options = await copayOptionsOf(ctx.em, slot.provider.id, resellerOf(ctx).currency);
   if (options.length === 0) {
-    throw new DomainError('provider_not_covered', `The client's pass does not cover provider '${slot.provider.id}' (tier ${slot.provider.tier}) and it offers no co-pay option`);
+    throw new DomainError(
+      'provider_not_covered',
+      `The client's pass does not cover provider '${slot.provider.id}' (tier ${slot.provider.tier}) and it offers no co-pay option`,
+    );
   }
   const { session } = await openClassSession(ctx, holder, slot, {
-    kind: 'CLASS_COPAY', copayOptionIds: options.map((o) => o.id), costPerVisit: null, visitsUsed: null, maxVisits: null,
+    kind: 'CLASS_COPAY',
+    copayOptionIds: options.map((o) => o.id),
+    costPerVisit: null,
+    visitsUsed: null,
+    maxVisits: null,
   });
   return { session: session!, copayOptions: options };
 }
 
-async function openClassSession(ctx: TxCtx, holder: Holder, slot: BookableInstance, purchase: {
-  kind: 'CLASS_COPAY' | 'CLASS_EXTRA_VISITS'; copayOptionIds: string[]; costPerVisit: number | null; visitsUsed: number | null; maxVisits: number | null;
-}): Promise<Initiation> {
+async function openClassSession(
+  ctx: TxCtx,
+  holder: Holder,
+  slot: BookableInstance,
+  purchase: {
+    kind: 'CLASS_COPAY' | 'CLASS_EXTRA_VISITS';
+    copayOptionIds: string[];
+    costPerVisit: number | null;
+    visitsUsed: number | null;
+    maxVisits: number | null;
+  },
+): Promise<Initiation> {
   const now = ctx.clock.now();
-  const session = await insertSession(ctx.em, {
-    ...classFields(holder, slot), kind: purchase.kind, currency: resellerOf(ctx).currency,
-    copayAmount: null, copayCredits: null, copayOptionIds: purchase.copayOptionIds, costPerVisit: purchase.costPerVisit,
-    visitsUsed: purchase.visitsUsed, maxVisits: purchase.maxVisits,
-  }, now);
+  const session = await insertSession(
+    ctx.em,
+    {
+      ...classFields(holder, slot),
+      kind: purchase.kind,
+      currency: resellerOf(ctx).currency,
+      copayAmount: null,
+      copayCredits: null,
+      copayOptionIds: purchase.copayOptionIds,
+      costPerVisit: purchase.costPerVisit,
+      visitsUsed: purchase.visitsUsed,
+      maxVisits: purchase.maxVisits,
+    },
+    now,
+  );
   await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
   return { session, copayOptions: [] };
 }
@@ -125,9 +165,18 @@ type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod'
 export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableInstance, payment: Payment, id: string): Promise<Booking> {
   await takeSpot(ctx.em, slot.instance.id);
   const now = ctx.clock.now();
-  const booking = await insertBooking(ctx.em, {
-    ...classFields(holder, slot), ...payment, visitsDeducted: 1, creditsCharged: 0, currency: resellerOf(ctx).currency,
-  }, now, id);
+  const booking = await insertBooking(
+    ctx.em,
+    {
+      ...classFields(holder, slot),
+      ...payment,
+      visitsDeducted: 1,
+      creditsCharged: 0,
+      currency: resellerOf(ctx).currency,
+    },
+    now,
+    id,
+  );
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }
@@ -135,9 +184,18 @@ export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableIns
 /** The fields every booking or session of this class instance has. */
 export function classFields(holder: Holder, slot: BookableInstance) {
   return {
-    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: slot.provider.id,
-    type: 'class' as const, classInstanceId: slot.instance.id, serviceIds: [], serviceName: slot.cls.name, providerName: slot.provider.name,
-    localDate: slot.instance.localDate, localTime: localTimeOf(slot.instance.startsAt, slot.provider.timezone),
-    startsAt: slot.instance.startsAt, endsAt: new Date(slot.instance.startsAt.getTime() + slot.cls.durationMinutes * 60_000),
+    resellerId: holder.resellerId,
+    clientId: holder.client.id,
+    issuedPassId: holder.issuedPass.id,
+    providerId: slot.provider.id,
+    type: 'class' as const,
+    classInstanceId: slot.instance.id,
+    serviceIds: [],
+    serviceName: slot.cls.name,
+    providerName: slot.provider.name,
+    localDate: slot.instance.localDate,
+    localTime: localTimeOf(slot.instance.startsAt, slot.provider.timezone),
+    startsAt: slot.instance.startsAt,
+    endsAt: new Date(slot.instance.startsAt.getTime() + slot.cls.durationMinutes * 60_000),
   };
 }

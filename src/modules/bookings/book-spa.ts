@@ -8,7 +8,14 @@ import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/credits.service.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { idParam } from '../passes/passes.service.ts';
-import { MAX_SERVICES_PER_APPOINTMENT, readBookedAhead, slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/spa.service.ts';
+import {
+  MAX_SERVICES_PER_APPOINTMENT,
+  readBookedAhead,
+  slotAt,
+  spaWithServices,
+  type BookedAhead,
+  type SpaService,
+} from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
@@ -26,15 +33,29 @@ export const bookSpaInput = z.strictObject({
 export type BookSpaInput = z.input<typeof bookSpaInput>;
 
 /** A spa appointment asked for: the spa, its services and the instants it runs between. */
-export interface Appointment { spa: Provider; services: SpaService[]; date: string; time: string; startsAt: Date; endsAt: Date }
+export interface Appointment {
+  spa: Provider;
+  services: SpaService[];
+  date: string;
+  time: string;
+  startsAt: Date;
+  endsAt: Date;
+}
 
 /**
  * Reads and checks what an appointment names (spa, services, a future local time that exists).
  * The spa is locked as it is read, for checkSlot (no lock statement of its own).
  */
-export async function appointmentOf(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<Appointment> {
+export async function appointmentOf(
+  ctx: TxCtx,
+  input: { spa_id: string; service_ids: string[]; date: string; time: string },
+): Promise<Appointment> {
   const { spa, services } = await spaWithServices(ctx, input.spa_id, input.service_ids, { spaId: 'spa_id' }, { lock: true });
-  const instants = instantsOf(input, spa.timezone, sum(services, (s) => s.durationMinutes));
+  const instants = instantsOf(
+    input,
+    spa.timezone,
+    sum(services, (s) => s.durationMinutes),
+  );
   if (!instants) throw validationError('time', `${input.date} ${input.time} does not exist in ${spa.timezone} (the clocks skip it)`);
   if (instants.startsAt.getTime() <= ctx.clock.now().getTime()) throw validationError('time', 'The appointment must start in the future');
   return { spa, services, date: input.date, time: input.time, ...instants };
@@ -57,7 +78,11 @@ function instantsOf(at: { date: string; time: string }, timeZone: string, minute
 export async function checkSlot(ctx: TxCtx, a: Appointment, ahead?: BookedAhead): Promise<void> {
   const minutes = (a.endsAt.getTime() - a.startsAt.getTime()) / 60_000;
   const slot = await slotAt(ctx.em, a.spa, a.date, a.time, minutes, ctx.clock.now(), ahead);
-  if (!slot) throw validationError('time', `${a.time} is not a bookable start at this spa on ${a.date}: outside opening hours, or not on a quarter hour`);
+  if (!slot)
+    throw validationError(
+      'time',
+      `${a.time} is not a bookable start at this spa on ${a.date}: outside opening hours, or not on a quarter hour`,
+    );
   if (!slot.available) throw new DomainError('slot_unavailable', `The spa has no room free at ${a.date} ${a.time} for ${minutes} minutes`);
 }
 
@@ -84,17 +109,38 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   const { currency } = resellerOf(ctx);
   const priced = appointment.services.every((s) => s.copayAmount !== null && s.currency === currency);
   if (!priced) {
-    throw new DomainError('provider_not_covered', `The client's pass does not cover spa '${appointment.spa.id}' (tier ${appointment.spa.tier}) and its services carry no co-pay in ${currency}`);
+    throw new DomainError(
+      'provider_not_covered',
+      `The client's pass does not cover spa '${appointment.spa.id}' (tier ${appointment.spa.tier}) and its services carry no co-pay in ${currency}`,
+    );
   }
   await checkSlot(ctx, appointment, ahead);
   const now = ctx.clock.now();
-  const session = await insertSession(ctx.em, {
-    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: appointment.spa.id,
-    kind: 'SPA_COPAY', type: 'spa', classInstanceId: null, ...spaNames(appointment),
-    localDate: appointment.date, localTime: appointment.time, startsAt: appointment.startsAt, endsAt: appointment.endsAt,
-    currency, copayAmount: sum(appointment.services, (s) => s.copayAmount ?? 0), copayCredits: sum(appointment.services, (s) => s.credits),
-    copayOptionIds: [], costPerVisit: null, visitsUsed: null, maxVisits: null,
-  }, now);
+  const session = await insertSession(
+    ctx.em,
+    {
+      resellerId: holder.resellerId,
+      clientId: holder.client.id,
+      issuedPassId: holder.issuedPass.id,
+      providerId: appointment.spa.id,
+      kind: 'SPA_COPAY',
+      type: 'spa',
+      classInstanceId: null,
+      ...spaNames(appointment),
+      localDate: appointment.date,
+      localTime: appointment.time,
+      startsAt: appointment.startsAt,
+      endsAt: appointment.endsAt,
+      currency,
+      copayAmount: sum(appointment.services, (s) => s.copayAmount ?? 0),
+      copayCredits: sum(appointment.services, (s) => s.credits),
+      copayOptionIds: [],
+      costPerVisit: null,
+      visitsUsed: null,
+      maxVisits: null,
+    },
+    now,
+  );
   await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
   return { session, copayOptions: [] };
 }
@@ -106,13 +152,26 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead:
   const credits = sum(a.services, (s) => s.credits);
   if (credits > 0) {
     await debitWallet(ctx.em, {
-      resellerId: holder.client.resellerId, clientId: holder.client.id, amount: credits, at: now, bookingId: id,
+      resellerId: holder.client.resellerId,
+      clientId: holder.client.id,
+      amount: credits,
+      at: now,
+      bookingId: id,
       description: `Spa appointment at ${a.spa.name}: ${spaNames(a).serviceName}`,
     });
   }
-  const booking = await insertBooking(ctx.em, {
-    ...spaBookingFields(holder, a), payment: 'PASS', visitsDeducted: 0, creditsCharged: credits, currency: resellerOf(ctx).currency,
-  }, now, id);
+  const booking = await insertBooking(
+    ctx.em,
+    {
+      ...spaBookingFields(holder, a),
+      payment: 'PASS',
+      visitsDeducted: 0,
+      creditsCharged: credits,
+      currency: resellerOf(ctx).currency,
+    },
+    now,
+    id,
+  );
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }
@@ -126,7 +185,10 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead:
 // one round trip fewer. It is a guess, never trusted: checkSlot takes it only when its range holds
 // the instants the spa as read now gives, and reads those itself otherwise (spa.service.ts slotAt).
 
-interface SpaShape { timezone: string; minutes: Map<string, number> }
+interface SpaShape {
+  timezone: string;
+  minutes: Map<string, number>;
+}
 const shapes = new Map<string, SpaShape>();
 /** Spas remembered at most; past it the memory starts over (a miss costs a round trip, nothing else). */
 const MAX_SHAPES = 10_000;
@@ -135,13 +197,16 @@ function remember(a: Appointment): void {
   let shape = shapes.get(a.spa.id);
   if (!shape || shape.timezone !== a.spa.timezone) {
     if (!shape && shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(a.spa.id, shape = { timezone: a.spa.timezone, minutes: new Map() });
+    shapes.set(a.spa.id, (shape = { timezone: a.spa.timezone, minutes: new Map() }));
   }
   for (const s of a.services) shape.minutes.set(s.id, s.durationMinutes);
 }
 
 /** The appointments at the instants the spa's remembered shape gives the input; undefined when it is not known. */
-function readAhead(ctx: TxCtx, input: { spa_id: string; service_ids: string[]; date: string; time: string }): Promise<BookedAhead> | undefined {
+function readAhead(
+  ctx: TxCtx,
+  input: { spa_id: string; service_ids: string[]; date: string; time: string },
+): Promise<BookedAhead> | undefined {
   const shape = shapes.get(input.spa_id);
   if (!shape || input.service_ids.length > MAX_SERVICES_PER_APPOINTMENT) return undefined;
   const minutes = sum(input.service_ids, (id) => shape.minutes.get(id) ?? Number.NaN);
@@ -156,9 +221,17 @@ export function spaNames(a: Appointment) {
 /** The fields every spa booking of this appointment has. */
 export function spaBookingFields(holder: Holder, a: Appointment) {
   return {
-    resellerId: holder.resellerId, clientId: holder.client.id, issuedPassId: holder.issuedPass.id, providerId: a.spa.id,
-    type: 'spa' as const, classInstanceId: null, ...spaNames(a),
-    localDate: a.date, localTime: a.time, startsAt: a.startsAt, endsAt: a.endsAt,
+    resellerId: holder.resellerId,
+    clientId: holder.client.id,
+    issuedPassId: holder.issuedPass.id,
+    providerId: a.spa.id,
+    type: 'spa' as const,
+    classInstanceId: null,
+    ...spaNames(a),
+    localDate: a.date,
+    localTime: a.time,
+    startsAt: a.startsAt,
+    endsAt: a.endsAt,
   };
 }
 

@@ -16,7 +16,10 @@ export interface Refund {
   currency: string;
 }
 
-export interface StatusChange { status: BookingStatus; at: string }
+export interface StatusChange {
+  status: BookingStatus;
+  at: string;
+}
 
 export const BookingSchema = defineEntity({
   name: 'Booking',

@@ -12,8 +12,12 @@ import { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';
 import { rescheduleBooking } from './reschedule-booking.ts';
 import { bookingPagesOfClients } from './bookings.service.ts';
 import {
-  presentBooking, presentClassInitiation, presentSpaInitiation,
-  type ClassInitiationObject, type Initiation, type SpaInitiationObject,
+  presentBooking,
+  presentClassInitiation,
+  presentSpaInitiation,
+  type ClassInitiationObject,
+  type Initiation,
+  type SpaInitiationObject,
 } from './bookings.presenter.ts';
 import { BookingSchema, bookingStatuses, type Booking, type Refund, type StatusChange } from './bookings.entity.ts';
 
@@ -60,10 +64,20 @@ export const ExtraVisitsDurationEnum = builder.enumType('ExtraVisitsDuration', {
 const RefundRef = builder.objectRef<Refund>('Refund').implement({
   description: "What a cancellation gave back, by the provider's cancellation policy.",
   fields: (t) => ({
-    policy: t.field({ type: RefundPolicyEnum, description: 'FULL: cancelled before the free-cancellation window closed; LATE: after it.', resolve: (r) => r.policy }),
+    policy: t.field({
+      type: RefundPolicyEnum,
+      description: 'FULL: cancelled before the free-cancellation window closed; LATE: after it.',
+      resolve: (r) => r.policy,
+    }),
     creditsRefunded: t.int({ description: "Credits put back in the client's wallet.", resolve: (r) => r.credits_refunded }),
-    visitsRestored: t.int({ description: 'Visits given back to the pass or the entitlement they came from.', resolve: (r) => r.visits_restored }),
-    copayRefunded: t.int({ description: 'Co-pay credited back to the business account, minor units of `currency`.', resolve: (r) => r.copay_refunded }),
+    visitsRestored: t.int({
+      description: 'Visits given back to the pass or the entitlement they came from.',
+      resolve: (r) => r.visits_restored,
+    }),
+    copayRefunded: t.int({
+      description: 'Co-pay credited back to the business account, minor units of `currency`.',
+      resolve: (r) => r.copay_refunded,
+    }),
     currency: t.string({ description: 'ISO-4217 currency code of `copayRefunded`.', resolve: (r) => r.currency }),
   }),
 });
@@ -81,7 +95,11 @@ export const BookingRef = builder.loadableNode(builder.objectRef<Booking>('Booki
   id: { resolve: (b) => b.id },
   load: rowsById(BookingSchema, 'reseller'),
   fields: (t) => ({
-    status: t.field({ type: BookingStatusEnum, description: 'PENDING until the provider confirms; CONFIRMED, COMPLETED, CANCELLED or RESCHEDULED.', resolve: (b) => b.status }),
+    status: t.field({
+      type: BookingStatusEnum,
+      description: 'PENDING until the provider confirms; CONFIRMED, COMPLETED, CANCELLED or RESCHEDULED.',
+      resolve: (b) => b.status,
+    }),
     type: t.field({ type: BookingTypeEnum, description: 'SPA or CLASS.', resolve: (b) => b.type }),
     message: t.string({ description: 'Human-readable state of the booking.', resolve: (b) => presentBooking(b).message }),
     serviceName: t.exposeString('serviceName', { description: 'The booked services (joined with ", ") or the class name.' }),
@@ -90,10 +108,25 @@ export const BookingRef = builder.loadableNode(builder.objectRef<Booking>('Booki
     time: t.exposeString('localTime', { description: "Appointment time in the provider's zone, HH:MM." }),
     scheduledFor: t.field({ type: 'DateTime', description: 'The instant the appointment starts.', resolve: (b) => b.startsAt }),
     createdAt: t.field({ type: 'DateTime', description: 'When the booking was made.', resolve: (b) => b.createdAt }),
-    client: t.field({ type: ClientRef, description: 'The client the booking is for.', resolve: (b, _, ctx) => ClientRef.getDataloader(ctx).load(b.clientId) }),
-    provider: t.field({ type: ProviderRef, description: 'The spa or gym.', resolve: (b, _, ctx) => ProviderRef.getDataloader(ctx).load(b.providerId) }),
-    classInstanceId: t.id({ nullable: true, description: 'The class instance (class bookings); null for a spa appointment.', resolve: (b) => b.classInstanceId ?? null }),
-    serviceIds: t.idList({ description: 'The booked services (spa appointments); empty for a class booking.', resolve: (b) => b.serviceIds }),
+    client: t.field({
+      type: ClientRef,
+      description: 'The client the booking is for.',
+      resolve: (b, _, ctx) => ClientRef.getDataloader(ctx).load(b.clientId),
+    }),
+    provider: t.field({
+      type: ProviderRef,
+      description: 'The spa or gym.',
+      resolve: (b, _, ctx) => ProviderRef.getDataloader(ctx).load(b.providerId),
+    }),
+    classInstanceId: t.id({
+      nullable: true,
+      description: 'The class instance (class bookings); null for a spa appointment.',
+      resolve: (b) => b.classInstanceId ?? null,
+    }),
+    serviceIds: t.idList({
+      description: 'The booked services (spa appointments); empty for a class booking.',
+      resolve: (b) => b.serviceIds,
+    }),
     visitsDeducted: t.exposeInt('visitsDeducted', { description: 'Visits this booking holds (from the pass or an entitlement).' }),
     creditsCharged: t.int({ description: "Credits debited from the client's wallet.", resolve: (b) => b.creditsCharged }),
     copayAmount: t.int({
@@ -102,7 +135,12 @@ export const BookingRef = builder.loadableNode(builder.objectRef<Booking>('Booki
       resolve: (b) => b.copayAmount ?? null,
     }),
     currency: t.exposeString('currency', { description: 'ISO-4217 currency code of the amounts.' }),
-    refund: t.field({ type: RefundRef, nullable: true, description: 'What the cancellation gave back; null unless cancelled.', resolve: (b) => b.refund ?? null }),
+    refund: t.field({
+      type: RefundRef,
+      nullable: true,
+      description: 'What the cancellation gave back; null unless cancelled.',
+      resolve: (b) => b.refund ?? null,
+    }),
     statusHistory: t.field({
       type: [StatusChangeRef],
       description: 'Every status the booking went through, oldest first (V3 GET /bookings/{id}/status).',
@@ -160,7 +198,8 @@ builder.objectFields(ClientRef, (t) => ({
     },
     complexity: connectionCost,
     load: childConnections((ctx, clientIds, page, args: ConnectionArgs & { status?: string | null; type?: string | null }) =>
-      bookingPagesOfClients(ctx, clientIds, page, { status: args.status ?? undefined, type: args.type ?? undefined })),
+      bookingPagesOfClients(ctx, clientIds, page, { status: args.status ?? undefined, type: args.type ?? undefined }),
+    ),
     resolve: (client) => client.id,
   }),
 }));
@@ -169,7 +208,9 @@ builder.objectFields(ClientRef, (t) => ({
 
 /** The V3 body as a JSON request would carry it: a field left out or sent as null is absent. */
 function body<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]?: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
 }
 
 const BookSpaInputRef = builder.inputType('BookSpaInput', {
@@ -181,7 +222,9 @@ const BookSpaInputRef = builder.inputType('BookSpaInput', {
     time: t.string({ required: true, description: "The start, HH:MM in the spa's zone, on a quarter hour within opening hours." }),
     clientId: t.id({ description: 'The client; send this or `userPassId` (or both, agreeing).' }),
     userPassId: t.id({ description: "The client's issued pass; send this or `clientId`." }),
-    firstName: t.string({ description: "When sent, must be the client's first name (any case): a guard against booking for the wrong client." }),
+    firstName: t.string({
+      description: "When sent, must be the client's first name (any case): a guard against booking for the wrong client.",
+    }),
     lastName: t.string({ description: "When sent, must be the client's last name (any case)." }),
   }),
 });
@@ -199,14 +242,17 @@ const BookClassInputRef = builder.inputType('BookClassInput', {
     classInstanceId: t.id({ required: true, description: 'The class instance.' }),
     clientId: t.id({ description: 'The client; send this or `userPassId` (or both, agreeing).' }),
     userPassId: t.id({ description: "The client's issued pass; send this or `clientId`." }),
-    firstName: t.string({ description: "When sent, must be the client's first name (any case): a guard against booking for the wrong client." }),
+    firstName: t.string({
+      description: "When sent, must be the client's first name (any case): a guard against booking for the wrong client.",
+    }),
     lastName: t.string({ description: "When sent, must be the client's last name (any case)." }),
   }),
 });
 
 const ConfirmClassBookingInputRef = builder.inputType('ConfirmClassBookingInput', {
-  description: 'A class session to confirm (V3 POST /bookings/class/{session_id}/confirm): `numberOfVisits` and `duration` '
-    + 'for an extra-visits session, `copayPackageId` for a co-pay session.',
+  description:
+    'A class session to confirm (V3 POST /bookings/class/{session_id}/confirm): `numberOfVisits` and `duration` ' +
+    'for an extra-visits session, `copayPackageId` for a co-pay session.',
   fields: (t) => ({
     sessionId: t.id({ required: true, description: '`sessionId` of the ClassBookingInitiation.' }),
     numberOfVisits: t.int({ description: 'Extra visits to buy, 1 to 50 (extra-visits sessions).' }),
@@ -223,8 +269,9 @@ const CancelBookingInputRef = builder.inputType('CancelBookingInput', {
 });
 
 const RescheduleBookingInputRef = builder.inputType('RescheduleBookingInput', {
-  description: 'Where a booking moves (V3 POST /bookings/{id}/reschedule): `date` and `time` for a spa appointment, '
-    + '`classInstanceId` (an instance at the same provider) for a class booking.',
+  description:
+    'Where a booking moves (V3 POST /bookings/{id}/reschedule): `date` and `time` for a spa appointment, ' +
+    '`classInstanceId` (an instance at the same provider) for a class booking.',
   fields: (t) => ({
     bookingId: t.id({ required: true, description: 'The booking to move.' }),
     date: t.field({ type: 'Date', description: "The new day, in the spa's zone (spa appointments)." }),
@@ -234,51 +281,135 @@ const RescheduleBookingInputRef = builder.inputType('RescheduleBookingInput', {
 });
 
 /** An initiation with its V3 presentation, so both surfaces answer the same status and amounts. */
-interface SpaInitiationShape { result: Initiation; v3: SpaInitiationObject }
-interface ClassInitiationShape { result: Initiation; v3: ClassInitiationObject }
+interface SpaInitiationShape {
+  result: Initiation;
+  v3: SpaInitiationObject;
+}
+interface ClassInitiationShape {
+  result: Initiation;
+  v3: ClassInitiationObject;
+}
 const heldBy = (r: Initiation) => r.booking ?? r.session;
 
 const SpaBookingInitiationRef = builder.objectRef<SpaInitiationShape>('SpaBookingInitiation').implement({
   description: 'The result of bookSpa: the appointment booked now (credits debited), or a session to confirm once the co-pay is collected.',
   fields: (t) => ({
-    copayRequired: t.boolean({ description: 'false: the booking was made; true: a session was opened and a co-pay must be collected, then confirmed.', resolve: (r) => r.v3.copay_required }),
-    status: t.field({ type: BookingInitiationStatusEnum, description: 'The booking status (PENDING), or AWAITING_COPAY for a session.', resolve: (r) => r.v3.status }),
+    copayRequired: t.boolean({
+      description: 'false: the booking was made; true: a session was opened and a co-pay must be collected, then confirmed.',
+      resolve: (r) => r.v3.copay_required,
+    }),
+    status: t.field({
+      type: BookingInitiationStatusEnum,
+      description: 'The booking status (PENDING), or AWAITING_COPAY for a session.',
+      resolve: (r) => r.v3.status,
+    }),
     message: t.string({ description: 'Human-readable result.', resolve: (r) => r.v3.message }),
-    booking: t.field({ type: BookingRef, nullable: true, description: 'The booking, when it was made now; null when a co-pay is required.', resolve: (r) => r.result.booking ?? null }),
-    sessionId: t.id({ nullable: true, description: 'The session to confirm with confirmSpaBooking, when a co-pay is required.', resolve: (r) => r.v3.session_id ?? null }),
-    copayAmount: t.int({ nullable: true, description: 'Co-pay to collect, minor units of `currency`, when a co-pay is required.', resolve: (r) => r.v3.copay_amount ?? null }),
-    copayCredits: t.int({ nullable: true, description: 'The co-pay in credits, when a co-pay is required.', resolve: (r) => r.v3.copay_credits ?? null }),
+    booking: t.field({
+      type: BookingRef,
+      nullable: true,
+      description: 'The booking, when it was made now; null when a co-pay is required.',
+      resolve: (r) => r.result.booking ?? null,
+    }),
+    sessionId: t.id({
+      nullable: true,
+      description: 'The session to confirm with confirmSpaBooking, when a co-pay is required.',
+      resolve: (r) => r.v3.session_id ?? null,
+    }),
+    copayAmount: t.int({
+      nullable: true,
+      description: 'Co-pay to collect, minor units of `currency`, when a co-pay is required.',
+      resolve: (r) => r.v3.copay_amount ?? null,
+    }),
+    copayCredits: t.int({
+      nullable: true,
+      description: 'The co-pay in credits, when a co-pay is required.',
+      resolve: (r) => r.v3.copay_credits ?? null,
+    }),
     currency: t.string({ description: 'ISO-4217 currency code of the co-pay amounts.', resolve: (r) => r.v3.currency }),
-    sessionExpiresAt: t.field({ type: 'DateTime', nullable: true, description: 'When the session expires (24 hours after it was opened), when a co-pay is required.', resolve: (r) => r.result.session?.expiresAt ?? null }),
+    sessionExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the session expires (24 hours after it was opened), when a co-pay is required.',
+      resolve: (r) => r.result.session?.expiresAt ?? null,
+    }),
     date: t.field({ type: 'Date', description: "Appointment date in the spa's zone.", resolve: (r) => r.v3.date }),
     time: t.string({ description: "Appointment time in the spa's zone, HH:MM.", resolve: (r) => r.v3.time }),
-    scheduledFor: t.field({ type: 'DateTime', description: 'The instant the appointment starts.', resolve: (r) => heldBy(r.result).startsAt }),
+    scheduledFor: t.field({
+      type: 'DateTime',
+      description: 'The instant the appointment starts.',
+      resolve: (r) => heldBy(r.result).startsAt,
+    }),
     serviceName: t.string({ description: 'Names of the booked services, joined with ", ".', resolve: (r) => r.v3.service_name }),
     providerName: t.string({ description: 'The spa’s name.', resolve: (r) => r.v3.provider_name }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the booking or the session was made.', resolve: (r) => heldBy(r.result).createdAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the booking or the session was made.',
+      resolve: (r) => heldBy(r.result).createdAt,
+    }),
   }),
 });
 
 const ClassBookingInitiationRef = builder.objectRef<ClassInitiationShape>('ClassBookingInitiation').implement({
-  description: 'The result of bookClass: booked now (a visit taken), or a session to confirm once extra visits or a co-pay option are bought.',
+  description:
+    'The result of bookClass: booked now (a visit taken), or a session to confirm once extra visits or a co-pay option are bought.',
   fields: (t) => ({
-    copayRequired: t.boolean({ description: "true: the pass does not cover the provider's tier; collect one of `copayOptions`, then confirm with its id.", resolve: (r) => r.v3.copay_required }),
-    additionalVisitsRequired: t.boolean({ description: "true: the month's visits are used up; buy extra visits, then confirm.", resolve: (r) => r.v3.additional_visits_required }),
-    status: t.field({ type: BookingInitiationStatusEnum, description: 'PENDING when booked now; AWAITING_COPAY or AWAITING_VISITS for a session.', resolve: (r) => r.v3.status }),
+    copayRequired: t.boolean({
+      description: "true: the pass does not cover the provider's tier; collect one of `copayOptions`, then confirm with its id.",
+      resolve: (r) => r.v3.copay_required,
+    }),
+    additionalVisitsRequired: t.boolean({
+      description: "true: the month's visits are used up; buy extra visits, then confirm.",
+      resolve: (r) => r.v3.additional_visits_required,
+    }),
+    status: t.field({
+      type: BookingInitiationStatusEnum,
+      description: 'PENDING when booked now; AWAITING_COPAY or AWAITING_VISITS for a session.',
+      resolve: (r) => r.v3.status,
+    }),
     message: t.string({ description: 'Human-readable result.', resolve: (r) => r.v3.message }),
-    booking: t.field({ type: BookingRef, nullable: true, description: 'The booking, when made now; null when a session was opened.', resolve: (r) => r.result.booking ?? null }),
-    visitsDeducted: t.int({ nullable: true, description: 'Visits taken for the booking, when booked now.', resolve: (r) => r.v3.visits_deducted ?? null }),
-    sessionId: t.id({ nullable: true, description: 'The session to confirm with confirmClassBooking, when a purchase is required.', resolve: (r) => r.v3.session_id ?? null }),
-    sessionExpiresAt: t.field({ type: 'DateTime', nullable: true, description: 'When the session expires (24 hours after it was opened), when a purchase is required.', resolve: (r) => r.result.session?.expiresAt ?? null }),
+    booking: t.field({
+      type: BookingRef,
+      nullable: true,
+      description: 'The booking, when made now; null when a session was opened.',
+      resolve: (r) => r.result.booking ?? null,
+    }),
+    visitsDeducted: t.int({
+      nullable: true,
+      description: 'Visits taken for the booking, when booked now.',
+      resolve: (r) => r.v3.visits_deducted ?? null,
+    }),
+    sessionId: t.id({
+      nullable: true,
+      description: 'The session to confirm with confirmClassBooking, when a purchase is required.',
+      resolve: (r) => r.v3.session_id ?? null,
+    }),
+    sessionExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the session expires (24 hours after it was opened), when a purchase is required.',
+      resolve: (r) => r.result.session?.expiresAt ?? null,
+    }),
     copayOptions: t.field({
       type: [CopayOptionRef],
       nullable: true,
       description: 'What can be bought, when a co-pay is required; null otherwise.',
-      resolve: (r) => (r.v3.copay_required ? r.result.copayOptions ?? [] : null),
+      resolve: (r) => (r.v3.copay_required ? (r.result.copayOptions ?? []) : null),
     }),
-    visitsUsed: t.int({ nullable: true, description: 'Visits used this month, when extra visits are required.', resolve: (r) => r.v3.visits_used ?? null }),
-    maxVisits: t.int({ nullable: true, description: 'Visits the pass allows a month, when extra visits are required.', resolve: (r) => r.v3.max_visits ?? null }),
-    costPerVisit: t.int({ nullable: true, description: 'Price of one extra visit, minor units of `currency`, when extra visits are required.', resolve: (r) => r.v3.cost_per_visit ?? null }),
+    visitsUsed: t.int({
+      nullable: true,
+      description: 'Visits used this month, when extra visits are required.',
+      resolve: (r) => r.v3.visits_used ?? null,
+    }),
+    maxVisits: t.int({
+      nullable: true,
+      description: 'Visits the pass allows a month, when extra visits are required.',
+      resolve: (r) => r.v3.max_visits ?? null,
+    }),
+    costPerVisit: t.int({
+      nullable: true,
+      description: 'Price of one extra visit, minor units of `currency`, when extra visits are required.',
+      resolve: (r) => r.v3.cost_per_visit ?? null,
+    }),
     currency: t.string({ description: 'ISO-4217 currency code of the amounts.', resolve: (r) => r.v3.currency }),
     classInstanceId: t.id({ description: 'The class instance.', resolve: (r) => r.v3.class_instance_id }),
     className: t.string({ description: 'The class name.', resolve: (r) => r.v3.class_name }),
@@ -286,7 +417,11 @@ const ClassBookingInitiationRef = builder.objectRef<ClassInitiationShape>('Class
     date: t.field({ type: 'Date', description: "Class date in the provider's zone.", resolve: (r) => r.v3.date }),
     time: t.string({ description: "Class time in the provider's zone, HH:MM.", resolve: (r) => r.v3.time }),
     scheduledFor: t.field({ type: 'DateTime', description: 'The instant the class starts.', resolve: (r) => heldBy(r.result).startsAt }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the booking or the session was made.', resolve: (r) => heldBy(r.result).createdAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the booking or the session was made.',
+      resolve: (r) => heldBy(r.result).createdAt,
+    }),
   }),
 });
 
@@ -300,23 +435,30 @@ const BookingPayloadRef = builder.objectRef<{ booking: Booking }>('BookingPayloa
 builder.mutationFields((t) => ({
   bookSpa: t.field({
     type: SpaBookingInitiationRef,
-    description: 'Books a spa appointment: now, debiting the services’ credits, when the pass covers the spa; else opens a co-pay '
-      + 'session to confirm when every service carries a co-pay. Idempotency-Key accepted.',
+    description:
+      'Books a spa appointment: now, debiting the services’ credits, when the pass covers the spa; else opens a co-pay ' +
+      'session to confirm when every service carries a co-pay. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: BookSpaInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookSpaResult' } },
     resolve: async (_, { input }, ctx) => {
-      const result = await runMutation(ctx, (c) => bookSpa(c, {
-        spa_id: input.spaId, service_ids: input.serviceIds, date: input.date, time: input.time,
-        ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
-      }));
+      const result = await runMutation(ctx, (c) =>
+        bookSpa(c, {
+          spa_id: input.spaId,
+          service_ids: input.serviceIds,
+          date: input.date,
+          time: input.time,
+          ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
+        }),
+      );
       return { result, v3: presentSpaInitiation(result) };
     },
   }),
   confirmSpaBooking: t.field({
     type: BookingPayloadRef,
-    description: 'Confirms a spa co-pay session: debits the co-pay from the business account and books the slot, atomically. Idempotency-Key accepted.',
+    description:
+      'Confirms a spa co-pay session: debits the co-pay from the business account and books the slot, atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmSpaBookingInputRef, required: true }) },
@@ -325,39 +467,52 @@ builder.mutationFields((t) => ({
   }),
   bookClass: t.field({
     type: ClassBookingInitiationRef,
-    description: 'Books a place in a class instance: now, taking a visit, or opens a session when extra visits or a co-pay '
-      + 'must be bought first. Idempotency-Key accepted.',
+    description:
+      'Books a place in a class instance: now, taking a visit, or opens a session when extra visits or a co-pay ' +
+      'must be bought first. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: BookClassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookClassResult' } },
     resolve: async (_, { input }, ctx) => {
-      const result = await runMutation(ctx, (c) => bookClass(c, {
-        class_instance_id: input.classInstanceId,
-        ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
-      }));
+      const result = await runMutation(ctx, (c) =>
+        bookClass(c, {
+          class_instance_id: input.classInstanceId,
+          ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
+        }),
+      );
       return { result, v3: presentClassInitiation(result) };
     },
   }),
   confirmClassBooking: t.field({
     type: BookingPayloadRef,
-    description: 'Confirms a class session: buys the extra visits or the co-pay option (debiting the business account) and books, '
-      + 'atomically. Idempotency-Key accepted.',
+    description:
+      'Confirms a class session: buys the extra visits or the co-pay option (debiting the business account) and books, ' +
+      'atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmClassBookingInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'ConfirmClassBookingResult' } },
     resolve: async (_, { input }, ctx) => ({
-      booking: await runMutation(ctx, (c) => confirmClassBooking(c, input.sessionId, body({
-        number_of_visits: input.numberOfVisits, duration: input.duration, copay_package_id: input.copayPackageId,
-      }))),
+      booking: await runMutation(ctx, (c) =>
+        confirmClassBooking(
+          c,
+          input.sessionId,
+          body({
+            number_of_visits: input.numberOfVisits,
+            duration: input.duration,
+            copay_package_id: input.copayPackageId,
+          }),
+        ),
+      ),
     }),
   }),
   cancelBooking: t.field({
     type: BookingPayloadRef,
-    description: "Cancels a spa or class booking; the provider's cancellation policy decides the refund. A second cancel is "
-      + 'ConflictError already_cancelled. REST takes no Idempotency-Key on cancel; over GraphQL a key belongs to the whole '
-      + 'operation, so a cancelBooking sent with one is recorded and replayed like any mutation: send it without one.',
+    description:
+      "Cancels a spa or class booking; the provider's cancellation policy decides the refund. A second cancel is " +
+      'ConflictError already_cancelled. REST takes no Idempotency-Key on cancel; over GraphQL a key belongs to the whole ' +
+      'operation, so a cancelBooking sent with one is recorded and replayed like any mutation: send it without one.',
     authScopes: { reseller: true },
     args: { input: t.arg({ type: CancelBookingInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'CancelBookingResult' } },
@@ -365,15 +520,24 @@ builder.mutationFields((t) => ({
   }),
   rescheduleBooking: t.field({
     type: BookingPayloadRef,
-    description: 'Moves a booking: the old one becomes RESCHEDULED and the answer is the new PENDING booking (`rescheduledFrom` '
-      + 'names the old one), carrying what the old one paid; nothing is charged again. Idempotency-Key accepted.',
+    description:
+      'Moves a booking: the old one becomes RESCHEDULED and the answer is the new PENDING booking (`rescheduledFrom` ' +
+      'names the old one), carrying what the old one paid; nothing is charged again. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     args: { input: t.arg({ type: RescheduleBookingInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'RescheduleBookingResult' } },
     resolve: async (_, { input }, ctx) => ({
-      booking: await runMutation(ctx, (c) => rescheduleBooking(c, input.bookingId, body({
-        date: input.date, time: input.time, class_instance_id: input.classInstanceId,
-      }))),
+      booking: await runMutation(ctx, (c) =>
+        rescheduleBooking(
+          c,
+          input.bookingId,
+          body({
+            date: input.date,
+            time: input.time,
+            class_instance_id: input.classInstanceId,
+          }),
+        ),
+      ),
     }),
   }),
 }));

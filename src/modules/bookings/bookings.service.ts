@@ -12,8 +12,14 @@ import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.servi
 import { lockedSpaAlong, registerBookedIntervals, type BookedInterval, type SpaService } from '../spa/spa.service.ts';
 import type { Provider } from '../providers/providers.service.ts';
 import {
-  BookingSchema, BookingSessionSchema, bookingStatuses, bookingTypes,
-  type Booking, type BookingSession, type BookingStatus, type BookingType,
+  BookingSchema,
+  BookingSessionSchema,
+  bookingStatuses,
+  bookingTypes,
+  type Booking,
+  type BookingSession,
+  type BookingStatus,
+  type BookingType,
 } from './bookings.entity.ts';
 import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 
@@ -49,16 +55,31 @@ const LONGEST_APPOINTMENT = `${LONGEST_APPOINTMENT_MS / 1000} seconds`;
 // Those overlapping [from, to) start before `to` and, being at most a day long, after `from` less a
 // day: the index (provider_id, starts_at) then reads that range only, not every earlier appointment.
 registerBookedIntervals(async (em, providerId, from, to) => {
-  const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
+  const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(
+    em,
     sqlText`select starts_at, ends_at from booking
       where provider_id = ? and type = 'spa' and status in (${LIVE_STATUS_LIST}) and starts_at < ? and starts_at > ? and ends_at > ?`,
-    [providerId, to, new Date(from.getTime() - LONGEST_APPOINTMENT_MS), from]);
+    [providerId, to, new Date(from.getTime() - LONGEST_APPOINTMENT_MS), from],
+  );
   return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
 });
 
-export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt' | 'updatedAt' | 'refund' | 'rescheduledTo'
-  | 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>
-  & Partial<Pick<Booking, 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>>;
+export type NewBooking = Omit<
+  Booking,
+  | 'id'
+  | 'status'
+  | 'history'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'refund'
+  | 'rescheduledTo'
+  | 'rescheduledFrom'
+  | 'sessionId'
+  | 'visitEntitlementId'
+  | 'visitPeriod'
+  | 'copayAmount'
+> &
+  Partial<Pick<Booking, 'rescheduledFrom' | 'sessionId' | 'visitEntitlementId' | 'visitPeriod' | 'copayAmount'>>;
 
 /**
  * Inserts a new PENDING booking now (bookings always start PENDING; only the provider moves them
@@ -67,10 +88,19 @@ export type NewBooking = Omit<Booking, 'id' | 'status' | 'history' | 'createdAt'
  */
 export function insertBooking(em: TxEm, fields: NewBooking, at: Date, id = newId('booking', at.getTime())): Promise<Plain<Booking>> {
   return insertPlain(em, BookingSchema, {
-    rescheduledFrom: null, sessionId: null, visitEntitlementId: null, visitPeriod: null, copayAmount: null,
+    rescheduledFrom: null,
+    sessionId: null,
+    visitEntitlementId: null,
+    visitPeriod: null,
+    copayAmount: null,
     ...fields,
-    id, status: 'PENDING', rescheduledTo: null, refund: null,
-    history: [{ status: 'PENDING', at: at.toISOString() }], createdAt: at, updatedAt: at,
+    id,
+    status: 'PENDING',
+    rescheduledTo: null,
+    refund: null,
+    history: [{ status: 'PENDING', at: at.toISOString() }],
+    createdAt: at,
+    updatedAt: at,
   });
 }
 
@@ -98,7 +128,10 @@ export async function getOwnBooking(ctx: Ctx, id: string): Promise<Booking> {
   return booking;
 }
 
-export interface BookingFilters { status?: string; type?: string }
+export interface BookingFilters {
+  status?: string;
+  type?: string;
+}
 
 /** Filter values in any case (`pending`, `PENDING`); anything else is a 400 naming the filter. */
 export function parseBookingFilters(f: BookingFilters): { status?: BookingStatus; type?: BookingType } {
@@ -126,8 +159,13 @@ export type NewSession = Omit<BookingSession, 'id' | 'status' | 'bookingId' | 'e
 /** Inserts a new OPEN session that expires SESSION_LIFETIME_MS after `at`, now; a plain object like insertBooking's. */
 export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<Plain<BookingSession>> {
   return insertPlain(em, BookingSessionSchema, {
-    ...fields, id: newId('session', at.getTime()), status: 'OPEN', bookingId: null,
-    expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS), createdAt: at, updatedAt: at,
+    ...fields,
+    id: newId('session', at.getTime()),
+    status: 'OPEN',
+    bookingId: null,
+    expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS),
+    createdAt: at,
+    updatedAt: at,
   });
 }
 
@@ -140,11 +178,13 @@ export function insertSession(em: TxEm, fields: NewSession, at: Date): Promise<P
  */
 export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: BookingType): Promise<LockedSession> {
   const rows = isId('session', id)
-    ? await preparedWrite<Record<string, unknown>>(ctx.em,
-      sqlText`select bs.*, ${issuedPassAlong.columns(ctx.em)}
+    ? await preparedWrite<Record<string, unknown>>(
+        ctx.em,
+        sqlText`select bs.*, ${issuedPassAlong.columns(ctx.em)}
          from booking_session bs ${issuedPassAlong.joins('bs.issued_pass_id')}
         where bs.id = ? and bs.reseller_id = ? and bs.type = ? for update of bs`,
-      [issuedPassAlong.reseller(ctx), id, resellerOf(ctx).resellerId, type])
+        [issuedPassAlong.reseller(ctx), id, resellerOf(ctx).resellerId, type],
+      )
     : [];
   return lockedSession(ctx, id, type, rows);
 }
@@ -155,19 +195,27 @@ export async function lockOwnSession(ctx: Ctx & { em: TxEm }, id: string, type: 
  * appointment, in the same statement. Issued with readBookedAheadOfSession right behind it, the
  * confirm reads everything in one round trip.
  */
-export async function lockOwnSpaSession(ctx: Ctx & { em: TxEm }, id: string): Promise<LockedSession & { spa: () => { spa: Provider; services: SpaService[] } }> {
+export async function lockOwnSpaSession(
+  ctx: Ctx & { em: TxEm },
+  id: string,
+): Promise<LockedSession & { spa: () => { spa: Provider; services: SpaService[] } }> {
   const rows = isId('session', id)
-    ? await preparedWrite<Record<string, unknown>>(ctx.em,
-      sqlText`select bs.*, ${issuedPassAlong.columns(ctx.em)}, ${lockedSpaAlong.columns(ctx.em)}
+    ? await preparedWrite<Record<string, unknown>>(
+        ctx.em,
+        sqlText`select bs.*, ${issuedPassAlong.columns(ctx.em)}, ${lockedSpaAlong.columns(ctx.em)}
          from booking_session bs ${issuedPassAlong.joins('bs.issued_pass_id')} ${lockedSpaAlong.joins('bs.provider_id', 'bs.service_ids')}
         where bs.id = ? and bs.reseller_id = ? and bs.type = 'spa' for update of bs ${lockedSpaAlong.lock}`,
-      [issuedPassAlong.reseller(ctx), id, resellerOf(ctx).resellerId])
+        [issuedPassAlong.reseller(ctx), id, resellerOf(ctx).resellerId],
+      )
     : [];
   const locked = lockedSession(ctx, id, 'spa', rows);
   return { ...locked, spa: () => lockedSpaAlong.fromRows(ctx.em, locked.session.providerId, locked.session.serviceIds, rows) };
 }
 
-interface LockedSession { session: Plain<BookingSession>; heldPass: () => HeldPassWithClient }
+interface LockedSession {
+  session: Plain<BookingSession>;
+  heldPass: () => HeldPassWithClient;
+}
 
 function lockedSession(ctx: Ctx, id: string, type: BookingType, [row]: readonly Record<string, unknown>[]): LockedSession {
   if (!row) throw notFound(`${type} booking session`, id);
@@ -186,18 +234,24 @@ function lockedSession(ctx: Ctx, id: string, type: BookingType, [row]: readonly 
  */
 export async function readBookedAheadOfSession(em: TxEm, id: string, resellerId: string): Promise<BookedInterval[]> {
   if (!isId('session', id)) return [];
-  const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(em,
+  const rows = await preparedRead<{ starts_at: Date; ends_at: Date }>(
+    em,
     sqlText`with s as (select provider_id, starts_at, ends_at from booking_session where id = ? and reseller_id = ? and type = 'spa')
       select starts_at, ends_at from booking
        where provider_id = (select provider_id from s) and type = 'spa' and status in (${LIVE_STATUS_LIST})
          and starts_at < (select ends_at from s) and starts_at > (select starts_at from s) - ?::interval and ends_at > (select starts_at from s)`,
-    [id, resellerId, LONGEST_APPOINTMENT]);
+    [id, resellerId, LONGEST_APPOINTMENT],
+  );
   return rows.map((r) => ({ start: new Date(r.starts_at), end: new Date(r.ends_at) }));
 }
 
 /** A locked session (lockOwnSession) is used: CONFIRMED, naming the booking it made; queued like the booking's INSERT. */
 export async function markSessionUsed(em: TxEm, session: BookingSession, bookingId: string, at: Date): Promise<void> {
-  await queueWrite(em, `update booking_session set status = 'CONFIRMED', booking_id = ?, updated_at = ? where id = ?`, [bookingId, at, session.id]);
+  await queueWrite(em, `update booking_session set status = 'CONFIRMED', booking_id = ?, updated_at = ? where id = ?`, [
+    bookingId,
+    at,
+    session.id,
+  ]);
   Object.assign(session, { status: 'CONFIRMED', bookingId, updatedAt: at });
 }
 
@@ -219,26 +273,57 @@ const asError = (err: unknown): Error => {
  * (src/platform/pages-per-parent.ts). A cursor names one booking, so one client's list: that list is
  * paged by listClientBookings itself, and every other client's answers invalid_cursor, as REST does.
  */
-export async function bookingPagesOfClients(ctx: Ctx, clientIds: readonly string[], page: PageArgs, filters: BookingFilters): Promise<Map<string, Page<Booking> | Error>> {
+export async function bookingPagesOfClients(
+  ctx: Ctx,
+  clientIds: readonly string[],
+  page: PageArgs,
+  filters: BookingFilters,
+): Promise<Map<string, Page<Booking> | Error>> {
   const where = parseBookingFilters(filters);
   const { resellerId } = resellerOf(ctx);
   const ids = [...new Set(clientIds)];
   const cursor = page.startingAfter ?? page.endingBefore;
   if (cursor !== undefined) {
     const [owner] = isId('booking', cursor)
-      ? await ctx.em.execute<{ client_id: string }[]>('select client_id from booking where id = ? and reseller_id = ?', [cursor, resellerId])
+      ? await ctx.em.execute<{ client_id: string }[]>('select client_id from booking where id = ? and reseller_id = ?', [
+          cursor,
+          resellerId,
+        ])
       : [];
-    return new Map(await Promise.all(ids.map(async (id) => [
-      id,
-      id === owner?.client_id ? await listClientBookings(ctx, id, filters, page).catch(asError) : invalidCursor(page, cursor),
-    ] as const)));
+    return new Map(
+      await Promise.all(
+        ids.map(
+          async (id) =>
+            [
+              id,
+              id === owner?.client_id ? await listClientBookings(ctx, id, filters, page).catch(asError) : invalidCursor(page, cursor),
+            ] as const,
+        ),
+      ),
+    );
   }
   const conditions = ['b.reseller_id = ?'];
   const params: unknown[] = [resellerId];
-  if (where.status) { conditions.push('b.status = ?'); params.push(where.status); }
-  if (where.type) { conditions.push('b.type = ?'); params.push(where.type); }
-  const pages = await pagesPerParent(ctx.em, {
-    table: 'booking b', alias: 'b', parentColumn: 'client_id', descending: true, where: conditions, params,
-  }, ids, page);
+  if (where.status) {
+    conditions.push('b.status = ?');
+    params.push(where.status);
+  }
+  if (where.type) {
+    conditions.push('b.type = ?');
+    params.push(where.type);
+  }
+  const pages = await pagesPerParent(
+    ctx.em,
+    {
+      table: 'booking b',
+      alias: 'b',
+      parentColumn: 'client_id',
+      descending: true,
+      where: conditions,
+      params,
+    },
+    ids,
+    page,
+  );
   return mapPages(pages, (row) => ctx.em.map(BookingSchema, row));
 }

@@ -35,24 +35,42 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
   if (credits > 0) {
     await creditWallet(ctx.em, {
       // The wallet is the client's own, also when another reseller booked through a lookup (docs/partner-guide.md "Lookup").
-      resellerId: await walletResellerOf(ctx.em, booking.clientId), clientId: booking.clientId, amount: credits, at: now, bookingId: booking.id,
+      resellerId: await walletResellerOf(ctx.em, booking.clientId),
+      clientId: booking.clientId,
+      amount: credits,
+      at: now,
+      bookingId: booking.id,
       description: `Refund of cancelled booking ${booking.id} (${full ? 'full' : `${percent}%`})`,
     });
   }
   if (copay > 0) {
     await creditBusinessAccount(ctx.em, {
-      resellerId: booking.resellerId, amount: copay, at: now, referenceId: booking.id,
+      resellerId: booking.resellerId,
+      amount: copay,
+      at: now,
+      referenceId: booking.id,
       description: `Co-pay refund of cancelled booking ${booking.id} (${full ? 'full' : `${percent}%`})`,
     });
   }
-  const visits = full && booking.visitsDeducted > 0
-    ? await restoreVisit(ctx.em, {
-      issuedPassId: booking.issuedPassId, category: provider.category, entitlementId: booking.visitEntitlementId ?? null,
-      period: booking.visitPeriod ?? null, at: now, bookingId: booking.id,
-    })
-    : 0;
+  const visits =
+    full && booking.visitsDeducted > 0
+      ? await restoreVisit(ctx.em, {
+          issuedPassId: booking.issuedPassId,
+          category: provider.category,
+          entitlementId: booking.visitEntitlementId ?? null,
+          period: booking.visitPeriod ?? null,
+          at: now,
+          bookingId: booking.id,
+        })
+      : 0;
 
-  const refund: Refund = { policy: full ? 'FULL' : 'LATE', credits_refunded: credits, visits_restored: visits, copay_refunded: copay, currency: booking.currency };
+  const refund: Refund = {
+    policy: full ? 'FULL' : 'LATE',
+    credits_refunded: credits,
+    visits_restored: visits,
+    copay_refunded: copay,
+    currency: booking.currency,
+  };
   booking.refund = refund;
   moveTo(booking, 'CANCELLED', now);
   await ctx.em.flush();

@@ -6,7 +6,14 @@ import { resellerOf } from '../../platform/request-context.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import { checkSlot, spaBookingFields, type Appointment } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
-import { insertBooking, lockOwnSession, lockOwnSpaSession, markSessionUsed, readBookedAheadOfSession, type Booking } from './bookings.service.ts';
+import {
+  insertBooking,
+  lockOwnSession,
+  lockOwnSpaSession,
+  markSessionUsed,
+  readBookedAheadOfSession,
+  type Booking,
+} from './bookings.service.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from './eligibility.ts';
 
@@ -25,7 +32,8 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   // spa still puts the session's date and time at those instants. Refusals come in the order the
   // session, its holder, its spa and services, the slot.
   const [locked, booked] = await Promise.allSettled([
-    lockOwnSpaSession(ctx, sessionId), readBookedAheadOfSession(ctx.em, sessionId, resellerOf(ctx).resellerId),
+    lockOwnSpaSession(ctx, sessionId),
+    readBookedAheadOfSession(ctx.em, sessionId, resellerOf(ctx).resellerId),
   ]);
   if (locked.status === 'rejected') throw locked.reason;
   if (booked.status === 'rejected') throw booked.reason;
@@ -33,21 +41,40 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
   const now = ctx.clock.now();
   checkOpen(session, now);
   const holder = holderOfPass(ctx, heldPass(), session.startsAt);
-  const appointment: Appointment = { ...spa(), date: session.localDate, time: session.localTime, startsAt: session.startsAt, endsAt: session.endsAt };
+  const appointment: Appointment = {
+    ...spa(),
+    date: session.localDate,
+    time: session.localTime,
+    startsAt: session.startsAt,
+    endsAt: session.endsAt,
+  };
   await checkSlot(ctx, appointment, { from: session.startsAt, to: session.endsAt, intervals: booked.value });
   const id = newId('booking', now.getTime());
   const copay = session.copayAmount ?? 0;
-  const booking = await insertBooking(ctx.em, {
-    ...spaBookingFields(holder, appointment), payment: 'COPAY', visitsDeducted: 0, creditsCharged: 0,
-    copayAmount: copay, currency: session.currency, sessionId: session.id,
-  }, now, id);
+  const booking = await insertBooking(
+    ctx.em,
+    {
+      ...spaBookingFields(holder, appointment),
+      payment: 'COPAY',
+      visitsDeducted: 0,
+      creditsCharged: 0,
+      copayAmount: copay,
+      currency: session.currency,
+      sessionId: session.id,
+    },
+    now,
+    id,
+  );
   await markSessionUsed(ctx.em, session, booking.id, now);
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   // The co-pay moves the business account at COMMIT (src/modules/ledger/ledger.service.ts); an
   // overdraft is 422 insufficient_balance and rolls the writes above back.
   if (copay > 0) {
     await debitBusinessAccount(ctx.em, {
-      resellerId: session.resellerId, amount: copay, at: now, referenceId: id,
+      resellerId: session.resellerId,
+      amount: copay,
+      at: now,
+      referenceId: id,
       description: `Spa co-pay at ${appointment.spa.name} for ${session.clientId}`,
     });
   }
@@ -75,11 +102,25 @@ export async function confirmClassBooking(ctx: TxCtx, sessionId: string, raw: Co
 
   const id = newId('booking', now.getTime());
   const { entitlementId } = await buyVisits(ctx, session, purchase, {
-    category: slot.provider.category, providerId: slot.provider.id, at: now, referenceId: id, bookingSessionId: session.id, bookingId: id, reason: 'BOOKING',
+    category: slot.provider.category,
+    providerId: slot.provider.id,
+    at: now,
+    referenceId: id,
+    bookingSessionId: session.id,
+    bookingId: id,
+    reason: 'BOOKING',
   });
-  const booking = await bookInstance(ctx, holder, slot, {
-    payment: purchase.kind, visitEntitlementId: entitlementId, sessionId: session.id,
-  }, id);
+  const booking = await bookInstance(
+    ctx,
+    holder,
+    slot,
+    {
+      payment: purchase.kind,
+      visitEntitlementId: entitlementId,
+      sessionId: session.id,
+    },
+    id,
+  );
   await markSessionUsed(ctx.em, session, booking.id, now);
   return booking;
 }

@@ -6,8 +6,21 @@ import { parseInput, shortText } from '../../platform/validation.ts';
 import type { Client } from '../clients/clients.service.ts';
 import { debitBusinessAccount } from '../ledger/ledger.service.ts';
 import {
-  addDuration, effectiveStatus, getOwnClientWithCurrentPass, getOwnIssuedPass, getOwnIssuedPassByPasscode, grantEntitlement, idParam, takeEntitlementVisit,
-  type CategoryType, type Duration, type HeldPassWithClient, type IssuedPass, type PassCategory, type PassPackage, type VisitReason,
+  addDuration,
+  effectiveStatus,
+  getOwnClientWithCurrentPass,
+  getOwnIssuedPass,
+  getOwnIssuedPassByPasscode,
+  grantEntitlement,
+  idParam,
+  takeEntitlementVisit,
+  type CategoryType,
+  type Duration,
+  type HeldPassWithClient,
+  type IssuedPass,
+  type PassCategory,
+  type PassPackage,
+  type VisitReason,
 } from '../passes/passes.service.ts';
 import { coveredTiers, findCopayOptions, type Provider } from '../providers/providers.service.ts';
 import type { BookingSession } from './bookings.entity.ts';
@@ -23,14 +36,25 @@ export const holderFields = {
   last_name: shortText(100).optional(),
 };
 /** `pass_code`: the issued pass's 8-character passcode (access codes take it instead of `user_pass_id`). */
-export interface HolderInput { client_id?: string; user_pass_id?: string; pass_code?: string; first_name?: string; last_name?: string }
+export interface HolderInput {
+  client_id?: string;
+  user_pass_id?: string;
+  pass_code?: string;
+  first_name?: string;
+  last_name?: string;
+}
 
 /**
  * `resellerId` is the reseller acting (the caller's): it owns the bookings and sessions it makes and
  * pays their co-pays, also for a client of another reseller looked up with a token (docs/partner-guide.md "Lookup");
  * the wallet stays the client's own (`client.resellerId`).
  */
-export interface Holder { client: Client; issuedPass: IssuedPass; pass: PassPackage; resellerId: string }
+export interface Holder {
+  client: Client;
+  issuedPass: IssuedPass;
+  pass: PassPackage;
+  resellerId: string;
+}
 
 /**
  * The client and its issued pass, which must be ACTIVE now and still valid when the appointment
@@ -61,7 +85,10 @@ export async function holderOf(ctx: Ctx, input: HolderInput, startsAt?: Date): P
     ({ client, held } = await getOwnClientWithCurrentPass(ctx, input.client_id!, 'client_id'));
     if (!held) throw new DomainError('pass_not_active', `Client '${client.id}' holds no pass`);
   }
-  for (const [field, value, actual] of [['first_name', input.first_name, client.firstName], ['last_name', input.last_name, client.lastName]] as const) {
+  for (const [field, value, actual] of [
+    ['first_name', input.first_name, client.firstName],
+    ['last_name', input.last_name, client.lastName],
+  ] as const) {
     if (value !== undefined && value.toLowerCase() !== actual.toLowerCase()) {
       throw validationError(field, `${field} does not match client '${client.id}'`);
     }
@@ -86,7 +113,10 @@ export function checkPassLasts(holder: Holder, startsAt: Date): void {
 }
 
 /** How a pass meets a provider: `covered` when one of its categories has the provider's category and tier. */
-export interface Coverage { covered: boolean; category: PassCategory | undefined }
+export interface Coverage {
+  covered: boolean;
+  category: PassCategory | undefined;
+}
 
 export function coverageOf(pass: PassPackage, provider: Pick<Provider, 'category' | 'tier'>): Coverage {
   const covered = coveredTiers(pass).some((c) => c.category === provider.category && c.tiers.includes(provider.tier));
@@ -111,7 +141,10 @@ export function costPerVisit(pass: PassPackage, category: PassCategory): number 
 /** The session must still be OPEN and younger than 24 hours. */
 export function checkOpen(session: Pick<BookingSession, 'id' | 'status' | 'expiresAt'> & { bookingId?: string | null }, now: Date): void {
   if (session.status === 'CONFIRMED') {
-    throw new DomainError('session_already_confirmed', `Session '${session.id}' was already confirmed${session.bookingId ? ` (booking ${session.bookingId})` : ''}`);
+    throw new DomainError(
+      'session_already_confirmed',
+      `Session '${session.id}' was already confirmed${session.bookingId ? ` (booking ${session.bookingId})` : ''}`,
+    );
   }
   if (session.status === 'EXPIRED' || session.expiresAt.getTime() <= now.getTime()) {
     throw new DomainError('session_expired', `Session '${session.id}' expired; start the booking again`);
@@ -128,17 +161,33 @@ export const purchaseInput = z.strictObject({ ...extraVisitsInput.partial().shap
 export type PurchaseInput = z.input<typeof purchaseInput>;
 
 /** The session fields a purchase reads and records. */
-export type PurchasingSession = Pick<BookingSession, 'id' | 'resellerId' | 'clientId' | 'issuedPassId' | 'currency' | 'costPerVisit' | 'copayOptionIds'>;
+export type PurchasingSession = Pick<
+  BookingSession,
+  'id' | 'resellerId' | 'clientId' | 'issuedPassId' | 'currency' | 'costPerVisit' | 'copayOptionIds'
+>;
 
 /** What a confirm buys: extra visits of the pass's category, or a co-pay option at one provider. */
-export interface Purchase { kind: 'EXTRA_VISITS' | 'COPAY'; amount: number; visits: number; validUntil: Date; copayOptionId: string | null; description: string }
+export interface Purchase {
+  kind: 'EXTRA_VISITS' | 'COPAY';
+  amount: number;
+  visits: number;
+  validUntil: Date;
+  copayOptionId: string | null;
+  description: string;
+}
 
 /**
  * The purchase a confirm's body asks for, for a session that `buys` extra visits
  * (`{number_of_visits, duration}`: cost_per_visit × number_of_visits) or a co-pay
  * (`{copay_package_id}`: one of the options it offered, at its client_copay_amount).
  */
-export async function purchaseOf(ctx: Ctx, session: PurchasingSession, buys: Purchase['kind'], raw: PurchaseInput, now: Date): Promise<Purchase> {
+export async function purchaseOf(
+  ctx: Ctx,
+  session: PurchasingSession,
+  buys: Purchase['kind'],
+  raw: PurchaseInput,
+  now: Date,
+): Promise<Purchase> {
   refuseOtherKindsFields(session, buys, raw);
   return buys === 'EXTRA_VISITS' ? extraVisits(session, raw, now) : copayPackage(ctx, session, raw, now);
 }
@@ -151,26 +200,56 @@ export async function purchaseOf(ctx: Ctx, session: PurchasingSession, buys: Pur
  * its balance moving at COMMIT (src/modules/ledger/ledger.service.ts); an overdraft is 422
  * insufficient_balance and rolls back the rest.
  */
-export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase: Purchase, visit: {
-  category: CategoryType; providerId?: string; at: Date; referenceId: string; bookingSessionId: string | null;
-  bookingId?: string; accessCodeId?: string; reason: VisitReason;
-}): Promise<{ entitlementId: string }> {
+export async function buyVisits(
+  ctx: TxCtx,
+  session: PurchasingSession,
+  purchase: Purchase,
+  visit: {
+    category: CategoryType;
+    providerId?: string;
+    at: Date;
+    referenceId: string;
+    bookingSessionId: string | null;
+    bookingId?: string;
+    accessCodeId?: string;
+    reason: VisitReason;
+  },
+): Promise<{ entitlementId: string }> {
   const { at } = visit;
   const providerId = purchase.kind === 'COPAY' ? visit.providerId : undefined;
   grantEntitlement(ctx.em, {
-    resellerId: session.resellerId, clientId: session.clientId, issuedPassId: session.issuedPassId, kind: purchase.kind,
-    category: visit.category, providerId: providerId ?? null,
-    copayOptionId: purchase.copayOptionId, visitsTotal: purchase.visits, amountPaid: purchase.amount, currency: session.currency,
-    validFrom: at, validUntil: purchase.validUntil, sessionId: visit.bookingSessionId,
+    resellerId: session.resellerId,
+    clientId: session.clientId,
+    issuedPassId: session.issuedPassId,
+    kind: purchase.kind,
+    category: visit.category,
+    providerId: providerId ?? null,
+    copayOptionId: purchase.copayOptionId,
+    visitsTotal: purchase.visits,
+    amountPaid: purchase.amount,
+    currency: session.currency,
+    validFrom: at,
+    validUntil: purchase.validUntil,
+    sessionId: visit.bookingSessionId,
   });
   await ctx.em.flush();
   const entitlementId = await takeEntitlementVisit(ctx.em, {
-    clientId: session.clientId, kind: purchase.kind, category: visit.category, ...(providerId ? { providerId } : {}), at,
-    ...(visit.bookingId ? { bookingId: visit.bookingId } : {}), ...(visit.accessCodeId ? { accessCodeId: visit.accessCodeId } : {}), reason: visit.reason,
+    clientId: session.clientId,
+    kind: purchase.kind,
+    category: visit.category,
+    ...(providerId ? { providerId } : {}),
+    at,
+    ...(visit.bookingId ? { bookingId: visit.bookingId } : {}),
+    ...(visit.accessCodeId ? { accessCodeId: visit.accessCodeId } : {}),
+    reason: visit.reason,
   });
   if (purchase.amount > 0) {
     await debitBusinessAccount(ctx.em, {
-      resellerId: session.resellerId, amount: purchase.amount, at, referenceId: visit.referenceId, description: purchase.description,
+      resellerId: session.resellerId,
+      amount: purchase.amount,
+      at,
+      referenceId: visit.referenceId,
+      description: purchase.description,
     });
   }
   return { entitlementId: entitlementId! };
@@ -178,9 +257,10 @@ export async function buyVisits(ctx: TxCtx, session: PurchasingSession, purchase
 
 /** A field of the other session type is named first: it says the caller confirms the wrong kind of session. */
 function refuseOtherKindsFields(session: PurchasingSession, buys: Purchase['kind'], raw: PurchaseInput): void {
-  const [takes, needs] = buys === 'EXTRA_VISITS'
-    ? [extraVisitsInput, 'number_of_visits and duration (an extra-visits session)']
-    : [copayPackageInput, 'copay_package_id (a co-pay session)'];
+  const [takes, needs] =
+    buys === 'EXTRA_VISITS'
+      ? [extraVisitsInput, 'number_of_visits and duration (an extra-visits session)']
+      : [copayPackageInput, 'copay_package_id (a co-pay session)'];
   const foreign = Object.keys(raw ?? {}).find((k) => !(k in takes.shape));
   if (foreign !== undefined) throw validationError(foreign, `Session '${session.id}' does not take '${foreign}': send ${needs}`);
 }
@@ -189,7 +269,10 @@ function extraVisits(session: PurchasingSession, raw: PurchaseInput, now: Date):
   const input = parseInput(extraVisitsInput, raw);
   const amount = (session.costPerVisit ?? 0) * input.number_of_visits;
   return {
-    kind: 'EXTRA_VISITS', amount, visits: input.number_of_visits, copayOptionId: null,
+    kind: 'EXTRA_VISITS',
+    amount,
+    visits: input.number_of_visits,
+    copayOptionId: null,
     // MONTHLY: usable until the month's counters start again; ANNUALLY: for twelve months.
     validUntil: input.duration === 'MONTHLY' ? startOfNextMonth(now) : addDuration(now, 'ANNUALLY'),
     description: `${input.number_of_visits} extra visit(s) (${input.duration}) for ${session.clientId}`,
@@ -206,7 +289,10 @@ async function copayPackage(ctx: Ctx, session: PurchasingSession, raw: PurchaseI
     throw validationError('copay_package_id', `Co-pay option '${input.copay_package_id}' is no longer offered`);
   }
   return {
-    kind: 'COPAY', amount: option.clientCopayAmount, visits: option.maxVisits, copayOptionId: option.id,
+    kind: 'COPAY',
+    amount: option.clientCopayAmount,
+    visits: option.maxVisits,
+    copayOptionId: option.id,
     validUntil: new Date(now.getTime() + option.visitDurationDays * 86_400_000),
     description: `Co-pay '${option.name}' for ${session.clientId}`,
   };

@@ -15,20 +15,25 @@ import { presentBookingSession } from './bookings.presenter.ts';
  * waited for; its own check refuses an expired session anyway). Returns how many sessions expired.
  */
 export function expireBookingSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  return sweepInBatches(em, deps.clock, {
-    sql: `select id from booking_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-  }, async (tx, ids, now) => {
-    const sessions = await tx.find(BookingSessionSchema, { id: { $in: ids } });
-    for (const session of sessions) {
-      session.status = 'EXPIRED';
-      session.updatedAt = now;
-    }
-    await tx.flush();
-    // The sweep is no reseller's request: its events name the reseller that opened each session.
-    const ctx = backgroundCtx(tx, deps);
-    for (const session of sessions) {
-      await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
-    }
-    return sessions.length;
-  });
+  return sweepInBatches(
+    em,
+    deps.clock,
+    {
+      sql: `select id from booking_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+    },
+    async (tx, ids, now) => {
+      const sessions = await tx.find(BookingSessionSchema, { id: { $in: ids } });
+      for (const session of sessions) {
+        session.status = 'EXPIRED';
+        session.updatedAt = now;
+      }
+      await tx.flush();
+      // The sweep is no reseller's request: its events name the reseller that opened each session.
+      const ctx = backgroundCtx(tx, deps);
+      for (const session of sessions) {
+        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
+      }
+      return sessions.length;
+    },
+  );
 }

@@ -14,13 +14,23 @@ const authErrors = ['validation_error', 'invalid_api_key', 'permission_denied'] 
 const NO_KEY = 'No Idempotency-Key (its records are kept per reseller): a repeat is 409 booking_status_conflict and changes nothing';
 
 const providerBookingsQuery = pageQuerySchema.extend({
-  status: z.string().optional().describe(`Only bookings in this status: ${bookingStatuses.join(', ')} (any case)`),
-  type: z.string().optional().describe(`Only bookings of this type: ${bookingTypes.join(', ')} (any case)`),
+  status: z
+    .string()
+    .optional()
+    .describe(`Only bookings in this status: ${bookingStatuses.join(', ')} (any case)`),
+  type: z
+    .string()
+    .optional()
+    .describe(`Only bookings of this type: ${bookingTypes.join(', ')} (any case)`),
 });
 
 export const providerBookingsRoutes = defineRoutes([
   {
-    method: 'GET', path: '/bookings', operationId: 'listProviderBookings', tag: 'Provider bookings', paginated: true,
+    method: 'GET',
+    path: '/bookings',
+    operationId: 'listProviderBookings',
+    tag: 'Provider bookings',
+    paginated: true,
     summary: "Get the provider's bookings (every reseller's), newest first, optionally of one status and type",
     query: providerBookingsQuery,
     success: { status: 200, description: 'A list of `booking` objects', schema: listOf(bookingSchema) },
@@ -31,7 +41,10 @@ export const providerBookingsRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/bookings/{id}', operationId: 'getProviderBooking', tag: 'Provider bookings',
+    method: 'GET',
+    path: '/bookings/{id}',
+    operationId: 'getProviderBooking',
+    tag: 'Provider bookings',
     summary: "Get one of the provider's bookings",
     success: { status: 200, description: 'A `booking`', schema: bookingSchema },
     errors: [...authErrors, 'resource_not_found'],
@@ -40,7 +53,10 @@ export const providerBookingsRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/bookings/{id}/confirm', operationId: 'confirmProviderBooking', tag: 'Provider bookings',
+    method: 'POST',
+    path: '/bookings/{id}/confirm',
+    operationId: 'confirmProviderBooking',
+    tag: 'Provider bookings',
     summary: `Confirm a PENDING booking (CONFIRMED; event booking.confirmed). ${NO_KEY}`,
     success: { status: 200, description: 'The CONFIRMED `booking`', schema: bookingSchema },
     errors: [...authErrors, 'resource_not_found', 'booking_status_conflict'],
@@ -49,7 +65,10 @@ export const providerBookingsRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/bookings/{id}/check-in', operationId: 'checkInProviderBooking', tag: 'Provider bookings',
+    method: 'POST',
+    path: '/bookings/{id}/check-in',
+    operationId: 'checkInProviderBooking',
+    tag: 'Provider bookings',
     summary: `Check the client in for a CONFIRMED booking (COMPLETED; event booking.completed). ${NO_KEY}`,
     success: { status: 200, description: 'The COMPLETED `booking`', schema: bookingSchema },
     errors: [...authErrors, 'resource_not_found', 'booking_status_conflict'],

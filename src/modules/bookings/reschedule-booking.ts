@@ -41,12 +41,19 @@ export async function rescheduleBooking(ctx: TxCtx, id: string, raw: RescheduleI
 
 /** What the old booking paid, carried over to the new one. */
 const paidBy = (b: Booking) => ({
-  payment: b.payment, visitsDeducted: b.visitsDeducted, visitPeriod: b.visitPeriod, visitEntitlementId: b.visitEntitlementId,
-  creditsCharged: b.creditsCharged, copayAmount: b.copayAmount, currency: b.currency, rescheduledFrom: b.id,
+  payment: b.payment,
+  visitsDeducted: b.visitsDeducted,
+  visitPeriod: b.visitPeriod,
+  visitEntitlementId: b.visitEntitlementId,
+  creditsCharged: b.creditsCharged,
+  copayAmount: b.copayAmount,
+  currency: b.currency,
+  rescheduledFrom: b.id,
 });
 
 async function moveSpa(ctx: TxCtx, old: Booking, input: z.infer<typeof rescheduleInput>): Promise<Booking> {
-  if (input.class_instance_id !== undefined) throw validationError('class_instance_id', 'A spa appointment moves to a date and time, not a class instance');
+  if (input.class_instance_id !== undefined)
+    throw validationError('class_instance_id', 'A spa appointment moves to a date and time, not a class instance');
   if (input.date === undefined) throw validationError('date', "Missing required field 'date'");
   if (input.time === undefined) throw validationError('time', "Missing required field 'time'");
   const appointment = await appointmentOf(ctx, { spa_id: old.providerId, service_ids: old.serviceIds, date: input.date, time: input.time });
@@ -56,21 +63,33 @@ async function moveSpa(ctx: TxCtx, old: Booking, input: z.infer<typeof reschedul
   await ctx.em.flush();
   await checkSlot(ctx, appointment);
   const now = ctx.clock.now();
-  const booking = await insertBooking(ctx.em, { ...spaBookingFields(holder, appointment), ...paidBy(old) }, now, newId('booking', now.getTime()));
+  const booking = await insertBooking(
+    ctx.em,
+    { ...spaBookingFields(holder, appointment), ...paidBy(old) },
+    now,
+    newId('booking', now.getTime()),
+  );
   await recordEvent(ctx, 'booking.created', presentBooking(booking));
   return booking;
 }
 
 async function moveClass(ctx: TxCtx, old: Booking, input: z.infer<typeof rescheduleInput>): Promise<Booking> {
   const target = input.class_instance_id;
-  if (input.date !== undefined || input.time !== undefined) throw validationError(input.date !== undefined ? 'date' : 'time', 'A class booking moves to another class instance: send class_instance_id');
+  if (input.date !== undefined || input.time !== undefined)
+    throw validationError(
+      input.date !== undefined ? 'date' : 'time',
+      'A class booking moves to another class instance: send class_instance_id',
+    );
   if (target === undefined) throw validationError('class_instance_id', "Missing required field 'class_instance_id'");
   if (target === old.classInstanceId) throw validationError('class_instance_id', 'The booking is already for this class instance');
   // Both instances locked in id order, so two moves in opposite directions cannot deadlock.
   if (old.classInstanceId! < target) await lockClassInstance(ctx.em, old.classInstanceId!);
   const slot = await lockBookableInstance(ctx, target);
   if (slot.provider.id !== old.providerId) {
-    throw validationError('class_instance_id', 'A booking moves to another instance at the same provider; cancel it and book there instead');
+    throw validationError(
+      'class_instance_id',
+      'A booking moves to another instance at the same provider; cancel it and book there instead',
+    );
   }
   const holder = await holderOf(ctx, { user_pass_id: old.issuedPassId }, slot.instance.startsAt);
   moveTo(old, 'RESCHEDULED', ctx.clock.now());
@@ -78,5 +97,11 @@ async function moveClass(ctx: TxCtx, old: Booking, input: z.infer<typeof resched
   await checkSpot(ctx, slot, holder.client.id);
   await releaseSpot(ctx.em, old.classInstanceId!);
   const { payment, visitPeriod, visitEntitlementId, rescheduledFrom } = paidBy(old);
-  return bookInstance(ctx, holder, slot, { payment, visitPeriod, visitEntitlementId, rescheduledFrom }, newId('booking', ctx.clock.now().getTime()));
+  return bookInstance(
+    ctx,
+    holder,
+    slot,
+    { payment, visitPeriod, visitEntitlementId, rescheduledFrom },
+    newId('booking', ctx.clock.now().getTime()),
+  );
 }

@@ -25,21 +25,51 @@ const tables: Record<CatalogSection, Table> = {
   providers: {
     name: 'provider',
     columns: {
-      id: 'text', name: 'text', category: 'text', tier: 'text', description: 'text', address: 'text', city: 'text',
-      country: 'text', lat: 'float8', lon: 'float8', timezone: 'text', free_cancellation_hours: 'int',
-      late_cancellation_refund_percent: 'int', opening_hours: 'jsonb', room_capacity: 'int', created_at: 'timestamptz',
+      id: 'text',
+      name: 'text',
+      category: 'text',
+      tier: 'text',
+      description: 'text',
+      address: 'text',
+      city: 'text',
+      country: 'text',
+      lat: 'float8',
+      lon: 'float8',
+      timezone: 'text',
+      free_cancellation_hours: 'int',
+      late_cancellation_refund_percent: 'int',
+      opening_hours: 'jsonb',
+      room_capacity: 'int',
+      created_at: 'timestamptz',
     },
   },
   copay_options: {
     name: 'copay_option',
     columns: {
-      id: 'text', provider_id: 'text', name: 'text', currency: 'text', tiers: 'jsonb', max_visits: 'int',
-      visit_duration_days: 'int', client_copay_amount: 'int8', client_copay_credits: 'int8', created_at: 'timestamptz',
+      id: 'text',
+      provider_id: 'text',
+      name: 'text',
+      currency: 'text',
+      tiers: 'jsonb',
+      max_visits: 'int',
+      visit_duration_days: 'int',
+      client_copay_amount: 'int8',
+      client_copay_credits: 'int8',
+      created_at: 'timestamptz',
     },
   },
   spa_services: {
     name: 'spa_service',
-    columns: { id: 'text', provider_id: 'text', name: 'text', duration_minutes: 'int', credits: 'int8', copay_amount: 'int8', currency: 'text', created_at: 'timestamptz' },
+    columns: {
+      id: 'text',
+      provider_id: 'text',
+      name: 'text',
+      duration_minutes: 'int',
+      credits: 'int8',
+      copay_amount: 'int8',
+      currency: 'text',
+      created_at: 'timestamptz',
+    },
   },
   class_categories: {
     name: 'class_category',
@@ -47,18 +77,42 @@ const tables: Record<CatalogSection, Table> = {
   },
   classes: {
     name: 'class',
-    columns: { id: 'text', provider_id: 'text', category_id: 'text', name: 'text', description: 'text', duration_minutes: 'int', created_at: 'timestamptz' },
+    columns: {
+      id: 'text',
+      provider_id: 'text',
+      category_id: 'text',
+      name: 'text',
+      description: 'text',
+      duration_minutes: 'int',
+      created_at: 'timestamptz',
+    },
   },
   class_instances: {
     name: 'class_instance',
     // spots_taken is not imported: bookings own it (it keeps its default, or its stored value).
-    columns: { id: 'text', class_id: 'text', starts_at: 'timestamptz', local_date: 'date', capacity: 'int', status: 'text', created_at: 'timestamptz' },
+    columns: {
+      id: 'text',
+      class_id: 'text',
+      starts_at: 'timestamptz',
+      local_date: 'date',
+      capacity: 'int',
+      status: 'text',
+      created_at: 'timestamptz',
+    },
   },
   pass_packages: {
     name: 'pass_package',
     columns: {
-      id: 'text', reseller_id: 'text', name: 'text', description: 'text', price: 'int8', currency: 'text',
-      duration: 'text', payment_model: 'text', categories: 'jsonb', created_at: 'timestamptz',
+      id: 'text',
+      reseller_id: 'text',
+      name: 'text',
+      description: 'text',
+      price: 'int8',
+      currency: 'text',
+      duration: 'text',
+      payment_model: 'text',
+      categories: 'jsonb',
+      created_at: 'timestamptz',
     },
   },
 };
@@ -66,14 +120,20 @@ const tables: Record<CatalogSection, Table> = {
 /** Table rows (snake_case, as jsonb_to_recordset reads them) of one section. */
 function rowsOf(catalog: ValidCatalog, section: CatalogSection, at: string): Record<string, unknown>[] {
   switch (section) {
-    case 'providers': return catalog.providers.map(({ opening_hours, cancellation_policy, ...p }) => ({
-      ...p, opening_hours, ...cancellation_policy, created_at: at,
-    }));
-    case 'class_instances': return catalog.class_instances.map(({ date: _date, time: _time, ...i }) => {
-      const start = catalog.instanceStarts.get(i.id)!;
-      return { ...i, starts_at: start.startsAt.toISOString(), local_date: start.localDate, created_at: at };
-    });
-    default: return (catalog[section] as object[]).map((r) => ({ ...r, created_at: at }));
+    case 'providers':
+      return catalog.providers.map(({ opening_hours, cancellation_policy, ...p }) => ({
+        ...p,
+        opening_hours,
+        ...cancellation_policy,
+        created_at: at,
+      }));
+    case 'class_instances':
+      return catalog.class_instances.map(({ date: _date, time: _time, ...i }) => {
+        const start = catalog.instanceStarts.get(i.id)!;
+        return { ...i, starts_at: start.startsAt.toISOString(), local_date: start.localDate, created_at: at };
+      });
+    default:
+      return (catalog[section] as object[]).map((r) => ({ ...r, created_at: at }));
   }
 }
 
@@ -81,7 +141,11 @@ function rowsOf(catalog: ValidCatalog, section: CatalogSection, at: string): Rec
  * One multi-row upsert. Rows travel as a single jsonb parameter (no 65,535-placeholder limit);
  * a row equal to the stored one is not rewritten, so re-importing a file changes nothing.
  */
-async function upsertBatch(em: EntityManager, table: Table, rows: Record<string, unknown>[]): Promise<{ inserted: number; updated: number }> {
+async function upsertBatch(
+  em: EntityManager,
+  table: Table,
+  rows: Record<string, unknown>[],
+): Promise<{ inserted: number; updated: number }> {
   const columns = Object.keys(table.columns);
   // created_at stays the first import's time.
   const changing = columns.filter((c) => c !== 'id' && c !== 'created_at');
@@ -103,7 +167,11 @@ async function upsertBatch(em: EntityManager, table: Table, rows: Record<string,
  * Validates `input` (a parsed catalogue file) and writes it in `em`'s transaction, opening one
  * when `em` is not in one. Throws CatalogRejected, before writing anything, when a record is bad.
  */
-export async function importCatalog(em: EntityManager, input: unknown, opts: { at: Date; onProgress?: ImportProgress; batchSize?: number }): Promise<ImportCounts> {
+export async function importCatalog(
+  em: EntityManager,
+  input: unknown,
+  opts: { at: Date; onProgress?: ImportProgress; batchSize?: number },
+): Promise<ImportCounts> {
   const batchSize = opts.batchSize ?? IMPORT_BATCH_SIZE;
   return withTransaction(em, async (tx) => {
     const catalog = await validateCatalog(tx, input, (done, total) => opts.onProgress?.('validate', done, total));

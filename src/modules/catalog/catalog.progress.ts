@@ -29,7 +29,9 @@ export function progressReporter(out: NodeJS.WritableStream & { isTTY?: boolean;
       lastDraw = now;
       const share = total === 0 ? 1 : done / total;
       const filled = Math.round(share * BAR_WIDTH);
-      out.write(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(share * 100)).padStart(3)}% ${label} ${done}/${total}`);
+      out.write(
+        `\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(share * 100)).padStart(3)}% ${label} ${done}/${total}`,
+      );
       open = true;
     } else {
       const decile = total === 0 ? 10 : Math.floor((done / total) * 10);

@@ -9,8 +9,10 @@ import { durations, paymentModels } from '../passes/passes.service.ts';
 // The catalogue file (docs/catalog-format.md): one JSON document of record arrays. Records are
 // strict (an unknown field is a typo, reported rather than dropped) and carry their own prefixed ids.
 
-const id = (kind: IdKind) => z.string({ error: `Expected a ${idPrefixes[kind]}_ id` })
-  .refine((v) => isId(kind, v), `Expected a ${kind} id: '${idPrefixes[kind]}_' followed by a 26-character ULID`);
+const id = (kind: IdKind) =>
+  z
+    .string({ error: `Expected a ${idPrefixes[kind]}_ id` })
+    .refine((v) => isId(kind, v), `Expected a ${kind} id: '${idPrefixes[kind]}_' followed by a 26-character ULID`);
 
 const text = (max: number) => z.string().max(max).refine(noNul, 'Must not contain NUL characters');
 const count = (min: number, max: number) => z.int().min(min).max(max);
@@ -20,16 +22,27 @@ const currency = z.string().regex(/^[A-Z]{3}$/, 'Expected an ISO-4217 currency c
 const tier = z.string().regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'Expected an upper-case tier label, e.g. GOLD');
 const localTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Expected a local time as HH:MM (00:00–23:59)');
 
-const interval = z.strictObject({ open: localTime, close: localTime })
+const interval = z
+  .strictObject({ open: localTime, close: localTime })
   .refine((i) => minutesOf(i.open) < minutesOf(i.close), { message: 'close must be after open', path: ['close'] });
 
-const openingHours = z.strictObject(Object.fromEntries(weekdays.map((d) => [d, z.array(interval).max(8).optional()])) as Record<(typeof weekdays)[number], z.ZodOptional<z.ZodArray<typeof interval>>>)
+const openingHours = z
+  .strictObject(
+    Object.fromEntries(weekdays.map((d) => [d, z.array(interval).max(8).optional()])) as Record<
+      (typeof weekdays)[number],
+      z.ZodOptional<z.ZodArray<typeof interval>>
+    >,
+  )
   .superRefine((hours, ctx) => {
     for (const day of weekdays) {
       const sorted = [...(hours[day] ?? [])].sort((a, b) => minutesOf(a.open) - minutesOf(b.open));
       for (let i = 1; i < sorted.length; i++) {
         if (minutesOf(sorted[i].open) < minutesOf(sorted[i - 1].close)) {
-          ctx.addIssue({ code: 'custom', path: [day], message: `intervals overlap (${sorted[i - 1].open}–${sorted[i - 1].close} and ${sorted[i].open}–${sorted[i].close})` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [day],
+            message: `intervals overlap (${sorted[i - 1].open}–${sorted[i - 1].close} and ${sorted[i].open}–${sorted[i].close})`,
+          });
         }
       }
     }
@@ -49,10 +62,12 @@ export const providerRecord = z.strictObject({
   timezone: z.string().refine(isTimeZone, 'Expected an IANA time zone, e.g. Europe/Berlin'),
   opening_hours: openingHours,
   room_capacity: count(1, 1000).default(1),
-  cancellation_policy: z.strictObject({
-    free_cancellation_hours: count(0, 720),
-    late_cancellation_refund_percent: count(0, 100),
-  }).default({ free_cancellation_hours: 24, late_cancellation_refund_percent: 0 }),
+  cancellation_policy: z
+    .strictObject({
+      free_cancellation_hours: count(0, 720),
+      late_cancellation_refund_percent: count(0, 100),
+    })
+    .default({ free_cancellation_hours: 24, late_cancellation_refund_percent: 0 }),
 });
 
 export const copayOptionRecord = z.strictObject({
@@ -112,12 +127,18 @@ export const passPackageRecord = z.strictObject({
   currency,
   duration: z.enum(durations),
   payment_model: z.enum(paymentModels),
-  categories: z.array(z.strictObject({
-    type: z.enum(providerCategories),
-    tiers: z.array(tier).min(1).max(20),
-    visits_allowed: count(1, 10_000).nullable(),
-    credit_allocated: amount,
-  })).min(1).max(2).refine((cs) => new Set(cs.map((c) => c.type)).size === cs.length, 'Each category type (GYM, SPA) at most once'),
+  categories: z
+    .array(
+      z.strictObject({
+        type: z.enum(providerCategories),
+        tiers: z.array(tier).min(1).max(20),
+        visits_allowed: count(1, 10_000).nullable(),
+        credit_allocated: amount,
+      }),
+    )
+    .min(1)
+    .max(2)
+    .refine((cs) => new Set(cs.map((c) => c.type)).size === cs.length, 'Each category type (GYM, SPA) at most once'),
 });
 
 /** Record kinds in the order they are written (references point backwards only). */

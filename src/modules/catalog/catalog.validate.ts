@@ -8,7 +8,10 @@ import { catalogSections, sectionNames, type Catalog, type CatalogSection } from
 
 export const MAX_REPORTED_PROBLEMS = 50;
 
-export interface CatalogProblem { at: string; message: string }
+export interface CatalogProblem {
+  at: string;
+  message: string;
+}
 
 /** The file was refused: nothing was written. `problems` holds the first 50 of `total`. */
 export class CatalogRejected extends Error {
@@ -47,7 +50,10 @@ function issuePath(path: readonly PropertyKey[]): string {
 
 function describeIssue(issue: z.core.$ZodIssue): { path: string; message: string } {
   if (issue.code === 'unrecognized_keys') {
-    return { path: issuePath([...issue.path, issue.keys[0]]), message: `Unknown field${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `'${k}'`).join(', ')}` : ''}` };
+    return {
+      path: issuePath([...issue.path, issue.keys[0]]),
+      message: `Unknown field${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `'${k}'`).join(', ')}` : ''}`,
+    };
   }
   if (issue.code === 'invalid_type' && issue.input === undefined) return { path: issuePath(issue.path), message: 'Missing required field' };
   return { path: issuePath(issue.path), message: issue.message };
@@ -60,15 +66,29 @@ async function loadByIds<T extends { id: string }>(em: EntityManager, select: st
   const all = [...new Set(ids)];
   const found = new Map<string, T>();
   for (let i = 0; i < all.length; i += 10_000) {
-    const rows = await em.execute<T[]>(select.replace('$IDS', 'select jsonb_array_elements_text(?::jsonb)'), [JSON.stringify(all.slice(i, i + 10_000))]);
+    const rows = await em.execute<T[]>(select.replace('$IDS', 'select jsonb_array_elements_text(?::jsonb)'), [
+      JSON.stringify(all.slice(i, i + 10_000)),
+    ]);
     for (const row of rows) found.set(row.id, row);
   }
   return found;
 }
 
-export async function validateCatalog(em: EntityManager, input: unknown, onRecord?: (done: number, total: number) => void): Promise<ValidCatalog> {
+export async function validateCatalog(
+  em: EntityManager,
+  input: unknown,
+  onRecord?: (done: number, total: number) => void,
+): Promise<ValidCatalog> {
   const problems = new Problems();
-  const catalog: Catalog = { providers: [], copay_options: [], spa_services: [], class_categories: [], classes: [], class_instances: [], pass_packages: [] };
+  const catalog: Catalog = {
+    providers: [],
+    copay_options: [],
+    spa_services: [],
+    class_categories: [],
+    classes: [],
+    class_instances: [],
+    pass_packages: [],
+  };
   // Where each valid record sits in the file, to report reference problems at its position.
   const positions = new Map<object, number>();
   // Ids named by any record, valid or not: a reference to a refused record is not reported twice.
@@ -98,7 +118,8 @@ export async function validateCatalog(em: EntityManager, input: unknown, onRecor
       const rawId = (record as { id?: unknown } | null)?.id;
       if (typeof rawId === 'string') {
         const earlier = firstAt.get(rawId);
-        if (earlier !== undefined) problems.add(position(section, index, 'id'), `Duplicate id '${rawId}' (also at ${position(section, earlier)})`);
+        if (earlier !== undefined)
+          problems.add(position(section, index, 'id'), `Duplicate id '${rawId}' (also at ${position(section, earlier)})`);
         else firstAt.set(rawId, index);
         namedIds.add(rawId);
       }
@@ -130,35 +151,73 @@ function earlierDuplicate(firstAt: Map<string, number>, id: unknown, index: numb
 
 type At = (section: CatalogSection, record: object, field?: string) => string;
 
-async function checkReferences(em: EntityManager, catalog: Catalog, at: At, namedIds: Set<string>, problems: Problems): Promise<ValidCatalog> {
+async function checkReferences(
+  em: EntityManager,
+  catalog: Catalog,
+  at: At,
+  namedIds: Set<string>,
+  problems: Problems,
+): Promise<ValidCatalog> {
   const fileProviders = new Map(catalog.providers.map((p) => [p.id, p]));
   const fileCategories = new Map(catalog.class_categories.map((c) => [c.id, c]));
   const fileClasses = new Map(catalog.classes.map((c) => [c.id, c]));
   const outside = (ids: string[], inFile: Map<string, unknown>) => ids.filter((id) => !inFile.has(id) && !namedIds.has(id));
 
-  const storedProviders = await loadByIds<{ id: string; category: string; timezone: string }>(em,
+  const storedProviders = await loadByIds<{ id: string; category: string; timezone: string }>(
+    em,
     'select id, category, timezone from provider where id in ($IDS)',
-    [...catalog.providers.map((p) => p.id), ...outside([...catalog.copay_options, ...catalog.spa_services, ...catalog.classes].map((r) => r.provider_id), fileProviders)]);
-  const storedCategories = await loadByIds<{ id: string; name: string }>(em,
-    'select id, name from class_category where id in ($IDS)', outside(catalog.classes.map((c) => c.category_id), fileCategories));
-  const storedClasses = await loadByIds<{ id: string; provider_id: string; timezone: string }>(em,
+    [
+      ...catalog.providers.map((p) => p.id),
+      ...outside(
+        [...catalog.copay_options, ...catalog.spa_services, ...catalog.classes].map((r) => r.provider_id),
+        fileProviders,
+      ),
+    ],
+  );
+  const storedCategories = await loadByIds<{ id: string; name: string }>(
+    em,
+    'select id, name from class_category where id in ($IDS)',
+    outside(
+      catalog.classes.map((c) => c.category_id),
+      fileCategories,
+    ),
+  );
+  const storedClasses = await loadByIds<{ id: string; provider_id: string; timezone: string }>(
+    em,
     'select c.id, c.provider_id, p.timezone from class c join provider p on p.id = c.provider_id where c.id in ($IDS)',
-    outside(catalog.class_instances.map((i) => i.class_id), fileClasses));
-  const storedInstances = await loadByIds<{ id: string; spots_taken: number }>(em,
-    'select id, spots_taken from class_instance where id in ($IDS)', catalog.class_instances.map((i) => i.id));
-  const resellers = await loadByIds<{ id: string; currency: string }>(em,
-    'select id, currency from reseller where id in ($IDS)', catalog.pass_packages.map((p) => p.reseller_id));
-  const storedPasses = await loadByIds<{ id: string; reseller_id: string }>(em,
-    'select id, reseller_id from pass_package where id in ($IDS)', catalog.pass_packages.map((p) => p.id));
+    outside(
+      catalog.class_instances.map((i) => i.class_id),
+      fileClasses,
+    ),
+  );
+  const storedInstances = await loadByIds<{ id: string; spots_taken: number }>(
+    em,
+    'select id, spots_taken from class_instance where id in ($IDS)',
+    catalog.class_instances.map((i) => i.id),
+  );
+  const resellers = await loadByIds<{ id: string; currency: string }>(
+    em,
+    'select id, currency from reseller where id in ($IDS)',
+    catalog.pass_packages.map((p) => p.reseller_id),
+  );
+  const storedPasses = await loadByIds<{ id: string; reseller_id: string }>(
+    em,
+    'select id, reseller_id from pass_package where id in ($IDS)',
+    catalog.pass_packages.map((p) => p.id),
+  );
 
   // A reference resolves to a record of the file, a stored row, or a refused record (already reported).
   const providerCategory = (id: string) => fileProviders.get(id)?.category ?? storedProviders.get(id)?.category;
   const checkProvider = (section: CatalogSection, record: { provider_id: string }, category: 'GYM' | 'SPA') => {
     const found = providerCategory(record.provider_id);
     if (found === undefined) {
-      if (!namedIds.has(record.provider_id)) problems.add(at(section, record, 'provider_id'), `Unknown provider '${record.provider_id}' (not in the file nor stored)`);
+      if (!namedIds.has(record.provider_id))
+        problems.add(at(section, record, 'provider_id'), `Unknown provider '${record.provider_id}' (not in the file nor stored)`);
     } else if (found !== category) {
-      problems.add(at(section, record, 'provider_id'), `Provider '${record.provider_id}' is a ${found}; ${section} belong to a ${category}`);
+      problems.add(
+        at(section, record, 'provider_id'),
+        `Provider '${record.provider_id}' is a ${found}; ${section} belong to a ${category}`,
+      );
     }
   };
   for (const o of catalog.copay_options) checkProvider('copay_options', o, 'GYM');
@@ -177,10 +236,13 @@ async function checkReferences(em: EntityManager, catalog: Catalog, at: At, name
     const cls = fileClasses.get(i.class_id);
     // The zone the file gives the provider wins over the stored one (the file may move it).
     const providerId = cls?.provider_id ?? storedClasses.get(i.class_id)?.provider_id;
-    const timezone = providerId === undefined ? undefined
-      : fileProviders.get(providerId)?.timezone ?? storedProviders.get(providerId)?.timezone ?? storedClasses.get(i.class_id)?.timezone;
+    const timezone =
+      providerId === undefined
+        ? undefined
+        : (fileProviders.get(providerId)?.timezone ?? storedProviders.get(providerId)?.timezone ?? storedClasses.get(i.class_id)?.timezone);
     if (!cls && !storedClasses.has(i.class_id)) {
-      if (!namedIds.has(i.class_id)) problems.add(at('class_instances', i, 'class_id'), `Unknown class '${i.class_id}' (not in the file nor stored)`);
+      if (!namedIds.has(i.class_id))
+        problems.add(at('class_instances', i, 'class_id'), `Unknown class '${i.class_id}' (not in the file nor stored)`);
       continue;
     }
     if (timezone === undefined) continue; // its provider was refused and is reported there
@@ -191,19 +253,32 @@ async function checkReferences(em: EntityManager, catalog: Catalog, at: At, name
     }
     instanceStarts.set(i.id, { startsAt, localDate: i.date });
     const taken = storedInstances.get(i.id)?.spots_taken ?? 0;
-    if (i.capacity < taken) problems.add(at('class_instances', i, 'capacity'), `${taken} spots are already booked; capacity cannot go below that`);
+    if (i.capacity < taken)
+      problems.add(at('class_instances', i, 'capacity'), `${taken} spots are already booked; capacity cannot go below that`);
   }
 
   for (const p of catalog.pass_packages) {
     const reseller = resellers.get(p.reseller_id);
-    if (!reseller) problems.add(at('pass_packages', p, 'reseller_id'), `Unknown reseller '${p.reseller_id}' (resellers are created with \`resellers create\`)`);
-    else if (reseller.currency.trim() !== p.currency) problems.add(at('pass_packages', p, 'currency'), `Must be the reseller's currency (${reseller.currency.trim()})`);
+    if (!reseller)
+      problems.add(
+        at('pass_packages', p, 'reseller_id'),
+        `Unknown reseller '${p.reseller_id}' (resellers are created with \`resellers create\`)`,
+      );
+    else if (reseller.currency.trim() !== p.currency)
+      problems.add(at('pass_packages', p, 'currency'), `Must be the reseller's currency (${reseller.currency.trim()})`);
     const stored = storedPasses.get(p.id);
-    if (stored && stored.reseller_id !== p.reseller_id) problems.add(at('pass_packages', p, 'reseller_id'), `Pass '${p.id}' belongs to reseller '${stored.reseller_id}'; a pass cannot move to another reseller`);
+    if (stored && stored.reseller_id !== p.reseller_id)
+      problems.add(
+        at('pass_packages', p, 'reseller_id'),
+        `Pass '${p.id}' belongs to reseller '${stored.reseller_id}'; a pass cannot move to another reseller`,
+      );
   }
 
   const rezonedProviders = catalog.providers
-    .filter((p) => { const s = storedProviders.get(p.id); return s !== undefined && s.timezone !== p.timezone; })
+    .filter((p) => {
+      const s = storedProviders.get(p.id);
+      return s !== undefined && s.timezone !== p.timezone;
+    })
     .map((p) => p.id);
   return { ...catalog, instanceStarts, rezonedProviders };
 }
@@ -219,7 +294,9 @@ async function checkCategoryNames(em: EntityManager, catalog: Catalog, at: At, p
   if (byName.size === 0) return;
   const fileIds = new Set(catalog.class_categories.map((c) => c.id));
   const stored = await em.execute<{ id: string; name: string }[]>(
-    'select id, name from class_category where name in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify([...byName.keys()])]);
+    'select id, name from class_category where name in (select jsonb_array_elements_text(?::jsonb))',
+    [JSON.stringify([...byName.keys()])],
+  );
   for (const row of stored) {
     const id = byName.get(row.name);
     // A stored category renamed by this very file frees its name.

@@ -7,8 +7,12 @@ import { localTimeOf } from '../../platform/time.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { NearInput, nearOf, ProviderRef } from '../providers/providers.graphql.ts';
 import {
-  ClassCategorySchema, ClassInstanceSchema, ClassSchema, classInstanceStatuses,
-  type ClassCategory, type ClassInstance,
+  ClassCategorySchema,
+  ClassInstanceSchema,
+  ClassSchema,
+  classInstanceStatuses,
+  type ClassCategory,
+  type ClassInstance,
 } from './classes.entity.ts';
 import { classesOfProviders, listClassCategories, spotsRemaining, upcomingInstancesOf } from './classes.service.ts';
 import { classFilterSchema, listClasses, type ClassShape } from './list-classes.ts';
@@ -121,15 +125,17 @@ builder.queryFields((t) => ({
     description: 'Active class categories, newest first.',
     authScopes: { reseller: true },
     complexity: connectionCost,
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      return toConnection(await listClassCategories(ctx, page), page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const page = pageArgsFromConnection(args);
+        return toConnection(await listClassCategories(ctx, page), page);
+      }),
   }),
   classes: t.field({
     type: ClassConnection,
-    description: 'Classes: newest first, or nearest first within `near.radiusKm` when `near` is given. '
-      + '`date` keeps classes with a scheduled instance on that calendar day at their provider.',
+    description:
+      'Classes: newest first, or nearest first within `near.radiusKm` when `near` is given. ' +
+      '`date` keeps classes with a scheduled instance on that calendar day at their provider.',
     authScopes: { reseller: true },
     args: {
       ...t.arg.connectionArgs(),
@@ -139,15 +145,22 @@ builder.queryFields((t) => ({
       providerId: t.arg.id(),
     },
     complexity: connectionCost,
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const filters = parseInput(classFilterSchema, {
-        category: args.category ?? undefined, date: args.date ?? undefined, provider_id: args.providerId ?? undefined,
-      });
-      const near = nearOf(args.near);
-      const page = pageArgsFromConnection(args);
-      const result = await listClasses(ctx, { category: filters.category, date: filters.date, providerId: filters.provider_id, near }, page);
-      return toConnection({ ...result, data: primed(ctx, result.data) }, page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const filters = parseInput(classFilterSchema, {
+          category: args.category ?? undefined,
+          date: args.date ?? undefined,
+          provider_id: args.providerId ?? undefined,
+        });
+        const near = nearOf(args.near);
+        const page = pageArgsFromConnection(args);
+        const result = await listClasses(
+          ctx,
+          { category: filters.category, date: filters.date, providerId: filters.provider_id, near },
+          page,
+        );
+        return toConnection({ ...result, data: primed(ctx, result.data) }, page);
+      }),
   }),
   class: t.field({
     type: ClassRef,

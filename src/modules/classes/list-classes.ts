@@ -39,12 +39,31 @@ export async function listClasses(ctx: Ctx, filters: ClassFilters, page: PageArg
   if (filters.near) {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (categoryIds) { where.push(`c.category_id in (${categoryIds.map(() => '?').join(', ')})`); params.push(...categoryIds); }
-    if (filters.providerId) { where.push('c.provider_id = ?'); params.push(filters.providerId); }
-    if (filters.date) { where.push(scheduledOn('c')); params.push(filters.date); }
-    const rows = await proximityPage<Record<string, unknown> & { id: string }>(ctx.em, {
-      from: 'class c join provider p on p.id = c.provider_id', pointAlias: 'p', idColumn: 'c.id', select: 'c.*', where, params,
-    }, filters.near, page);
+    if (categoryIds) {
+      where.push(`c.category_id in (${categoryIds.map(() => '?').join(', ')})`);
+      params.push(...categoryIds);
+    }
+    if (filters.providerId) {
+      where.push('c.provider_id = ?');
+      params.push(filters.providerId);
+    }
+    if (filters.date) {
+      where.push(scheduledOn('c'));
+      params.push(filters.date);
+    }
+    const rows = await proximityPage<Record<string, unknown> & { id: string }>(
+      ctx.em,
+      {
+        from: 'class c join provider p on p.id = c.provider_id',
+        pointAlias: 'p',
+        idColumn: 'c.id',
+        select: 'c.*',
+        where,
+        params,
+      },
+      filters.near,
+      page,
+    );
     return {
       ...rows,
       data: rows.data.map(({ distance_m, ...row }) => ({ ...plainRow(ctx.em, ClassSchema, row), distanceM: Number(distance_m) })),

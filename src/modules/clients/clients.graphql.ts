@@ -28,7 +28,7 @@ export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'
     externalId: t.string({
       nullable: true,
       description: "The reseller's own id for the client; null for another reseller's client.",
-      resolve: (c, _, ctx) => (foreign(c, ctx) ? null : c.externalId ?? null),
+      resolve: (c, _, ctx) => (foreign(c, ctx) ? null : (c.externalId ?? null)),
     }),
     creditBalance: t.int({ description: 'Credits in the client wallet.', resolve: (c) => c.creditBalance }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.createdAt }),

@@ -59,14 +59,20 @@ export async function getOwnClient(ctx: Ctx, clientId: string, param?: string): 
  * import of it: an SQL condition on a client row (`alias`), so a read of own and looked-up clients
  * stays one statement. Unregistered, no foreign client is readable.
  */
-export interface ClientReadGrant { condition(alias: string): string; params(resellerId: string, now: Date): unknown[] }
+export interface ClientReadGrant {
+  condition(alias: string): string;
+  params(resellerId: string, now: Date): unknown[];
+}
 let readGrant: ClientReadGrant = { condition: () => 'false', params: () => [] };
 export function grantClientReads(grant: ClientReadGrant): void {
   readGrant = grant;
 }
 
 /** A client a caller may read, and whether it is another reseller's (read through a lookup: contact details masked). */
-export interface ReadableClient { client: Client; foreign: boolean }
+export interface ReadableClient {
+  client: Client;
+  foreign: boolean;
+}
 
 /**
  * The reads of a client (GET /clients/{id}, its credits): the caller's own client, a lookup token's
@@ -96,7 +102,8 @@ export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise
   const readable = readableClientSql(ctx, 'c');
   const rows = await ctx.em.execute<Record<string, unknown>[]>(
     `select c.* from client c where c.id in (select jsonb_array_elements_text(?::jsonb)) and ${readable.sql}`,
-    [JSON.stringify(wanted), ...readable.params]);
+    [JSON.stringify(wanted), ...readable.params],
+  );
   return rows.map((row) => ctx.em.map(ClientSchema, row));
 }
 
@@ -109,7 +116,10 @@ export function readableClientSql(ctx: Ctx, alias: string): { sql: string; param
   const scope = lookupScopeOf(ctx);
   if (scope) return { sql: `(${alias}.id = ? and ${alias}.reseller_id = ?)`, params: [scope.clientId, scope.clientResellerId] };
   const { resellerId } = resellerOf(ctx);
-  return { sql: `(${alias}.reseller_id = ? or ${readGrant.condition(alias)})`, params: [resellerId, ...readGrant.params(resellerId, ctx.clock.now())] };
+  return {
+    sql: `(${alias}.reseller_id = ? or ${readGrant.condition(alias)})`,
+    params: [resellerId, ...readGrant.params(resellerId, ctx.clock.now())],
+  };
 }
 
 /** 403 unless a lookup token caller names its own client (docs/partner-guide.md "Lookup"); nothing for other callers. */
@@ -126,7 +136,10 @@ export async function findClientOf(em: EntityManager, resellerId: string, client
   // A malformed id (path parameters are free text) names nothing: no query. A prepared statement
   // mapped into the entity manager: every booking reads its client, and a find builds a query each time.
   if (!isId('client', clientId)) return null;
-  const [row] = await preparedRead<Record<string, unknown>>(em, 'select * from client where id = ? and reseller_id = ?', [clientId, resellerId]);
+  const [row] = await preparedRead<Record<string, unknown>>(em, 'select * from client where id = ? and reseller_id = ?', [
+    clientId,
+    resellerId,
+  ]);
   return row ? em.map(ClientSchema, row) : null;
 }
 

@@ -3,7 +3,11 @@ import { currentPassOf, type IssuedPass, type PassPackage } from '../passes/pass
 import { getReadableClient, type Client } from './clients.service.ts';
 
 /** `foreign`: another reseller's client, read through a lookup (docs/partner-guide.md "Lookup"): contact details are masked. */
-export interface ClientView { client: Client; foreign: boolean; current?: { issuedPass: IssuedPass; pass: PassPackage } }
+export interface ClientView {
+  client: Client;
+  foreign: boolean;
+  current?: { issuedPass: IssuedPass; pass: PassPackage };
+}
 
 /**
  * A client the caller may read with its current pass (GET /clients/{id}): its own, or a looked-up

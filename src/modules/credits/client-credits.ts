@@ -15,16 +15,31 @@ import type { CreditBalanceView } from './credits.presenter.ts';
 export const RECENT_TRANSACTIONS = 20;
 
 interface WalletRow {
-  id: string; reseller_id: string; client_id: string; type: 'CREDIT' | 'DEBIT'; amount: string | number; balance_after: string | number;
-  description: string; booking_id: string | null; credit_purchase_id: string | null; created_at: Date | string;
+  id: string;
+  reseller_id: string;
+  client_id: string;
+  type: 'CREDIT' | 'DEBIT';
+  amount: string | number;
+  balance_after: string | number;
+  description: string;
+  booking_id: string | null;
+  credit_purchase_id: string | null;
+  created_at: Date | string;
 }
 
 /** A credit_transaction row as the entity's shape (a read only: no hydration). */
 function walletRow(row: WalletRow): CreditTransaction {
   return {
-    id: row.id, resellerId: row.reseller_id, clientId: row.client_id, type: row.type, amount: Number(row.amount),
-    balanceAfter: Number(row.balance_after), description: row.description, bookingId: row.booking_id ?? null,
-    creditPurchaseId: row.credit_purchase_id ?? null, createdAt: new Date(row.created_at),
+    id: row.id,
+    resellerId: row.reseller_id,
+    clientId: row.client_id,
+    type: row.type,
+    amount: Number(row.amount),
+    balanceAfter: Number(row.balance_after),
+    description: row.description,
+    bookingId: row.booking_id ?? null,
+    creditPurchaseId: row.credit_purchase_id ?? null,
+    createdAt: new Date(row.created_at),
   } as CreditTransaction;
 }
 
@@ -73,11 +88,25 @@ export async function clientCredits(ctx: Ctx, clientId: string, page: PageArgs):
  * own, or looked-up ones, docs/partner-guide.md "Lookup"), so a wallet is read whoever wrote its rows; a cursor is a
  * row of one client's wallet, so every other client's connection answers invalid_cursor.
  */
-export async function creditTransactionPagesOfClients(ctx: Ctx, clientIds: readonly string[], page: PageArgs): Promise<Map<string, Page<CreditTransaction> | Error>> {
+export async function creditTransactionPagesOfClients(
+  ctx: Ctx,
+  clientIds: readonly string[],
+  page: PageArgs,
+): Promise<Map<string, Page<CreditTransaction> | Error>> {
   resellerOf(ctx);
-  const pages = await pagesPerParent(ctx.em, {
-    table: 'credit_transaction t', alias: 't', parentColumn: 'client_id', sortColumn: 'seq', descending: true,
-    where: [], params: [],
-  }, [...new Set(clientIds)], page);
+  const pages = await pagesPerParent(
+    ctx.em,
+    {
+      table: 'credit_transaction t',
+      alias: 't',
+      parentColumn: 'client_id',
+      sortColumn: 'seq',
+      descending: true,
+      where: [],
+      params: [],
+    },
+    [...new Set(clientIds)],
+    page,
+  );
   return mapPages(pages, (row) => walletRow(row as unknown as WalletRow));
 }

@@ -45,8 +45,16 @@ const CreditTransactionRef = builder.objectRef<CreditTransaction>('CreditTransac
     amount: t.int({ description: 'Credits moved.', resolve: (r) => r.amount }),
     balanceAfter: t.int({ description: 'The wallet balance right after this change.', resolve: (r) => r.balanceAfter }),
     description: t.exposeString('description', { description: 'Human-readable reason.' }),
-    bookingId: t.id({ nullable: true, description: 'The booking that spent or refunded the credits; null otherwise.', resolve: (r) => r.bookingId ?? null }),
-    creditPurchaseId: t.id({ nullable: true, description: 'The credit purchase that brought the credits; null otherwise.', resolve: (r) => r.creditPurchaseId ?? null }),
+    bookingId: t.id({
+      nullable: true,
+      description: 'The booking that spent or refunded the credits; null otherwise.',
+      resolve: (r) => r.bookingId ?? null,
+    }),
+    creditPurchaseId: t.id({
+      nullable: true,
+      description: 'The credit purchase that brought the credits; null otherwise.',
+      resolve: (r) => r.creditPurchaseId ?? null,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When the wallet changed.', resolve: (r) => r.createdAt }),
   }),
 });
@@ -57,13 +65,19 @@ const CreditTransactionsConnection = builder.connectionObject(
 );
 
 /** A client's wallet: the client row already carries the balance; the currency is the caller's. */
-interface CreditBalanceShape { client: Client; currency: string }
+interface CreditBalanceShape {
+  client: Client;
+  currency: string;
+}
 
 const CreditBalanceRef = builder.objectRef<CreditBalanceShape>('CreditBalance').implement({
   description: "A client's credit wallet (the V3 `credit_balance`).",
   fields: (t) => ({
     balance: t.int({ description: "Credits in the client's wallet.", resolve: (b) => b.client.creditBalance }),
-    currency: t.string({ description: "ISO-4217 currency code of the reseller, in which credit packages are priced.", resolve: (b) => b.currency }),
+    currency: t.string({
+      description: 'ISO-4217 currency code of the reseller, in which credit packages are priced.',
+      resolve: (b) => b.currency,
+    }),
     transactions: t.loadable({
       type: CreditTransactionsConnection,
       description: 'Wallet changes, newest first: the order the balance moved in (as GET /clients/{id}/credits).',
@@ -90,10 +104,11 @@ builder.queryFields((t) => ({
     description: "The reseller's credit packages, newest first (as GET /credit_packages).",
     authScopes: { reseller: true },
     complexity: connectionCost,
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      return toConnection(await listCreditPackages(ctx, page), page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const page = pageArgsFromConnection(args);
+        return toConnection(await listCreditPackages(ctx, page), page);
+      }),
   }),
 }));
 
@@ -101,10 +116,21 @@ const CreditPurchaseRef = builder.objectRef<CreditPurchase>('CreditPurchase').im
   description: "A credit package bought into a client's wallet, paid from the business account (the V3 `credit_purchase`).",
   fields: (t) => ({
     id: t.id({ description: 'Credit purchase id; both ledger rows of the purchase reference it.', resolve: (p) => p.id }),
-    client: t.field({ type: ClientRef, description: 'The client whose wallet was credited.', resolve: (p, _, ctx) => ClientRef.getDataloader(ctx).load(p.clientId) }),
-    creditPackage: t.field({ type: CreditPackageRef, description: 'The credit package bought.', resolve: (p, _, ctx) => CreditPackageRef.getDataloader(ctx).load(p.creditPackageId) }),
+    client: t.field({
+      type: ClientRef,
+      description: 'The client whose wallet was credited.',
+      resolve: (p, _, ctx) => ClientRef.getDataloader(ctx).load(p.clientId),
+    }),
+    creditPackage: t.field({
+      type: CreditPackageRef,
+      description: 'The credit package bought.',
+      resolve: (p, _, ctx) => CreditPackageRef.getDataloader(ctx).load(p.creditPackageId),
+    }),
     credits: t.int({ description: "Credits put in the client's wallet.", resolve: (p) => p.credits }),
-    amount: t.int({ description: 'The price paid: debited from the business account, minor units of `currency`.', resolve: (p) => p.amount }),
+    amount: t.int({
+      description: 'The price paid: debited from the business account, minor units of `currency`.',
+      resolve: (p) => p.amount,
+    }),
     currency: t.exposeString('currency', { description: 'ISO-4217 currency code of `amount`.' }),
     balance: t.int({ description: "The client's wallet balance right after the purchase.", resolve: (p) => p.balanceAfter }),
     createdAt: t.field({ type: 'DateTime', description: 'When the purchase was made.', resolve: (p) => p.createdAt }),
@@ -122,11 +148,13 @@ const PurchaseCreditsInputRef = builder.inputType('PurchaseCreditsInput', {
 builder.mutationFields((t) => ({
   purchaseCredits: t.field({
     type: CreditPurchaseRef,
-    description: "Buys a credit package into a client's wallet: debits the business account the package's price and credits the "
-      + 'wallet, atomically. Idempotency-Key accepted.',
+    description:
+      "Buys a credit package into a client's wallet: debits the business account the package's price and credits the " +
+      'wallet, atomically. Idempotency-Key accepted.',
     authScopes: { reseller: true },
     args: { input: t.arg({ type: PurchaseCreditsInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'PurchaseCreditsResult' } },
-    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => purchaseCredits(c, { client_id: input.clientId, credit_package_id: input.creditPackageId })),
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) => purchaseCredits(c, { client_id: input.clientId, credit_package_id: input.creditPackageId })),
   }),
 }));

@@ -6,7 +6,12 @@ import { clientCredits, RECENT_TRANSACTIONS } from './client-credits.ts';
 import { listCreditPackages } from './list-credit-packages.ts';
 import { purchaseCredits, purchaseCreditsInput, type PurchaseCreditsInput } from './purchase-credits.ts';
 import {
-  creditBalanceSchema, creditPackageSchema, creditPurchaseSchema, presentCreditBalance, presentCreditPackage, presentCreditPurchase,
+  creditBalanceSchema,
+  creditPackageSchema,
+  creditPurchaseSchema,
+  presentCreditBalance,
+  presentCreditPackage,
+  presentCreditPurchase,
 } from './credits.presenter.ts';
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
@@ -17,29 +22,58 @@ const idempotencyErrors = ['idempotency_key_reused', 'idempotency_request_in_pro
  * RECENT_TRANSACTIONS; this schema only documents that (the router takes its parameter names).
  */
 const creditsQuerySchema = pageQuerySchema.extend({
-  limit: z.string().optional().meta({
-    openapi: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: RECENT_TRANSACTIONS, description: 'Transactions a page' },
-  }),
-  starting_after: z.string().min(1).max(64).optional().describe('A transaction id of this wallet: the page holds the older transactions after it'),
-  ending_before: z.string().min(1).max(64).optional().describe('A transaction id of this wallet: the page holds the newer transactions before it'),
+  limit: z
+    .string()
+    .optional()
+    .meta({
+      openapi: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: RECENT_TRANSACTIONS, description: 'Transactions a page' },
+    }),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A transaction id of this wallet: the page holds the older transactions after it'),
+  ending_before: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A transaction id of this wallet: the page holds the newer transactions before it'),
 });
 
 export const creditsRoutes = defineRoutes([
   {
-    method: 'GET', path: '/credit_packages', operationId: 'listCreditPackages', tag: 'Credits', paginated: true,
+    method: 'GET',
+    path: '/credit_packages',
+    operationId: 'listCreditPackages',
+    tag: 'Credits',
+    paginated: true,
     summary: "Get the reseller's credit packages (in its currency), newest first",
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `credit_package` objects', schema: listOf(creditPackageSchema) },
     errors: [...authErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       const page = await listCreditPackages(ctx, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/credit_packages', 'Credit packages retrieved successfully', presentCreditPackage) };
+      return {
+        status: 200,
+        body: listEnvelope(
+          page,
+          '/v3/api/business/reseller/credit_packages',
+          'Credit packages retrieved successfully',
+          presentCreditPackage,
+        ),
+      };
     },
   },
   {
-    method: 'POST', path: '/credit_purchases', operationId: 'purchaseCredits', tag: 'Credits',
+    method: 'POST',
+    path: '/credit_purchases',
+    operationId: 'purchaseCredits',
+    tag: 'Credits',
     summary: "Buy a credit package into a client's wallet: debits the business account its price and credits the wallet, atomically",
-    body: purchaseCreditsInput, idempotent: true,
+    body: purchaseCreditsInput,
+    idempotent: true,
     success: { status: 201, description: 'The `credit_purchase`', schema: creditPurchaseSchema },
     errors: [...authErrors, 'resource_not_found', 'insufficient_balance', ...idempotencyErrors],
     async handler(ctx, { body }) {
@@ -47,10 +81,15 @@ export const creditsRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/clients/{client_id}/credits', operationId: 'getClientCredits', tag: 'Credits',
-    summary: `Get a client's credit balance and wallet transactions, newest first (the ${RECENT_TRANSACTIONS} most recent, `
-      + 'or a page of them with limit, starting_after, ending_before)',
-    query: creditsQuerySchema, takesLookupToken: true,
+    method: 'GET',
+    path: '/clients/{client_id}/credits',
+    operationId: 'getClientCredits',
+    tag: 'Credits',
+    summary:
+      `Get a client's credit balance and wallet transactions, newest first (the ${RECENT_TRANSACTIONS} most recent, ` +
+      'or a page of them with limit, starting_after, ending_before)',
+    query: creditsQuerySchema,
+    takesLookupToken: true,
     success: { status: 200, description: 'A `credit_balance`', schema: creditBalanceSchema },
     errors: [...authErrors, 'resource_not_found', 'invalid_cursor'],
     async handler(ctx, { params, query }) {

@@ -30,10 +30,20 @@ export type WalletEntry = Omit<CreditTransaction, 'balanceAfter'>;
 function entryOf(type: 'CREDIT' | 'DEBIT', c: WalletChange): { entry: WalletEntry; params: unknown[] } {
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`credit amount must be a positive integer, got ${c.amount}`);
   const entry = {
-    id: newId('creditTransaction', c.at.getTime()), resellerId: c.resellerId, clientId: c.clientId, type, amount: c.amount,
-    description: c.description, bookingId: c.bookingId ?? null, creditPurchaseId: c.creditPurchaseId ?? null, createdAt: c.at,
+    id: newId('creditTransaction', c.at.getTime()),
+    resellerId: c.resellerId,
+    clientId: c.clientId,
+    type,
+    amount: c.amount,
+    description: c.description,
+    bookingId: c.bookingId ?? null,
+    creditPurchaseId: c.creditPurchaseId ?? null,
+    createdAt: c.at,
   };
-  return { entry, params: [entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at] };
+  return {
+    entry,
+    params: [entry.id, entry.resellerId, entry.clientId, type, c.amount, entry.description, entry.bookingId, entry.creditPurchaseId, c.at],
+  };
 }
 
 /**
@@ -54,7 +64,9 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: WalletChange): Prom
 export async function creditWalletShowingBalance(em: TxEm, c: WalletChange): Promise<WalletEntry & { balanceAfter: number }> {
   const { entry, params } = entryOf('CREDIT', c);
   // The writes the transaction queued ride along: this statement reads nothing they write.
-  const [row] = await preparedWrite<{ balance_after: string }>(em, sqlText`${INSERT_ROW} returning balance_after`, params, { carriesQueued: true });
+  const [row] = await preparedWrite<{ balance_after: string }>(em, sqlText`${INSERT_ROW} returning balance_after`, params, {
+    carriesQueued: true,
+  });
   return { ...entry, balanceAfter: Number(row!.balance_after) };
 }
 
@@ -62,20 +74,33 @@ export const creditWallet = (em: TxEm, c: WalletChange) => change(em, 'CREDIT', 
 
 /** The client's wallet balance, its row locked to the end of the transaction (nothing else moves it meanwhile). */
 export async function lockedWalletBalance(em: TxEm, resellerId: string, clientId: string): Promise<number> {
-  const [row] = await preparedRead<{ credit_balance: string }>(em,
-    'select credit_balance from client where id = ? and reseller_id = ? for update', [clientId, resellerId]);
+  const [row] = await preparedRead<{ credit_balance: string }>(
+    em,
+    'select credit_balance from client where id = ? and reseller_id = ? for update',
+    [clientId, resellerId],
+  );
   return Number(row!.credit_balance);
 }
 export const debitWallet = (em: TxEm, c: WalletChange) => change(em, 'DEBIT', c);
 
-export interface NewCreditPackage { resellerId: string; name: string; credits: number; price: number; currency: string; createdAt: Date }
+export interface NewCreditPackage {
+  resellerId: string;
+  name: string;
+  credits: number;
+  price: number;
+  currency: string;
+  createdAt: Date;
+}
 
 /**
  * A credit package of a reseller (the operator's and seed --demo's, docs/partner-guide.md "Credits"), in the
  * reseller's currency; persisted at the next flush. Credits and price are positive integers.
  */
 export function createCreditPackage(em: TxEm, p: NewCreditPackage): CreditPackage {
-  for (const [what, n] of [['credits', p.credits], ['price', p.price]] as const) {
+  for (const [what, n] of [
+    ['credits', p.credits],
+    ['price', p.price],
+  ] as const) {
     if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`credit package ${what} must be a positive integer, got ${n}`);
   }
   return em.create(CreditPackageSchema, { ...p, id: newId('creditPackage', p.createdAt.getTime()) });

@@ -38,16 +38,31 @@ export async function purchaseCredits(ctx: TxCtx, raw: PurchaseCreditsInput): Pr
   const now = ctx.clock.now();
   const id = newId('creditPurchase', now.getTime());
   const debit = await debitBusinessAccount(ctx.em, {
-    resellerId, amount: pkg.price, at: now, referenceId: id,
+    resellerId,
+    amount: pkg.price,
+    at: now,
+    referenceId: id,
     description: `Credit package '${pkg.name}' (${pkg.credits} credits) for ${client.id}`,
   });
   const credit = await creditWalletShowingBalance(ctx.em, {
-    resellerId, clientId: client.id, amount: pkg.credits, at: now, creditPurchaseId: id,
+    resellerId,
+    clientId: client.id,
+    amount: pkg.credits,
+    at: now,
+    creditPurchaseId: id,
     description: `Credit package '${pkg.name}'`,
   });
   const purchase = ctx.em.create(CreditPurchaseSchema, {
-    id, resellerId, clientId: client.id, creditPackageId: pkg.id, credits: pkg.credits, amount: pkg.price,
-    currency: pkg.currency, balanceAfter: credit.balanceAfter, businessTransactionId: debit.id, creditTransactionId: credit.id,
+    id,
+    resellerId,
+    clientId: client.id,
+    creditPackageId: pkg.id,
+    credits: pkg.credits,
+    amount: pkg.price,
+    currency: pkg.currency,
+    balanceAfter: credit.balanceAfter,
+    businessTransactionId: debit.id,
+    creditTransactionId: credit.id,
     createdAt: now,
   });
   await ctx.em.flush();

@@ -21,7 +21,11 @@ export interface EventSpec<Payload> {
 }
 
 /** An event some use case records today. */
-const emitted = <Payload extends { object: string }>(object: Payload['object'], meaning: string): EventSpec<Payload> => ({ object, meaning, emitted: true });
+const emitted = <Payload extends { object: string }>(object: Payload['object'], meaning: string): EventSpec<Payload> => ({
+  object,
+  meaning,
+  emitted: true,
+});
 // A decided type whose module does not exist yet is listed as `{ object, meaning, emitted: false }`
 // typed EventSpec<never>: it cannot be recorded until it gets a payload type. Every decided type is
 // recorded today.
@@ -29,20 +33,38 @@ const emitted = <Payload extends { object: string }>(object: Payload['object'], 
 export const eventCatalog = {
   'issued_pass.created': emitted<IssuedPassObject>('issued_pass', 'A pass was issued to a new client.'),
   'issued_pass.updated': emitted<IssuedPassObject>('issued_pass', 'An issued pass changed: another pass package, or a new expiry.'),
-  'issued_pass.renewed': emitted<PassRenewalObject>('pass_renewal', 'A PREPAID pass was renewed for one more period and its price debited.'),
-  'issued_pass.expired': emitted<IssuedPassObject>('issued_pass', 'An issued pass passed its expiry without renewal (found by the expiry sweep).'),
+  'issued_pass.renewed': emitted<PassRenewalObject>(
+    'pass_renewal',
+    'A PREPAID pass was renewed for one more period and its price debited.',
+  ),
+  'issued_pass.expired': emitted<IssuedPassObject>(
+    'issued_pass',
+    'An issued pass passed its expiry without renewal (found by the expiry sweep).',
+  ),
   'booking.created': emitted<BookingObject>('booking', 'A class or spa slot was booked (PENDING).'),
   'booking.confirmed': emitted<BookingObject>('booking', 'The provider confirmed a booking (PENDING to CONFIRMED).'),
   'booking.cancelled': emitted<BookingObject>('booking', 'A booking was cancelled; its `refund` says what went back.'),
   'booking.completed': emitted<BookingObject>('booking', 'The provider checked the client in (CONFIRMED to COMPLETED).'),
-  'booking.rescheduled': emitted<BookingObject>('booking', 'A booking moved to another time: it is RESCHEDULED and a new PENDING booking replaces it.'),
-  'booking_session.created': emitted<BookingSessionObject>('booking_session', 'A booking needs a co-pay or extra visits first: a session to confirm it was opened.'),
+  'booking.rescheduled': emitted<BookingObject>(
+    'booking',
+    'A booking moved to another time: it is RESCHEDULED and a new PENDING booking replaces it.',
+  ),
+  'booking_session.created': emitted<BookingSessionObject>(
+    'booking_session',
+    'A booking needs a co-pay or extra visits first: a session to confirm it was opened.',
+  ),
   'booking_session.expired': emitted<BookingSessionObject>('booking_session', 'A booking session ran out (24 h) before it was confirmed.'),
   'access_code.created': emitted<AccessCodeObject>('access_code', 'A single-use access code (QR) was generated for a client.'),
   'access_code.redeemed': emitted<AccessCodeObject>('access_code', 'A provider redeemed an access code, recording a visit.'),
-  'credits.purchased': emitted<CreditPurchaseObject>('credit_purchase', "A credit package was bought into a client's wallet, debiting the business account."),
+  'credits.purchased': emitted<CreditPurchaseObject>(
+    'credit_purchase',
+    "A credit package was bought into a client's wallet, debiting the business account.",
+  ),
   'lookup.verified': emitted<LookupObject>('lookup', 'A lookup was verified with the code mailed to the client and a lookup token issued.'),
-  'hosted_session.completed': emitted<HostedSessionObject>('hosted_session', 'A client finished a hosted session: booked, or got an access code.'),
+  'hosted_session.completed': emitted<HostedSessionObject>(
+    'hosted_session',
+    'A client finished a hosted session: booked, or got an access code.',
+  ),
   'hosted_session.expired': emitted<HostedSessionObject>('hosted_session', 'A hosted session expired unused.'),
 } as const satisfies Record<string, EventSpec<unknown>>;
 

@@ -18,7 +18,11 @@ export const EventRef = builder.loadableNode(builder.objectRef<EventRecord>('Eve
     objectType: t.string({ description: 'What `data.object` is, e.g. `booking`.', resolve: (e) => e.payload.data.object.object }),
     createdAt: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.createdAt }),
     requestId: t.string({ description: 'The request that caused it (its `Request-Id`).', resolve: (e) => e.payload.request.id }),
-    idempotencyKey: t.string({ nullable: true, description: 'The Idempotency-Key of that request; null when none was sent.', resolve: (e) => e.payload.request.idempotency_key }),
+    idempotencyKey: t.string({
+      nullable: true,
+      description: 'The Idempotency-Key of that request; null when none was sent.',
+      resolve: (e) => e.payload.request.idempotency_key,
+    }),
     json: t.string({
       description: 'The whole event as JSON text, exactly the body its webhook deliveries POST (the V3 `event`, `data.object` included).',
       resolve: (e) => JSON.stringify(e.payload),
@@ -35,10 +39,11 @@ builder.queryFields((t) => ({
     authScopes: { reseller: true },
     args: { type: t.arg.string({ description: 'Only events of this type, e.g. `booking.created`.' }) },
     complexity: connectionCost,
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      return toConnection(await listEvents(ctx, { type: args.type ?? undefined }, page), page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const page = pageArgsFromConnection(args);
+        return toConnection(await listEvents(ctx, { type: args.type ?? undefined }, page), page);
+      }),
   }),
   event: t.field({
     type: EventRef,

@@ -38,20 +38,29 @@ const payloadSchemas: { [T in EmittedEventType]: z.ZodType<EventObjects[T]> } = 
 const objectSchemas = [...new Set<z.ZodType>(Object.values(payloadSchemas))] as [z.ZodType, z.ZodType, ...z.ZodType[]];
 const eventTypes = Object.keys(eventCatalog) as [keyof typeof eventCatalog, ...(keyof typeof eventCatalog)[]];
 
-export const eventSchema = z.object({
-  id: z.string().describe('Event id (`evt_…`); the `webhook-id` of its deliveries'),
-  object: z.literal('event').describe('Always `event`'),
-  type: z.enum(eventTypes).describe('The event type (README "Events")'),
-  created: z.int().min(0).describe('When it happened, Unix seconds'),
-  data: z.object({
-    object: z.union(objectSchemas)
-      .describe('The object the event is about, as its own operations answer it; its `object` says which (README "Events" maps types to objects)'),
-  }).describe('What the event is about'),
-  request: z.object({
-    id: z.string().describe('The request that caused it (`Request-Id`)'),
-    idempotency_key: z.string().nullable().describe('The Idempotency-Key of that request; null when none was sent'),
-  }).describe('The request that caused the event'),
-}).meta({ id: 'Event', description: 'Something that happened to a resource of this reseller; webhooks deliver exactly this' });
+export const eventSchema = z
+  .object({
+    id: z.string().describe('Event id (`evt_…`); the `webhook-id` of its deliveries'),
+    object: z.literal('event').describe('Always `event`'),
+    type: z.enum(eventTypes).describe('The event type (README "Events")'),
+    created: z.int().min(0).describe('When it happened, Unix seconds'),
+    data: z
+      .object({
+        object: z
+          .union(objectSchemas)
+          .describe(
+            'The object the event is about, as its own operations answer it; its `object` says which (README "Events" maps types to objects)',
+          ),
+      })
+      .describe('What the event is about'),
+    request: z
+      .object({
+        id: z.string().describe('The request that caused it (`Request-Id`)'),
+        idempotency_key: z.string().nullable().describe('The Idempotency-Key of that request; null when none was sent'),
+      })
+      .describe('The request that caused the event'),
+  })
+  .meta({ id: 'Event', description: 'Something that happened to a resource of this reseller; webhooks deliver exactly this' });
 
 export type EventObject = z.infer<typeof eventSchema>;
 

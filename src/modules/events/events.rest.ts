@@ -13,7 +13,11 @@ const eventsQuerySchema = pageQuerySchema.extend({
 
 export const eventsRoutes = defineRoutes([
   {
-    method: 'GET', path: '/events', operationId: 'listEvents', tag: 'Events', paginated: true,
+    method: 'GET',
+    path: '/events',
+    operationId: 'listEvents',
+    tag: 'Events',
+    paginated: true,
     summary: "Get the reseller's events, newest first, optionally of one type",
     query: eventsQuerySchema,
     success: { status: 200, description: 'A list of `event` objects', schema: listOf(eventSchema) },
@@ -24,7 +28,10 @@ export const eventsRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/events/{id}', operationId: 'getEvent', tag: 'Events',
+    method: 'GET',
+    path: '/events/{id}',
+    operationId: 'getEvent',
+    tag: 'Events',
     summary: 'Get an event',
     success: { status: 200, description: 'An `event`', schema: eventSchema },
     errors: [...authErrors, 'resource_not_found'],

@@ -24,9 +24,15 @@ export const EVENT_TOPIC = 'event';
  * "Webhooks") are queued (src/db/engine/prepared-read.ts queueWrite): they go with the use case's
  * next statement or at its end, in its transaction, so recording an event costs no round trip of its own.
  */
-export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T, object: EventObjects[T], resellerId?: string): Promise<void> {
+export async function recordEvent<T extends EmittedEventType>(
+  ctx: Ctx,
+  type: T,
+  object: EventObjects[T],
+  resellerId?: string,
+): Promise<void> {
   const at = ctx.clock.now();
-  if (resellerId === undefined && ctx.caller.kind === 'provider') throw new Error(`${type}: a provider's event must name the reseller it goes to`);
+  if (resellerId === undefined && ctx.caller.kind === 'provider')
+    throw new Error(`${type}: a provider's event must name the reseller it goes to`);
   resellerId ??= ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
   if (resellerId === undefined) throw new Error(`${type}: an event must name the reseller it goes to`);
   const event: DomainEvent<T> = {
@@ -38,8 +44,13 @@ export async function recordEvent<T extends EmittedEventType>(ctx: Ctx, type: T,
     request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
   };
   const payloadJson = JSON.stringify(event);
-  await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?)',
-    [event.id, resellerId, type, payloadJson, at]);
+  await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?)', [
+    event.id,
+    resellerId,
+    type,
+    payloadJson,
+    at,
+  ]);
   await enqueue(ctx.em, { topic: EVENT_TOPIC, resellerId, payloadJson, at });
 }
 

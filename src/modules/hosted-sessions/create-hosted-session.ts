@@ -14,7 +14,10 @@ export const MAX_HOSTED_SESSION_SECONDS = 24 * 3600;
 export const MIN_HOSTED_SESSION_SECONDS = 5 * 60;
 
 /** An absolute http(s) URL without credentials: the page redirects the client's browser there. */
-const returnUrl = z.string().max(2000, 'At most 2000 characters').refine(noNul, 'Must not contain NUL characters')
+const returnUrl = z
+  .string()
+  .max(2000, 'At most 2000 characters')
+  .refine(noNul, 'Must not contain NUL characters')
   .refine((value) => {
     try {
       const url = new URL(value);
@@ -26,13 +29,28 @@ const returnUrl = z.string().max(2000, 'At most 2000 characters').refine(noNul, 
 
 export const createHostedSessionInput = z.strictObject({
   client_id: idParam.describe('The client the page acts for: a client of this reseller holding an ACTIVE pass'),
-  mode: z.enum(hostedSessionModes).describe('`booking`: the client books a class or a spa slot; `access_code`: the client gets an access code'),
+  mode: z
+    .enum(hostedSessionModes)
+    .describe('`booking`: the client books a class or a spa slot; `access_code`: the client gets an access code'),
   return_url: returnUrl.describe('Where the client is sent when done (absolute http or https URL)'),
-  allow_copay: z.boolean().optional().describe('Let the page book what the pass does not cover, its co-pay debited from the business account (default false)'),
-  max_copay_amount: z.int().min(0).max(2_147_483_647).optional()
+  allow_copay: z
+    .boolean()
+    .optional()
+    .describe('Let the page book what the pass does not cover, its co-pay debited from the business account (default false)'),
+  max_copay_amount: z
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .optional()
     .describe("With `allow_copay`: the largest co-pay the page may take, in minor units of the reseller's currency (default: any)"),
-  expires_in: z.int().min(MIN_HOSTED_SESSION_SECONDS).max(MAX_HOSTED_SESSION_SECONDS).optional()
-    .describe(`Seconds until the page stops working, ${MIN_HOSTED_SESSION_SECONDS}–${MAX_HOSTED_SESSION_SECONDS} (default ${MAX_HOSTED_SESSION_SECONDS})`),
+  expires_in: z
+    .int()
+    .min(MIN_HOSTED_SESSION_SECONDS)
+    .max(MAX_HOSTED_SESSION_SECONDS)
+    .optional()
+    .describe(
+      `Seconds until the page stops working, ${MIN_HOSTED_SESSION_SECONDS}–${MAX_HOSTED_SESSION_SECONDS} (default ${MAX_HOSTED_SESSION_SECONDS})`,
+    ),
 });
 export type CreateHostedSessionInput = z.input<typeof createHostedSessionInput>;
 

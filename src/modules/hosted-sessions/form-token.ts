@@ -35,7 +35,13 @@ export async function formToken(em: EntityManager, config: Config, sessionId: st
 }
 
 /** Whether `token` was made for `sessionId`'s page within a token's lifetime; compared in constant time. */
-export async function isFormTokenOf(em: EntityManager, config: Config, sessionId: string, token: string | null, now: Date): Promise<boolean> {
+export async function isFormTokenOf(
+  em: EntityManager,
+  config: Config,
+  sessionId: string,
+  token: string | null,
+  now: Date,
+): Promise<boolean> {
   const m = token === null ? null : /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return false;
   const issued = Number(m[1]);

@@ -8,13 +8,17 @@ export const escapeHtml = (value: string): string =>
 /** A fragment of HTML already escaped; `html` below interpolates strings escaped and fragments as they are. */
 export class Html {
   readonly text: string;
-  constructor(text: string) { this.text = text; }
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 type Part = string | number | Html | Html[] | undefined | null | false;
 
 export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
   let out = strings[0];
-  parts.forEach((part, i) => { out += render(part) + strings[i + 1]; });
+  parts.forEach((part, i) => {
+    out += render(part) + strings[i + 1];
+  });
   return new Html(out);
 }
 

@@ -38,7 +38,11 @@ export interface PageRequest {
   requestId: string;
   log: Logger;
 }
-export interface PageResponse { status: number; headers: Record<string, string>; body: string }
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 const CLASS_DAYS = 14;
 const CLASSES_SHOWN = 30;
@@ -61,11 +65,13 @@ export async function hostedPage(pipeline: Pipeline, req: PageRequest): Promise<
   await pipeline.checkAddress(req.address);
   const session = await sessionOfSecret(probe.em, req.secret);
   if (!session) await pipeline.failedAuthentication(req.address);
-  if (!session) return gonePage(nonce, 404, 'This link is not valid', 'Check that you opened the whole link you were sent, or ask for a new one.');
+  if (!session)
+    return gonePage(nonce, 404, 'This link is not valid', 'Check that you opened the whole link you were sent, or ask for a new one.');
   const closed = closedPage(session, probe.clock.now(), nonce);
   if (closed) return closed;
   const reseller = await getReseller(probe.em, session.resellerId);
-  if (reseller.status !== 'ACTIVE') return gonePage(nonce, 403, 'This link is not available', 'Booking through this link is not available right now.', session);
+  if (reseller.status !== 'ACTIVE')
+    return gonePage(nonce, 403, 'This link is not available', 'Booking through this link is not available right now.', session);
   const caller: ResellerCaller = { kind: 'reseller', resellerId: reseller.id, apiKeyId: null, currency: reseller.currency.trim() };
   const ctx = pipeline.context(caller, { requestId: req.requestId, log: req.log, host: req.host });
 
@@ -73,21 +79,39 @@ export async function hostedPage(pipeline: Pipeline, req: PageRequest): Promise<
     if (req.action !== undefined) return gonePage(nonce, 404, 'This link is not valid', 'This page does not exist.');
     return mainPage(ctx, session, req, nonce);
   }
-  if (req.method !== 'POST') return { ...gonePage(nonce, 405, 'Not allowed', 'This page only takes GET and POST.'), headers: { ...htmlHeaders(nonce), Allow: 'GET, HEAD, POST' } };
+  if (req.method !== 'POST')
+    return {
+      ...gonePage(nonce, 405, 'Not allowed', 'This page only takes GET and POST.'),
+      headers: { ...htmlHeaders(nonce), Allow: 'GET, HEAD, POST' },
+    };
   const act = actionOf(session, req.action);
   if (!act) return gonePage(nonce, 404, 'This link is not valid', 'This page does not exist.');
   if (!(await postedFromThePage(ctx, session, req))) {
-    return gonePage(nonce, 403, 'This request was refused', 'It did not come from this page. Open the page again and choose once more.', session);
+    return gonePage(
+      nonce,
+      403,
+      'This request was refused',
+      'It did not come from this page. Open the page again and choose once more.',
+      session,
+    );
   }
 
-  const result = await pipeline.write(ctx, () => '', async (tx) => ({ status: 200, body: await act(tx, session.id, req.form) }),
-    (err) => ({ status: err.status, body: { kind: 'refused', status: err.status, message: friendly(err) } satisfies Outcome }));
+  const result = await pipeline.write(
+    ctx,
+    () => '',
+    async (tx) => ({ status: 200, body: await act(tx, session.id, req.form) }),
+    (err) => ({ status: err.status, body: { kind: 'refused', status: err.status, message: friendly(err) } satisfies Outcome }),
+  );
   const outcome = result.body as Outcome;
   switch (outcome.kind) {
-    case 'done': return { status: 303, headers: { ...htmlHeaders(nonce, session), Location: outcome.location }, body: '' };
-    case 'code': return codePage(outcome, nonce, session);
-    case 'gone': return gonePage(nonce, outcome.status, outcome.title, outcome.message, session);
-    case 'refused': return mainPage(ctx, session, req, nonce, outcome);
+    case 'done':
+      return { status: 303, headers: { ...htmlHeaders(nonce, session), Location: outcome.location }, body: '' };
+    case 'code':
+      return codePage(outcome, nonce, session);
+    case 'gone':
+      return gonePage(nonce, outcome.status, outcome.title, outcome.message, session);
+    case 'refused':
+      return mainPage(ctx, session, req, nonce, outcome);
   }
 }
 
@@ -122,14 +146,15 @@ async function inOpenSession(tx: TxCtx, id: string, run: (s: HostedSession) => P
   const session = await lockSession(tx, id);
   const status = hostedSessionStatus(session, tx.clock.now());
   if (status === 'COMPLETED' && session.bookingId) return { kind: 'done', location: returnTo(session) };
-  if (status === 'COMPLETED') return { kind: 'gone', status: 410, title: 'This link was already used', message: 'Your access code was shown when you got it.' };
+  if (status === 'COMPLETED')
+    return { kind: 'gone', status: 410, title: 'This link was already used', message: 'Your access code was shown when you got it.' };
   if (status === 'EXPIRED') return { kind: 'gone', status: 410, title: 'This link has expired', message: 'Ask for a new link.' };
   return run(session);
 }
 
 async function bookAClass(tx: TxCtx, session: HostedSession, form: URLSearchParams): Promise<Outcome> {
   const made = await bookClass(tx, { class_instance_id: field(form, 'class_instance_id'), client_id: session.clientId });
-  const booking = made.booking ?? await confirmClassBooking(tx, made.session.id, classPurchase(session, made));
+  const booking = made.booking ?? (await confirmClassBooking(tx, made.session.id, classPurchase(session, made)));
   await completeSession(tx, session, { bookingId: booking.id });
   return { kind: 'done', location: returnTo(session) };
 }
@@ -138,7 +163,13 @@ async function bookASpaSlot(tx: TxCtx, session: HostedSession, form: URLSearchPa
   const serviceId = field(form, 'service_id');
   const spaId = await spaOfService(tx.em, serviceId);
   if (!spaId) throw new ClientMessage('validation_error', 'Please choose a treatment from the list.', { param: 'service_id' });
-  const made = await bookSpa(tx, { spa_id: spaId, service_ids: [serviceId], date: field(form, 'date'), time: field(form, 'time'), client_id: session.clientId });
+  const made = await bookSpa(tx, {
+    spa_id: spaId,
+    service_ids: [serviceId],
+    date: field(form, 'date'),
+    time: field(form, 'time'),
+    client_id: session.clientId,
+  });
   let booking = made.booking;
   if (!booking) {
     allowCopay(session, made.session!.copayAmount ?? 0);
@@ -150,27 +181,51 @@ async function bookASpaSlot(tx: TxCtx, session: HostedSession, form: URLSearchPa
 
 async function getACode(tx: TxCtx, session: HostedSession): Promise<Outcome> {
   const made = await createAccessCode(tx, { client_id: session.clientId });
-  const issued = made.issued ?? await confirmAccessCodeSession(tx, made.session.id,
-    purchaseFor(session, made.session.kind === 'EXTRA_VISITS' ? 'EXTRA_VISITS' : 'COPAY', made.session.costPerVisit ?? null, made.copayOptions));
+  const issued =
+    made.issued ??
+    (await confirmAccessCodeSession(
+      tx,
+      made.session.id,
+      purchaseFor(
+        session,
+        made.session.kind === 'EXTRA_VISITS' ? 'EXTRA_VISITS' : 'COPAY',
+        made.session.costPerVisit ?? null,
+        made.copayOptions,
+      ),
+    ));
   await completeSession(tx, session, { accessCodeId: issued.accessCode.id });
   return {
-    kind: 'code', code: issued.code, qrCode: issued.qrCode, expiresAt: issued.accessCode.expiresAt.toISOString(),
+    kind: 'code',
+    code: issued.code,
+    qrCode: issued.qrCode,
+    expiresAt: issued.accessCode.expiresAt.toISOString(),
     location: returnTo(session),
   };
 }
 
 /** What a class session buys on the page: one extra visit, or the cheapest co-pay option, within the session's limits. */
 function classPurchase(session: HostedSession, made: Extract<Initiation, { session: object }>) {
-  return purchaseFor(session, made.session.kind === 'CLASS_EXTRA_VISITS' ? 'EXTRA_VISITS' : 'COPAY', made.session.costPerVisit ?? null, made.copayOptions);
+  return purchaseFor(
+    session,
+    made.session.kind === 'CLASS_EXTRA_VISITS' ? 'EXTRA_VISITS' : 'COPAY',
+    made.session.costPerVisit ?? null,
+    made.copayOptions,
+  );
 }
 
-function purchaseFor(session: HostedSession, kind: 'EXTRA_VISITS' | 'COPAY', costPerVisit: number | null, options: { id: string; clientCopayAmount: number }[]) {
+function purchaseFor(
+  session: HostedSession,
+  kind: 'EXTRA_VISITS' | 'COPAY',
+  costPerVisit: number | null,
+  options: { id: string; clientCopayAmount: number }[],
+) {
   if (kind === 'EXTRA_VISITS') {
     allowCopay(session, costPerVisit ?? 0, "This month's visits of your pass are used up");
     return { number_of_visits: 1, duration: 'MONTHLY' as const };
   }
   const cheapest = [...options].sort((a, b) => a.clientCopayAmount - b.clientCopayAmount)[0];
-  if (!cheapest) throw new ClientMessage('provider_not_covered', 'This is not included in your pass, and it cannot be booked through this link.');
+  if (!cheapest)
+    throw new ClientMessage('provider_not_covered', 'This is not included in your pass, and it cannot be booked through this link.');
   allowCopay(session, cheapest.clientCopayAmount);
   return { copay_package_id: cheapest.id };
 }
@@ -185,7 +240,8 @@ function allowCopay(session: HostedSession, amount: number, why = 'This is not i
 /** A form field the page's own forms always send; missing, the request did not come from them. */
 function field(form: URLSearchParams, name: string): string {
   const value = form.get(name);
-  if (value === null || value === '') throw validationError(name, `The form did not send ${name}; open the page again and choose once more`);
+  if (value === null || value === '')
+    throw validationError(name, `The form did not send ${name}; open the page again and choose once more`);
   return value;
 }
 
@@ -203,15 +259,24 @@ function returnTo(session: HostedSession): string {
 function friendly(err: DomainError): string {
   if (err instanceof ClientMessage) return err.message;
   switch (err.code) {
-    case 'class_full': return 'This class has just filled up. Please pick another one.';
-    case 'slot_unavailable': return 'This time has just been taken. Please pick another one.';
-    case 'already_booked': return 'You are already booked into this class.';
-    case 'insufficient_balance': return 'This cannot be booked through this link right now.';
-    case 'validation_error': return `Please check your choice: ${err.message}`;
-    case 'provider_not_covered': return 'This is not included in your pass, and it cannot be booked through this link.';
-    case 'pass_not_active': return 'Your pass is not active for this date.';
-    case 'resource_not_found': return 'This is no longer available. Please pick another one.';
-    default: return err.message;
+    case 'class_full':
+      return 'This class has just filled up. Please pick another one.';
+    case 'slot_unavailable':
+      return 'This time has just been taken. Please pick another one.';
+    case 'already_booked':
+      return 'You are already booked into this class.';
+    case 'insufficient_balance':
+      return 'This cannot be booked through this link right now.';
+    case 'validation_error':
+      return `Please check your choice: ${err.message}`;
+    case 'provider_not_covered':
+      return 'This is not included in your pass, and it cannot be booked through this link.';
+    case 'pass_not_active':
+      return 'Your pass is not active for this date.';
+    case 'resource_not_found':
+      return 'This is no longer available. Please pick another one.';
+    default:
+      return err.message;
   }
 }
 
@@ -225,8 +290,9 @@ function htmlHeaders(nonce: string, session?: HostedSession): Record<string, str
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; `
-      + `form-action 'self'${returnOrigin}; base-uri 'none'; frame-ancestors 'none'`,
+    'Content-Security-Policy':
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; ` +
+      `form-action 'self'${returnOrigin}; base-uri 'none'; frame-ancestors 'none'`,
   };
 }
 
@@ -259,7 +325,13 @@ function codePage(outcome: Extract<Outcome, { kind: 'code' }>, nonce: string, se
   return { status: 200, headers: htmlHeaders(nonce, session), body: page('Your access code', nonce, body) };
 }
 
-async function mainPage(ctx: Ctx, session: HostedSession, req: PageRequest, nonce: string, refused?: Extract<Outcome, { kind: 'refused' }>): Promise<PageResponse> {
+async function mainPage(
+  ctx: Ctx,
+  session: HostedSession,
+  req: PageRequest,
+  nonce: string,
+  refused?: Extract<Outcome, { kind: 'refused' }>,
+): Promise<PageResponse> {
   const client = await getOwnClient(ctx, session.clientId);
   const held = await currentPassOf(ctx.em, client);
   const now = ctx.clock.now();
@@ -272,11 +344,16 @@ async function mainPage(ctx: Ctx, session: HostedSession, req: PageRequest, nonc
 <p class="meta">Valid until ${held.issuedPass.expiresAt.toISOString().slice(0, 10)}</p></section>`;
   const title = session.mode === 'booking' ? 'Book with your pass' : 'Get your access code';
   const token = html`<input type="hidden" name="${FORM_TOKEN}" value="${await formToken(ctx.em, ctx.config, session.id, now)}">`;
-  const content = session.mode === 'booking' ? await bookingSections(ctx, session, held.pass, req, now, token) : accessCodeSection(req.secret, token);
+  const content =
+    session.mode === 'booking' ? await bookingSections(ctx, session, held.pass, req, now, token) : accessCodeSection(req.secret, token);
   return {
     status: refused?.status ?? 200,
     headers: htmlHeaders(nonce, session),
-    body: page(title, nonce, html`<h1>${title}</h1>${alert}${passBox}${content}<p class="meta"><a href="${session.returnUrl}">Cancel and go back</a></p>`),
+    body: page(
+      title,
+      nonce,
+      html`<h1>${title}</h1>${alert}${passBox}${content}<p class="meta"><a href="${session.returnUrl}">Cancel and go back</a></p>`,
+    ),
   };
 }
 
@@ -291,7 +368,14 @@ function accessCodeSection(secret: string, token: Html): Html {
  * co-pay, the others that have a co-pay price within its limit (a class's co-pay options are
  * checked when it is booked). The rest could only be refused.
  */
-async function bookingSections(ctx: Ctx, session: HostedSession, pass: PassPackage, req: PageRequest, now: Date, token: Html): Promise<Html> {
+async function bookingSections(
+  ctx: Ctx,
+  session: HostedSession,
+  pass: PassPackage,
+  req: PageRequest,
+  now: Date,
+  token: Html,
+): Promise<Html> {
   const upcoming = await upcomingOpenClasses(ctx, new Date(now.getTime() + CLASS_DAYS * 86_400_000), CLASSES_SHOWN);
   const classes = upcoming.filter((c) => session.allowCopay || coverageOf(pass, c).covered);
   const classItems = classes.map((c) => {
@@ -317,7 +401,10 @@ async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest
   const chosenId = req.query.get('service_id') ?? undefined;
   const date = req.query.get('date') ?? now.toISOString().slice(0, 10);
   const chosen = treatments.find((t) => t.serviceId === chosenId);
-  const options = treatments.map((t) => html`<option value="${t.serviceId}"${t.serviceId === chosenId ? html` selected` : undefined}>${t.name} (${t.durationMinutes} min) at ${t.spaName}</option>`);
+  const options = treatments.map(
+    (t) =>
+      html`<option value="${t.serviceId}"${t.serviceId === chosenId ? html` selected` : undefined}>${t.name} (${t.durationMinutes} min) at ${t.spaName}</option>`,
+  );
   let times: Html | undefined;
   if (chosen) {
     let slots: Slot[] = [];
@@ -328,10 +415,12 @@ async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest
       if (!(err instanceof DomainError)) throw err;
       problem = friendly(err);
     }
-    const buttons = slots.map((s) => html`<li><form method="post" action="/hosted/${req.secret}/spa">${token}
+    const buttons = slots.map(
+      (s) => html`<li><form method="post" action="/hosted/${req.secret}/spa">${token}
 <input type="hidden" name="service_id" value="${chosen.serviceId}">
 <input type="hidden" name="date" value="${date}"><input type="hidden" name="time" value="${s.time}">
-<button type="submit" aria-label="Book ${chosen.name} at ${s.time} on ${date}">${s.time}</button></form></li>`);
+<button type="submit" aria-label="Book ${chosen.name} at ${s.time} on ${date}">${s.time}</button></form></li>`,
+    );
     times = problem
       ? html`<div class="alert" role="alert">${problem}</div>`
       : html`<h3>Times on ${date}</h3>${buttons.length ? html`<ul class="times">${buttons}</ul>` : html`<p>No free times that day.</p>`}`;
@@ -347,6 +436,13 @@ async function spaSection(ctx: Ctx, treatments: SpaTreatment[], req: PageRequest
 
 /** "Wed 25 Nov, 10:00" in the provider's zone: where the client will be. */
 function localWhen(at: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .format(at);
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(at);
 }

@@ -41,7 +41,11 @@ export async function lockSession(tx: TxCtx, id: string): Promise<HostedSession>
 }
 
 /** Marks the (locked) session COMPLETED with what the client got, and records hosted_session.completed. */
-export async function completeSession(tx: TxCtx, session: HostedSession, result: { bookingId: string } | { accessCodeId: string }): Promise<void> {
+export async function completeSession(
+  tx: TxCtx,
+  session: HostedSession,
+  result: { bookingId: string } | { accessCodeId: string },
+): Promise<void> {
   const now = tx.clock.now();
   session.status = 'COMPLETED';
   session.completedAt = now;
@@ -59,18 +63,24 @@ export async function completeSession(tx: TxCtx, session: HostedSession, result:
  * its lock, is not waited for). Returns how many expired.
  */
 export function expireHostedSessions(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  return sweepInBatches(em, deps.clock, {
-    sql: `select id from hosted_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-  }, async (tx, ids, now) => {
-    const sessions = await tx.find(HostedSessionSchema, { id: { $in: ids } });
-    for (const session of sessions) {
-      session.status = 'EXPIRED';
-      session.updatedAt = now;
-    }
-    await tx.flush();
-    // The sweep is no reseller's request: its events name each session's reseller.
-    const ctx = backgroundCtx(tx, deps);
-    for (const session of sessions) await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
-    return sessions.length;
-  });
+  return sweepInBatches(
+    em,
+    deps.clock,
+    {
+      sql: `select id from hosted_session where status = 'OPEN' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+    },
+    async (tx, ids, now) => {
+      const sessions = await tx.find(HostedSessionSchema, { id: { $in: ids } });
+      for (const session of sessions) {
+        session.status = 'EXPIRED';
+        session.updatedAt = now;
+      }
+      await tx.flush();
+      // The sweep is no reseller's request: its events name each session's reseller.
+      const ctx = backgroundCtx(tx, deps);
+      for (const session of sessions)
+        await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
+      return sessions.length;
+    },
+  );
 }

@@ -14,7 +14,13 @@ export interface BalanceChange {
 
 /** A business-account ledger row as written; the balance after it is known once its transaction commits. */
 export interface BusinessEntry {
-  id: string; resellerId: string; type: 'CREDIT' | 'DEBIT'; amount: number; description: string; referenceId: string | null; createdAt: Date;
+  id: string;
+  resellerId: string;
+  type: 'CREDIT' | 'DEBIT';
+  amount: number;
+  description: string;
+  referenceId: string | null;
+  createdAt: Date;
 }
 
 /**
@@ -30,12 +36,19 @@ async function change(em: TxEm, type: 'CREDIT' | 'DEBIT', c: BalanceChange): Pro
   assertInTransaction(em);
   if (!Number.isSafeInteger(c.amount) || c.amount <= 0) throw new Error(`ledger amount must be a positive integer, got ${c.amount}`);
   const entry = {
-    id: newId('businessTransaction', c.at.getTime()), resellerId: c.resellerId, type, amount: c.amount,
-    description: c.description, referenceId: c.referenceId ?? null, createdAt: c.at,
+    id: newId('businessTransaction', c.at.getTime()),
+    resellerId: c.resellerId,
+    type,
+    amount: c.amount,
+    description: c.description,
+    referenceId: c.referenceId ?? null,
+    createdAt: c.at,
   };
-  await queueWrite(em,
+  await queueWrite(
+    em,
     'insert into business_transaction (id, reseller_id, type, amount, description, reference_id, created_at) values (?, ?, ?, ?, ?, ?, ?)',
-    [entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at]);
+    [entry.id, entry.resellerId, type, c.amount, entry.description, entry.referenceId, c.at],
+  );
   deferredToCommit(em, 'business_transaction_settles');
   return entry;
 }

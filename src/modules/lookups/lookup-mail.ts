@@ -1,7 +1,13 @@
 // The e-mail that carries a lookup's code to the client (docs/partner-guide.md "Lookup", "E-mail"): plain text and
 // simple HTML, naming the reseller that asks, the issuer the client knows, and how long the code works.
 
-export interface LookupMailParts { requester: string; issuer: string; firstName: string; code: string; expiresAt: Date }
+export interface LookupMailParts {
+  requester: string;
+  issuer: string;
+  firstName: string;
+  code: string;
+  expiresAt: Date;
+}
 
 export function lookupMail(p: LookupMailParts): { subject: string; text: string; html: string } {
   const until = `${p.expiresAt.toISOString().slice(11, 16)} UTC on ${p.expiresAt.toISOString().slice(0, 10)}`;

@@ -11,9 +11,11 @@ import { LookupSchema } from './lookups.entity.ts';
 export async function setLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): Promise<Reseller> {
   const reseller = await storeLookupEnabled(ctx, raw);
   if (!reseller.lookupEnabled) {
-    await ctx.em.nativeUpdate(LookupSchema,
+    await ctx.em.nativeUpdate(
+      LookupSchema,
       { issuerId: reseller.id, status: { $in: ['PENDING', 'ACTIVE'] } },
-      { status: 'REVOKED', updatedAt: ctx.clock.now() });
+      { status: 'REVOKED', updatedAt: ctx.clock.now() },
+    );
   }
   return reseller;
 }

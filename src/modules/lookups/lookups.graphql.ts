@@ -8,8 +8,9 @@ import { verifyLookup } from './verify-lookup.ts';
 // Lookups on GraphQL (docs/partner-guide.md "Lookup"): the same use cases as lookups.rest.ts.
 
 const LookupStatusEnum = builder.enumType('LookupStatus', {
-  description: 'PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left), EXPIRED (unverified after '
-    + '15 minutes, or its token no longer works) or REVOKED (its issuer turned lookup off: for good).',
+  description:
+    'PENDING (code mailed), ACTIVE (verified; its token works), FAILED (no attempts left), EXPIRED (unverified after ' +
+    '15 minutes, or its token no longer works) or REVOKED (its issuer turned lookup off: for good).',
   values: presentedLookupStatuses,
 });
 
@@ -71,8 +72,9 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   startLookup: t.field({
     type: LookupRef,
-    description: "Starts a lookup of another reseller's client (or one's own): a 6-digit code is mailed to the client, valid 15 "
-      + 'minutes. Each call mails a new code; at most 5 lookups a client an hour (else `rate_limited`).',
+    description:
+      "Starts a lookup of another reseller's client (or one's own): a 6-digit code is mailed to the client, valid 15 " +
+      'minutes. Each call mails a new code; at most 5 lookups a client an hour (else `rate_limited`).',
     authScopes: { reseller: true },
     args: { input: t.arg({ type: StartLookupInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'StartLookupResult' } },
@@ -80,8 +82,9 @@ builder.mutationFields((t) => ({
   }),
   verifyLookup: t.field({
     type: LookupVerificationRef,
-    description: 'Verifies a lookup with the code the client received and answers its token once. A wrong code is InputError '
-      + '`invalid_lookup_code` and uses one of 5 attempts. Takes no Idempotency-Key: the token is never stored.',
+    description:
+      'Verifies a lookup with the code the client received and answers its token once. A wrong code is InputError ' +
+      '`invalid_lookup_code` and uses one of 5 attempts. Takes no Idempotency-Key: the token is never stored.',
     authScopes: { reseller: true },
     extensions: showsSecretOnce,
     args: { input: t.arg({ type: VerifyLookupInputRef, required: true }) },

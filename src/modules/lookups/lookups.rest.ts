@@ -11,9 +11,13 @@ const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] a
 // rate limit bounds retries), and a verify answers its token once and never stores it.
 export const lookupsRoutes = defineRoutes([
   {
-    method: 'POST', path: '/lookups', operationId: 'startLookup', tag: 'Lookups',
-    summary: "Start a lookup of another reseller's client (or one's own): a 6-digit code is mailed to the client, valid 15 minutes "
-      + '(no Idempotency-Key: each call mails a new code; at most 5 lookups a client an hour)',
+    method: 'POST',
+    path: '/lookups',
+    operationId: 'startLookup',
+    tag: 'Lookups',
+    summary:
+      "Start a lookup of another reseller's client (or one's own): a 6-digit code is mailed to the client, valid 15 minutes " +
+      '(no Idempotency-Key: each call mails a new code; at most 5 lookups a client an hour)',
     body: startLookupInput,
     success: { status: 201, description: 'The PENDING `lookup`', schema: lookupSchema },
     errors: [...authErrors, 'resource_not_found', 'rate_limited'],
@@ -22,9 +26,13 @@ export const lookupsRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/lookups/{id}/verify', operationId: 'verifyLookup', tag: 'Lookups',
-    summary: 'Verify a lookup with the code the client received: answers the lookup token once (a wrong code uses one of 5 attempts; '
-      + 'no Idempotency-Key: the token is never stored)',
+    method: 'POST',
+    path: '/lookups/{id}/verify',
+    operationId: 'verifyLookup',
+    tag: 'Lookups',
+    summary:
+      'Verify a lookup with the code the client received: answers the lookup token once (a wrong code uses one of 5 attempts; ' +
+      'no Idempotency-Key: the token is never stored)',
     body: verifyLookupInput,
     success: { status: 200, description: 'The ACTIVE `lookup` with its `lookup_token`', schema: lookupVerificationSchema },
     errors: [...authErrors, 'invalid_lookup_code', 'resource_not_found', 'lookup_not_pending', 'lookup_expired'],
@@ -36,7 +44,10 @@ export const lookupsRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/lookups/{id}', operationId: 'getLookup', tag: 'Lookups',
+    method: 'GET',
+    path: '/lookups/{id}',
+    operationId: 'getLookup',
+    tag: 'Lookups',
     summary: 'Get a lookup this reseller started (never its token)',
     success: { status: 200, description: 'A `lookup`', schema: lookupSchema },
     errors: [...authErrors, 'resource_not_found'],

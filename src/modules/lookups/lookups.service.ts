@@ -23,7 +23,12 @@ export const CODE_ATTEMPTS = 5;
 export const LOOKUPS_PER_CLIENT_PER_HOUR = 5;
 
 /** A lookup with what its status is read from: the pass its token lives with, and whether the issuer still allows lookups. */
-export interface LookupView { lookup: Lookup; passStatus: string; passExpiresAt: Date; issuerEnabled: boolean }
+export interface LookupView {
+  lookup: Lookup;
+  passStatus: string;
+  passExpiresAt: Date;
+  issuerEnabled: boolean;
+}
 
 /** PENDING past its code's lifetime, or ACTIVE with a token that no longer works, reads as EXPIRED. */
 export function lookupStatus(view: LookupView, now: Date): LookupStatus {
@@ -55,7 +60,8 @@ export async function viewOf(em: EntityManager, lookup: Lookup): Promise<LookupV
   const [row] = await em.execute<{ pass_status: string; pass_expires_at: Date; issuer_enabled: boolean }[]>(
     `select ip.status as pass_status, ip.expires_at as pass_expires_at, (i.lookup_enabled and i.status = 'ACTIVE') as issuer_enabled
        from issued_pass ip, reseller i where ip.id = ? and i.id = ?`,
-    [lookup.issuedPassId, lookup.issuerId]);
+    [lookup.issuedPassId, lookup.issuerId],
+  );
   return { lookup, passStatus: row.pass_status, passExpiresAt: new Date(row.pass_expires_at), issuerEnabled: row.issuer_enabled };
 }
 

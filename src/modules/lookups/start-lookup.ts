@@ -42,16 +42,33 @@ export async function startLookup(ctx: TxCtx, raw: StartLookupInput): Promise<Lo
 
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const lookup = ctx.em.create(LookupSchema, {
-    id: newId('lookup', now.getTime()), resellerId, issuerId: issuer.id, clientId: client.id, issuedPassId: current.issuedPass.id,
-    status: 'PENDING', codeHash: await hashCode(code), attemptsRemaining: CODE_ATTEMPTS,
-    expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS), tokenHash: null, verifiedAt: null, createdAt: now, updatedAt: now,
+    id: newId('lookup', now.getTime()),
+    resellerId,
+    issuerId: issuer.id,
+    clientId: client.id,
+    issuedPassId: current.issuedPass.id,
+    status: 'PENDING',
+    codeHash: await hashCode(code),
+    attemptsRemaining: CODE_ATTEMPTS,
+    expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS),
+    tokenHash: null,
+    verifiedAt: null,
+    createdAt: now,
+    updatedAt: now,
   });
   await ctx.em.flush();
   const requester = await getOwnReseller(ctx);
-  await queueMail(ctx.em, ctx.config, {
-    ...lookupMail({ requester: requester.name, issuer: issuer.name, firstName: client.firstName, code, expiresAt: lookup.expiresAt }),
-    to: client.email, expiresAt: lookup.expiresAt, resellerId,
-  }, now);
+  await queueMail(
+    ctx.em,
+    ctx.config,
+    {
+      ...lookupMail({ requester: requester.name, issuer: issuer.name, firstName: client.firstName, code, expiresAt: lookup.expiresAt }),
+      to: client.email,
+      expiresAt: lookup.expiresAt,
+      resellerId,
+    },
+    now,
+  );
   return { lookup, passStatus: current.issuedPass.status, passExpiresAt: current.issuedPass.expiresAt, issuerEnabled: true };
 }
 
@@ -64,16 +81,21 @@ async function checkRate(ctx: TxCtx, clientId: string, now: Date): Promise<void>
   await ctx.em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`lookup:${clientId}`]);
   const recent = await ctx.em.execute<{ created_at: Date }[]>(
     'select created_at from lookup where client_id = ? and created_at > ? order by created_at desc limit ?',
-    [clientId, new Date(now.getTime() - HOUR_MS), LOOKUPS_PER_CLIENT_PER_HOUR]);
+    [clientId, new Date(now.getTime() - HOUR_MS), LOOKUPS_PER_CLIENT_PER_HOUR],
+  );
   if (recent.length < LOOKUPS_PER_CLIENT_PER_HOUR) return;
   const oldest = new Date(recent[recent.length - 1].created_at).getTime();
   const seconds = Math.max(1, Math.ceil((oldest + HOUR_MS - now.getTime()) / 1000));
-  throw new DomainError('rate_limited',
+  throw new DomainError(
+    'rate_limited',
     `This client was looked up ${LOOKUPS_PER_CLIENT_PER_HOUR} times in the last hour; retry after ${seconds} seconds`,
-    { headers: {
-      'Retry-After': String(seconds),
-      // The IETF RateLimit fields, as every 429 carries them (docs/operator-guide.md "Rate limits").
-      'RateLimit-Policy': `"lookups_per_client";q=${LOOKUPS_PER_CLIENT_PER_HOUR};w=${HOUR_MS / 1000}`,
-      RateLimit: `"lookups_per_client";r=0;t=${seconds}`,
-    } });
+    {
+      headers: {
+        'Retry-After': String(seconds),
+        // The IETF RateLimit fields, as every 429 carries them (docs/operator-guide.md "Rate limits").
+        'RateLimit-Policy': `"lookups_per_client";q=${LOOKUPS_PER_CLIENT_PER_HOUR};w=${HOUR_MS / 1000}`,
+        RateLimit: `"lookups_per_client";r=0;t=${seconds}`,
+      },
+    },
+  );
 }

@@ -9,7 +9,10 @@ import { codeMatches } from './lookup-code.ts';
 import { presentLookup } from './lookups.presenter.ts';
 
 export const verifyLookupInput = z.strictObject({
-  access_code: z.string().regex(/^[0-9]{6}$/, 'Expected the 6-digit code from the e-mail to the client').describe('The 6-digit code mailed to the client'),
+  access_code: z
+    .string()
+    .regex(/^[0-9]{6}$/, 'Expected the 6-digit code from the e-mail to the client')
+    .describe('The 6-digit code mailed to the client'),
 });
 export type VerifyLookupInput = z.input<typeof verifyLookupInput>;
 
@@ -32,7 +35,8 @@ export async function verifyLookup(ctx: TxCtx, id: string, raw: VerifyLookupInpu
   if (lookup.status !== 'PENDING') {
     throw new DomainError('lookup_not_pending', `Lookup '${lookup.id}' is ${lookup.status}: start a new lookup`);
   }
-  if (lookup.expiresAt.getTime() <= now.getTime()) throw new DomainError('lookup_expired', `Lookup '${lookup.id}' expired; start a new lookup`);
+  if (lookup.expiresAt.getTime() <= now.getTime())
+    throw new DomainError('lookup_expired', `Lookup '${lookup.id}' expired; start a new lookup`);
   if (!(await codeMatches(input.access_code, lookup.codeHash))) {
     lookup.attemptsRemaining -= 1;
     if (lookup.attemptsRemaining === 0) lookup.status = 'FAILED';
@@ -40,14 +44,21 @@ export async function verifyLookup(ctx: TxCtx, id: string, raw: VerifyLookupInpu
     await ctx.em.flush();
     const left = lookup.attemptsRemaining;
     return {
-      wrongCode: new DomainError('invalid_lookup_code', left > 0
-        ? `access_code is not the code that was mailed; attempts_remaining: ${left}`
-        : 'access_code is not the code that was mailed; attempts_remaining: 0, so the lookup failed: start a new lookup', { param: 'access_code' }),
+      wrongCode: new DomainError(
+        'invalid_lookup_code',
+        left > 0
+          ? `access_code is not the code that was mailed; attempts_remaining: ${left}`
+          : 'access_code is not the code that was mailed; attempts_remaining: 0, so the lookup failed: start a new lookup',
+        { param: 'access_code' },
+      ),
     };
   }
   const view = await viewOf(ctx.em, lookup);
   if (!tokenWorks(view, now)) {
-    throw new DomainError('lookup_not_pending', "The client's pass or the issuer's lookup setting changed since the lookup started: start a new lookup");
+    throw new DomainError(
+      'lookup_not_pending',
+      "The client's pass or the issuer's lookup setting changed since the lookup started: start a new lookup",
+    );
   }
   const token = `lkpt_${randomBase62(40)}`;
   lookup.status = 'ACTIVE';

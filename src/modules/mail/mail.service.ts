@@ -34,7 +34,14 @@ export async function queueMail(em: TxEm, config: Config, mail: OutgoingMail, at
   const [row] = await em.execute<{ id: string }[]>(
     `insert into mail_message (reseller_id, to_address, subject, sealed_body, status, expires_at, created_at)
      values (?, ?, ?, ?, 'QUEUED', ?, ?) returning id::text as id`,
-    [mail.resellerId ?? null, mail.to, mail.subject, box.seal(JSON.stringify({ text: mail.text, html: mail.html })), mail.expiresAt ?? null, at],
+    [
+      mail.resellerId ?? null,
+      mail.to,
+      mail.subject,
+      box.seal(JSON.stringify({ text: mail.text, html: mail.html })),
+      mail.expiresAt ?? null,
+      at,
+    ],
   );
   await enqueue(em, { topic: MAIL_TOPIC, resellerId: mail.resellerId, payloadJson: JSON.stringify({ mail_message_id: row.id }), at });
 }
@@ -44,14 +51,22 @@ const boxes = new WeakMap<Buffer, SecretBox>();
 async function mailBox(em: EntityManager, config: Config): Promise<SecretBox> {
   const master = await masterKey(em, config);
   let box = boxes.get(master);
-  if (!box) boxes.set(master, box = secretBox(master, 'mail bodies'));
+  if (!box) boxes.set(master, (box = secretBox(master, 'mail bodies')));
   return box;
 }
 
 /** How long one SMTP conversation may take before the attempt fails and is retried later. */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
-interface MailRow { id: string; to_address: string; subject: string; sealed_body: string | null; status: string; expires_at: Date | null; created_at: Date }
+interface MailRow {
+  id: string;
+  to_address: string;
+  subject: string;
+  sealed_body: string | null;
+  status: string;
+  expires_at: Date | null;
+  created_at: Date;
+}
 
 /**
  * The outbox handler of topic `mail` (src/cli/serve.ts registers it wherever background jobs run).
@@ -66,7 +81,9 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
   return async (outboxRow: OutboxRow, em: EntityManager) => {
     const id = (outboxRow.payload as { mail_message_id?: string }).mail_message_id;
     const [mail] = await em.execute<MailRow[]>(
-      'select id::text as id, to_address, subject, sealed_body, status, expires_at, created_at from mail_message where id = ? for update', [id ?? null]);
+      'select id::text as id, to_address, subject, sealed_body, status, expires_at, created_at from mail_message where id = ? for update',
+      [id ?? null],
+    );
     // Already delivered or dropped: nothing left to do for this row.
     if (!mail || mail.status !== 'QUEUED' || mail.sealed_body === null) return;
     const now = clock.now();
@@ -81,20 +98,29 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
       if (config.NODE_ENV !== 'development') throw new Error('SMTP_URL is not set: mail waits in the outbox until it is (README "E-mail")');
       await finish(em, mail.id, 'LOGGED', messageId, now);
       // Development only (docs/partner-guide.md "E-mail"): the log stands in for the mailbox, code included.
-      log.info({ mail_message_id: mail.id, mail: { to: mail.to_address, subject: mail.subject, text: body.text } },
-        'SMTP_URL is not set (development): the mail is written here instead of sent');
+      log.info(
+        { mail_message_id: mail.id, mail: { to: mail.to_address, subject: mail.subject, text: body.text } },
+        'SMTP_URL is not set (development): the mail is written here instead of sent',
+      );
       return;
     }
     try {
       await transport.sendMail({
-        from: config.MAIL_FROM, to: mail.to_address, subject: mail.subject, text: body.text, html: body.html, messageId,
+        from: config.MAIL_FROM,
+        to: mail.to_address,
+        subject: mail.subject,
+        text: body.text,
+        html: body.html,
+        messageId,
       });
     } catch (err) {
       // The outbox logs and keeps the error: only what failed, never the server's words, which may repeat the address.
       const e = err as { code?: string; command?: string; responseCode?: number };
       // No `cause`: the logger would print it, with the server's reply and the recipient.
       // eslint-disable-next-line preserve-caught-error
-      throw new Error(`SMTP delivery failed (${[e.code, e.command, e.responseCode].filter((v) => v !== undefined).join(' ') || 'no reply'})`);
+      throw new Error(
+        `SMTP delivery failed (${[e.code, e.command, e.responseCode].filter((v) => v !== undefined).join(' ') || 'no reply'})`,
+      );
     }
     await finish(em, mail.id, 'SENT', messageId, now);
     log.info({ mail_message_id: mail.id, outbox_id: outboxRow.id }, 'mail sent');
@@ -102,9 +128,19 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
 }
 
 /** Delivered or dropped: the body goes, in the transaction that completes the outbox row. */
-async function finish(em: EntityManager, id: string, status: 'SENT' | 'LOGGED' | 'EXPIRED', messageId: string | null, at: Date): Promise<void> {
-  await em.execute('update mail_message set status = ?, message_id = ?, sealed_body = null, delivered_at = ? where id = ?',
-    [status, messageId, status === 'EXPIRED' ? null : at, id]);
+async function finish(
+  em: EntityManager,
+  id: string,
+  status: 'SENT' | 'LOGGED' | 'EXPIRED',
+  messageId: string | null,
+  at: Date,
+): Promise<void> {
+  await em.execute('update mail_message set status = ?, message_id = ?, sealed_body = null, delivered_at = ? where id = ?', [
+    status,
+    messageId,
+    status === 'EXPIRED' ? null : at,
+    id,
+  ]);
 }
 
 /** The domain of MAIL_FROM (`Name <a@b>` or `a@b`), for Message-IDs. */

@@ -43,7 +43,8 @@ export async function updateIssuedPass(ctx: TxCtx, raw: UpdateIssuedPassInput): 
   const pass = await ctx.em.findOne(PassPackageSchema, { id: input.pass_id, resellerId });
   if (!pass) throw validationError('pass_id', `No such pass: '${input.pass_id}'`);
   const issuedPass = await lockChangeablePass(ctx, client.id, 'client_id');
-  if (issuedPass.passId === pass.id) throw new DomainError('pass_unchanged', `The issued pass already has pass '${pass.id}'; nothing changed`, { param: 'pass_id' });
+  if (issuedPass.passId === pass.id)
+    throw new DomainError('pass_unchanged', `The issued pass already has pass '${pass.id}'; nothing changed`, { param: 'pass_id' });
   const now = ctx.clock.now();
   const previous = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
   await changePackage(ctx, { issuedPass, previous, next: pass, client }, now);
@@ -51,7 +52,12 @@ export async function updateIssuedPass(ctx: TxCtx, raw: UpdateIssuedPassInput): 
   return { issuedPass, pass, client };
 }
 
-interface PackageChange { issuedPass: IssuedPass; previous: PassPackage; next: PassPackage; client: Client }
+interface PackageChange {
+  issuedPass: IssuedPass;
+  previous: PassPackage;
+  next: PassPackage;
+  client: Client;
+}
 
 async function changePackage(ctx: TxCtx, change: PackageChange, now: Date): Promise<void> {
   const { issuedPass, previous, next, client } = change;
@@ -100,12 +106,17 @@ function checkExpiryPaidFor(issuedPass: IssuedPass, expiresAt: Date, now: Date):
   if (issuedPass.paymentModel === 'PAYG') {
     const limit = new Date(now.getTime());
     limit.setUTCFullYear(limit.getUTCFullYear() + PAYG_EXPIRY_YEARS);
-    if (expiresAt.getTime() > limit.getTime()) throw validationError('expires_at', `expires_at must be at most ${PAYG_EXPIRY_YEARS} years ahead`);
+    if (expiresAt.getTime() > limit.getTime())
+      throw validationError('expires_at', `expires_at must be at most ${PAYG_EXPIRY_YEARS} years ahead`);
     return;
   }
   const paidThrough = issuedPass.paidThrough?.getTime() ?? 0;
   if (expiresAt.getTime() > paidThrough) {
     const until = issuedPass.paidThrough ? ` (${issuedPass.paidThrough.toISOString()})` : '';
-    throw new DomainError('renewal_required', `A PREPAID pass cannot expire after its paid_through${until}; renew it to pay for another period`, { param: 'expires_at' });
+    throw new DomainError(
+      'renewal_required',
+      `A PREPAID pass cannot expire after its paid_through${until}; renew it to pay for another period`,
+      { param: 'expires_at' },
+    );
   }
 }

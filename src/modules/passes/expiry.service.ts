@@ -21,21 +21,33 @@ import { presentIssuedPass } from './passes.presenter.ts';
  * many passes expired.
  */
 export function expireIssuedPasses(em: EntityManager, deps: { clock: Clock; config: Config; log: Logger }): Promise<number> {
-  return sweepInBatches(em, deps.clock, {
-    sql: `select id from issued_pass where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
-  }, async (tx, ids, now) => {
-    const passes = await tx.find(IssuedPassSchema, { id: { $in: ids } });
-    const packages = new Map((await tx.find(PassPackageSchema, { id: { $in: [...new Set(passes.map((p) => p.passId))] } })).map((p) => [p.id, p]));
-    for (const issuedPass of passes) {
-      issuedPass.status = 'EXPIRED';
-      issuedPass.updatedAt = now;
-    }
-    await tx.flush();
-    // The sweep is no reseller's request: each event names the pass's reseller.
-    const ctx = backgroundCtx(tx, deps);
-    for (const issuedPass of passes) {
-      await recordEvent(ctx, 'issued_pass.expired', presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now), issuedPass.resellerId);
-    }
-    return passes.length;
-  });
+  return sweepInBatches(
+    em,
+    deps.clock,
+    {
+      sql: `select id from issued_pass where status = 'ACTIVE' and expires_at <= ? order by expires_at limit ? for update skip locked`,
+    },
+    async (tx, ids, now) => {
+      const passes = await tx.find(IssuedPassSchema, { id: { $in: ids } });
+      const packages = new Map(
+        (await tx.find(PassPackageSchema, { id: { $in: [...new Set(passes.map((p) => p.passId))] } })).map((p) => [p.id, p]),
+      );
+      for (const issuedPass of passes) {
+        issuedPass.status = 'EXPIRED';
+        issuedPass.updatedAt = now;
+      }
+      await tx.flush();
+      // The sweep is no reseller's request: each event names the pass's reseller.
+      const ctx = backgroundCtx(tx, deps);
+      for (const issuedPass of passes) {
+        await recordEvent(
+          ctx,
+          'issued_pass.expired',
+          presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now),
+          issuedPass.resellerId,
+        );
+      }
+      return passes.length;
+    },
+  );
 }

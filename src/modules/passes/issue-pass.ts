@@ -23,7 +23,11 @@ export const issuePassInput = z.strictObject({
 });
 export type IssuePassInput = z.input<typeof issuePassInput>;
 
-export interface IssuedPassResult { issuedPass: IssuedPass; pass: PassPackage; client: Client }
+export interface IssuedPassResult {
+  issuedPass: IssuedPass;
+  pass: PassPackage;
+  client: Client;
+}
 
 /**
  * Creates the client and its ACTIVE issued pass. A PREPAID package debits the business account
@@ -73,7 +77,10 @@ export async function issuePass(ctx: TxCtx, raw: IssuePassInput): Promise<Issued
 
   if (pass.paymentModel === 'PREPAID' && pass.price > 0) {
     await debitBusinessAccount(ctx.em, {
-      resellerId, amount: pass.price, at: now, referenceId: issuedPass.id,
+      resellerId,
+      amount: pass.price,
+      at: now,
+      referenceId: issuedPass.id,
       description: `Prepaid pass '${pass.name}' for ${client.id}`,
     });
   }

@@ -10,7 +10,11 @@ import { grantPeriodCredits } from './issue-pass.ts';
 // The money of a PREPAID period when a pass changes package (docs/domain-rules.md "Decisions recorded here"): the coverage
 // and the credits of a period are paid together, so they come back together.
 
-interface Held { issuedPass: IssuedPass; pass: PassPackage; client: Client }
+interface Held {
+  issuedPass: IssuedPass;
+  pass: PassPackage;
+  client: Client;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +26,10 @@ export async function startPaidPeriod(ctx: TxCtx, { issuedPass, pass, client }: 
   const { resellerId } = resellerOf(ctx);
   if (pass.price > 0) {
     await debitBusinessAccount(ctx.em, {
-      resellerId, amount: pass.price, at: now, referenceId: issuedPass.id,
+      resellerId,
+      amount: pass.price,
+      at: now,
+      referenceId: issuedPass.id,
       description: `Prepaid pass '${pass.name}' for ${client.id} (changed package)`,
     });
   }
@@ -53,14 +60,20 @@ export async function refundUnusedPeriod(ctx: TxCtx, { issuedPass, pass, client 
     refund = (BigInt(pass.price) * daysLeft * taken) / (daysInPeriod * creditsDue);
     if (taken > 0n) {
       await debitWallet(ctx.em, {
-        resellerId, clientId: client.id, amount: Number(taken), at: now,
+        resellerId,
+        clientId: client.id,
+        amount: Number(taken),
+        at: now,
         description: `Unused credits of pass '${pass.name}' (${daysLeft} of ${daysInPeriod} days left)`,
       });
     }
   }
   if (refund > 0n) {
     await creditBusinessAccount(ctx.em, {
-      resellerId, amount: Number(refund), at: now, referenceId: issuedPass.id,
+      resellerId,
+      amount: Number(refund),
+      at: now,
+      referenceId: issuedPass.id,
       description: `Unused ${daysLeft} of ${daysInPeriod} days of prepaid pass '${pass.name}' for ${client.id}`,
     });
   }

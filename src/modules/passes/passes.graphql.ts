@@ -11,8 +11,14 @@ import { setIssuedPassExpiry, updateIssuedPass } from './change-issued-pass.ts';
 import { renewIssuedPass } from './renew-issued-pass.ts';
 import { getIssuedPassOfClient, listPasses, effectiveStatus, visitsUsed, type ListedPass } from './passes.service.ts';
 import {
-  IssuedPassSchema, PassPackageSchema, durations, issuedPassStatuses, paymentModels,
-  type IssuedPass, type PassCategory, type PassPackage,
+  IssuedPassSchema,
+  PassPackageSchema,
+  durations,
+  issuedPassStatuses,
+  paymentModels,
+  type IssuedPass,
+  type PassCategory,
+  type PassPackage,
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { countCoveredProviders } from '../providers/providers.service.ts';
@@ -46,8 +52,15 @@ export const PassRef = builder.loadableNode(builder.objectRef<ListedPass>('Pass'
     // At most one category per type (GYM, SPA): cost it as the 2-item list it is.
     // The `passes` list reads categories and createdAt only for a query that selects them
     // (selectedFields); should a pass reach one without it all the same, its row is loaded by id.
-    categories: t.field({ type: [PassCategoryRef], complexity: { field: 1, multiplier: 2 },
-      resolve: (p, _, ctx) => p.categories ?? wholePasses(ctx).load(p.id).then((whole) => whole.categories) }),
+    categories: t.field({
+      type: [PassCategoryRef],
+      complexity: { field: 1, multiplier: 2 },
+      resolve: (p, _, ctx) =>
+        p.categories ??
+        wholePasses(ctx)
+          .load(p.id)
+          .then((whole) => whole.categories),
+    }),
     providerCount: t.loadable({
       type: 'Int',
       description: "Providers the pass covers (one of its categories has the provider's category and tier).",
@@ -58,7 +71,14 @@ export const PassRef = builder.loadableNode(builder.objectRef<ListedPass>('Pass'
       },
       resolve: (p) => p.id,
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (p, _, ctx) => p.createdAt ?? wholePasses(ctx).load(p.id).then((whole) => whole.createdAt) }),
+    createdAt: t.field({
+      type: 'DateTime',
+      resolve: (p, _, ctx) =>
+        p.createdAt ??
+        wholePasses(ctx)
+          .load(p.id)
+          .then((whole) => whole.createdAt),
+    }),
   }),
 });
 
@@ -67,19 +87,25 @@ export function wholePasses(ctx: GraphQLContext): DataLoader<string, PassPackage
   return PassRef.getDataloader(ctx) as DataLoader<string, PassPackage>;
 }
 
-interface IssuedPassCategoryShape { category: PassCategory; issuedPass: IssuedPass }
+interface IssuedPassCategoryShape {
+  category: PassCategory;
+  issuedPass: IssuedPass;
+}
 const IssuedPassCategoryRef = builder.objectRef<IssuedPassCategoryShape>('IssuedPassCategory').implement({
   fields: (t) => ({
     type: t.field({ type: CategoryType, resolve: (c) => c.category.type }),
     tiers: t.stringList({ resolve: (c) => c.category.tiers }),
     visitsAllowed: t.int({ nullable: true, resolve: (c) => c.category.visits_allowed }),
-    visitsUsed: t.int({ description: 'Visits used this calendar month.', resolve: (c, _, ctx) => visitsUsed(c.issuedPass, c.category.type, ctx.clock.now()) }),
+    visitsUsed: t.int({
+      description: 'Visits used this calendar month.',
+      resolve: (c, _, ctx) => visitsUsed(c.issuedPass, c.category.type, ctx.clock.now()),
+    }),
     creditAllocated: t.int({ resolve: (c) => c.category.credit_allocated }),
   }),
 });
 
 export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>('IssuedPass'), {
-  description: "A pass issued to a client.",
+  description: 'A pass issued to a client.',
   id: { resolve: (p) => p.id },
   load: rowsById(IssuedPassSchema, 'reseller'),
   fields: (t) => ({
@@ -100,7 +126,8 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
     startDate: t.field({ type: 'Date', resolve: (p) => p.startDate }),
     expiresAt: t.field({ type: 'DateTime', resolve: (p) => p.expiresAt }),
     paidThrough: t.field({
-      type: 'DateTime', nullable: true,
+      type: 'DateTime',
+      nullable: true,
       description: 'PREPAID: the end of the last paid period; expiresAt may not pass it without a renewal. PAYG: null.',
       resolve: (p) => p.paidThrough,
     }),
@@ -127,12 +154,13 @@ builder.queryFields((t) => ({
     description: 'Pass packages of the reseller, newest first.',
     authScopes: { reseller: true },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (_, args, ctx, info) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      // Only the columns the nodes' selected fields need (one statement either way).
-      const asked = selectedFields(info, ['edges', 'node']);
-      return toConnection(await listPasses(ctx, page, { categories: asked.has('categories'), createdAt: asked.has('createdAt') }), page);
-    }),
+    resolve: (_, args, ctx, info) =>
+      runQuery(async () => {
+        const page = pageArgsFromConnection(args);
+        // Only the columns the nodes' selected fields need (one statement either way).
+        const asked = selectedFields(info, ['edges', 'node']);
+        return toConnection(await listPasses(ctx, page, { categories: asked.has('categories'), createdAt: asked.has('createdAt') }), page);
+      }),
   }),
   issuedPass: t.field({
     type: IssuedPassRef,
@@ -140,11 +168,10 @@ builder.queryFields((t) => ({
     description: "The client's current issued pass; null when the client is unknown to this reseller.",
     authScopes: { reseller: true },
     args: { clientId: t.arg.id({ required: true }) },
-    resolve: (_, { clientId }, ctx) => runQuery(async () => (await getIssuedPassOfClient(ctx, clientId)).issuedPass)
-      .catch(nullWhenNotFound),
+    resolve: (_, { clientId }, ctx) =>
+      runQuery(async () => (await getIssuedPassOfClient(ctx, clientId)).issuedPass).catch(nullWhenNotFound),
   }),
 }));
-
 
 const IssuePassInputRef = builder.inputType('IssuePassInput', {
   fields: (t) => ({
@@ -181,14 +208,23 @@ builder.mutationFields((t) => ({
     authScopes: { reseller: true },
     args: { input: t.arg({ type: IssuePassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'IssuePassResult' } },
-    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => issuePass(c, {
-      pass_id: input.passId, first_name: input.firstName, last_name: input.lastName, email: input.email,
-      phone: optional(input.phone), external_id: optional(input.externalId), start_date: optional(input.startDate),
-    })),
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) =>
+        issuePass(c, {
+          pass_id: input.passId,
+          first_name: input.firstName,
+          last_name: input.lastName,
+          email: input.email,
+          phone: optional(input.phone),
+          external_id: optional(input.externalId),
+          start_date: optional(input.startDate),
+        }),
+      ),
   }),
   updateIssuedPass: t.field({
     type: IssuedPassPayload,
-    description: "Changes the pass type of the client's issued pass; money follows the coverage (a PREPAID package starts a paid period, leaving one refunds its unused days). Idempotency-Key accepted.",
+    description:
+      "Changes the pass type of the client's issued pass; money follows the coverage (a PREPAID package starts a paid period, leaving one refunds its unused days). Idempotency-Key accepted.",
     authScopes: { reseller: true },
     args: { input: t.arg({ type: UpdateIssuedPassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'UpdateIssuedPassResult' } },
@@ -200,9 +236,12 @@ builder.mutationFields((t) => ({
     authScopes: { reseller: true },
     args: { input: t.arg({ type: SetIssuedPassExpiryInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'SetIssuedPassExpiryResult' } },
-    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => setIssuedPassExpiry(c, input.clientId, {
-      expires_at: Math.floor(input.expiresAt.getTime() / 1000),
-    })),
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) =>
+        setIssuedPassExpiry(c, input.clientId, {
+          expires_at: Math.floor(input.expiresAt.getTime() / 1000),
+        }),
+      ),
   }),
   renewIssuedPass: t.field({
     type: PassRenewalRef,

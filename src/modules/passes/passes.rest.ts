@@ -3,32 +3,46 @@ import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { issuePass, issuePassInput, type IssuePassInput } from './issue-pass.ts';
 import {
-  setExpiryInput, setIssuedPassExpiry, updateIssuedPass, updateIssuedPassInput,
-  type SetExpiryInput, type UpdateIssuedPassInput,
+  setExpiryInput,
+  setIssuedPassExpiry,
+  updateIssuedPass,
+  updateIssuedPassInput,
+  type SetExpiryInput,
+  type UpdateIssuedPassInput,
 } from './change-issued-pass.ts';
 import { renewInput, renewIssuedPass, type RenewInput } from './renew-issued-pass.ts';
 import { getIssuedPassOfClient, getPass, listPassesWithProviderCounts } from './passes.service.ts';
-import {
-  issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal,
-} from './passes.presenter.ts';
+import { issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal } from './passes.presenter.ts';
 import { countCoveredProviders } from '../providers/providers.service.ts';
 
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
 export const passesRoutes = defineRoutes([
   {
-    method: 'GET', path: '/passes', operationId: 'listPasses', tag: 'Passes', paginated: true,
+    method: 'GET',
+    path: '/passes',
+    operationId: 'listPasses',
+    tag: 'Passes',
+    paginated: true,
     summary: 'Get all reseller passes (pass packages), newest first',
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `pass` objects', schema: listOf(passSchema) },
     errors: [...passErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       const page = await listPassesWithProviderCounts(ctx, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) => presentPass(p.pass, p.providerCount)) };
+      return {
+        status: 200,
+        body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) =>
+          presentPass(p.pass, p.providerCount),
+        ),
+      };
     },
   },
   {
-    method: 'GET', path: '/passes/{id}', operationId: 'getPass', tag: 'Passes',
+    method: 'GET',
+    path: '/passes/{id}',
+    operationId: 'getPass',
+    tag: 'Passes',
     summary: 'Get one pass package',
     success: { status: 200, description: 'A `pass` object', schema: passSchema },
     errors: [...passErrors, 'resource_not_found'],
@@ -39,9 +53,13 @@ export const passesRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/issued_passes', operationId: 'issuePass', tag: 'Issued passes',
+    method: 'POST',
+    path: '/issued_passes',
+    operationId: 'issuePass',
+    tag: 'Issued passes',
     summary: 'Create a client and issue it a pass (PREPAID debits the business account)',
-    body: issuePassInput, idempotent: true,
+    body: issuePassInput,
+    idempotent: true,
     success: { status: 201, description: 'The `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
@@ -50,40 +68,79 @@ export const passesRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/issued_passes/update', operationId: 'updateIssuedPass', tag: 'Issued passes',
-    summary: "Change the pass type of the client's issued pass (a PREPAID package starts a paid period; leaving one refunds its unused days)",
-    body: updateIssuedPassInput, idempotent: true,
+    method: 'POST',
+    path: '/issued_passes/update',
+    operationId: 'updateIssuedPass',
+    tag: 'Issued passes',
+    summary:
+      "Change the pass type of the client's issued pass (a PREPAID package starts a paid period; leaving one refunds its unused days)",
+    body: updateIssuedPassInput,
+    idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
-    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'pass_unchanged', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    errors: [
+      ...passErrors,
+      'resource_not_found',
+      'pass_cancelled',
+      'pass_unchanged',
+      'insufficient_balance',
+      'idempotency_key_reused',
+      'idempotency_request_in_progress',
+    ],
     async handler(ctx, { body }) {
       const result = await updateIssuedPass(ctx, body as UpdateIssuedPassInput);
       return { status: 200, body: presentIssuedPass(result, ctx.clock.now()) };
     },
   },
   {
-    method: 'POST', path: '/issued_passes/{client_id}/expiry', operationId: 'setIssuedPassExpiry', tag: 'Issued passes',
+    method: 'POST',
+    path: '/issued_passes/{client_id}/expiry',
+    operationId: 'setIssuedPassExpiry',
+    tag: 'Issued passes',
     summary: "Set the expiry of the client's issued pass (an expired pass becomes ACTIVE again)",
-    body: setExpiryInput, idempotent: true,
+    body: setExpiryInput,
+    idempotent: true,
     success: { status: 200, description: 'The updated `issued_pass`', schema: issuedPassSchema },
-    errors: [...passErrors, 'resource_not_found', 'pass_cancelled', 'renewal_required', 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    errors: [
+      ...passErrors,
+      'resource_not_found',
+      'pass_cancelled',
+      'renewal_required',
+      'idempotency_key_reused',
+      'idempotency_request_in_progress',
+    ],
     async handler(ctx, { params, body }) {
       const result = await setIssuedPassExpiry(ctx, params.client_id, body as SetExpiryInput);
       return { status: 200, body: presentIssuedPass(result, ctx.clock.now()) };
     },
   },
   {
-    method: 'POST', path: '/issued_passes/{client_id}/renew', operationId: 'renewIssuedPass', tag: 'Issued passes',
+    method: 'POST',
+    path: '/issued_passes/{client_id}/renew',
+    operationId: 'renewIssuedPass',
+    tag: 'Issued passes',
     summary: 'Renew a PREPAID pass for one more period (debits the price, resets visits, grants credits)',
-    body: renewInput, idempotent: true,
+    body: renewInput,
+    idempotent: true,
     success: { status: 201, description: 'A `pass_renewal`', schema: passRenewalSchema },
-    errors: [...passErrors, 'resource_not_found', 'not_prepaid', 'pass_cancelled', 'insufficient_balance', 'idempotency_key_reused', 'idempotency_request_in_progress'],
+    errors: [
+      ...passErrors,
+      'resource_not_found',
+      'not_prepaid',
+      'pass_cancelled',
+      'insufficient_balance',
+      'idempotency_key_reused',
+      'idempotency_request_in_progress',
+    ],
     async handler(ctx, { params, body }) {
       const result = await renewIssuedPass(ctx, params.client_id, body as RenewInput);
       return { status: 201, body: presentRenewal(result, ctx.clock.now()) };
     },
   },
   {
-    method: 'GET', path: '/issued_passes/{client_id}', operationId: 'getIssuedPass', tag: 'Issued passes',
+    method: 'GET',
+    path: '/issued_passes/{client_id}',
+    operationId: 'getIssuedPass',
+    tag: 'Issued passes',
     summary: "Get the client's current issued pass",
     success: { status: 200, description: 'An `issued_pass`', schema: issuedPassSchema },
     errors: [...passErrors, 'resource_not_found'],

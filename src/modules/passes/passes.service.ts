@@ -8,17 +8,39 @@ import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-cont
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
-import { checkLookedUpClient, getOwnClient, joinedClient, joinedClientColumns, notTheLookedUpClient, ownClientsReseller, type Client } from '../clients/clients.service.ts';
+import {
+  checkLookedUpClient,
+  getOwnClient,
+  joinedClient,
+  joinedClientColumns,
+  notTheLookedUpClient,
+  ownClientsReseller,
+  type Client,
+} from '../clients/clients.service.ts';
 import { coveredProviderCountsSql } from '../providers/providers.service.ts';
 import {
-  IssuedPassSchema, PassPackageSchema,
-  type CategoryType, type Duration, type IssuedPass, type IssuedPassStatus, type PassPackage,
+  IssuedPassSchema,
+  PassPackageSchema,
+  type CategoryType,
+  type Duration,
+  type IssuedPass,
+  type IssuedPassStatus,
+  type PassPackage,
 } from './passes.entity.ts';
 import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
 // Other modules reach passes only through this file (docs/architecture.md "Module boundaries").
 export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
-export type { Duration, IssuedPass, IssuedPassStatus, PassCategory, PassPackage, PaymentModel, CategoryType, VisitEntitlement } from './passes.entity.ts';
+export type {
+  Duration,
+  IssuedPass,
+  IssuedPassStatus,
+  PassCategory,
+  PassPackage,
+  PaymentModel,
+  CategoryType,
+  VisitEntitlement,
+} from './passes.entity.ts';
 export { grantEntitlement, restoreVisit, takeEntitlementVisit, takePassVisit, visitsPeriodOf } from './visits.ts';
 export type { VisitReason } from './visits.ts';
 import { visitsPeriodOf } from './visits.ts';
@@ -30,7 +52,10 @@ export type PassRenewalObject = ReturnType<typeof presentRenewal>;
  * The columns of a pass list a caller may leave unread: the two costliest to send and decode
  * (jsonb, timestamptz): read for nothing, they made `passes(first: 10)` about a tenth slower.
  */
-export interface PassListReads { categories: boolean; createdAt: boolean }
+export interface PassListReads {
+  categories: boolean;
+  createdAt: boolean;
+}
 
 /** A pass package as a list read it: `categories`/`createdAt` absent when the list was asked not to read them. */
 export type ListedPass = Omit<PassPackage, 'categories' | 'createdAt'> & Partial<Pick<PassPackage, 'categories' | 'createdAt'>>;
@@ -42,7 +67,10 @@ export async function listPasses(ctx: Ctx, args: PageArgs, reads: PassListReads)
   return { ...page, data: plainRows(ctx.em, PassPackageSchema, page.data) };
 }
 
-export interface PassWithProviderCount { pass: PassPackage; providerCount: number }
+export interface PassWithProviderCount {
+  pass: PassPackage;
+  providerCount: number;
+}
 
 /** GET /passes: the same page, each pass with the number of providers it covers, still one statement. */
 export async function listPassesWithProviderCounts(ctx: Ctx, args: PageArgs): Promise<Page<PassWithProviderCount>> {
@@ -61,9 +89,14 @@ async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { provi
   const scope = { sql: 'reseller_id = ?', params: [resellerId] };
   const keyset = keysetSql(args, 'pass', 'pass_package', scope);
   const coverage = reads.providerCounts
-    ? { cte: `, coverage as (${coveredProviderCountsSql('page')})`, column: 'coalesce(coverage.providers, 0)', join: 'left join coverage on coverage.pass_id = page.id' }
+    ? {
+        cte: `, coverage as (${coveredProviderCountsSql('page')})`,
+        column: 'coalesce(coverage.providers, 0)',
+        join: 'left join coverage on coverage.pass_id = page.id',
+      }
     : { cte: '', column: '0', join: '' };
-  const rows = await preparedRead<PassRow & { cursor_ok: boolean }>(ctx.em,
+  const rows = await preparedRead<PassRow & { cursor_ok: boolean }>(
+    ctx.em,
     `with page as (
        select id, reseller_id, name, description, price, currency, duration, payment_model${reads.categories ? ', categories' : ''}${reads.createdAt ? ', created_at' : ''}
          from pass_package where ${scope.sql} and ${keyset.bound.sql}
@@ -74,8 +107,7 @@ async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { provi
       order by page.id ${keyset.order}`,
     [...scope.params, ...keyset.bound.params, keyset.limit, ...keyset.cursorOk.params],
   );
-  return pageFromRows(rows, args, keyset,
-    async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
+  return pageFromRows(rows, args, keyset, async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
 }
 
 /** A pass_package row of a list page (the columns read), with its provider count. */
@@ -90,15 +122,27 @@ export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
 }
 
 /** The client's current issued pass (the one that is not cancelled, or else the latest). */
-export async function findCurrentIssuedPass(em: EntityManager, resellerId: string, clientId: string, lock = false): Promise<IssuedPass | null> {
-  return em.findOne(IssuedPassSchema, { resellerId, clientId }, {
-    orderBy: { id: 'desc' },
-    ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
-  });
+export async function findCurrentIssuedPass(
+  em: EntityManager,
+  resellerId: string,
+  clientId: string,
+  lock = false,
+): Promise<IssuedPass | null> {
+  return em.findOne(
+    IssuedPassSchema,
+    { resellerId, clientId },
+    {
+      orderBy: { id: 'desc' },
+      ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
+    },
+  );
 }
 
 /** The client's current issued pass with its package, if it has one (one statement). */
-export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id' | 'resellerId'>): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
+export async function currentPassOf(
+  em: EntityManager,
+  client: Pick<Client, 'id' | 'resellerId'>,
+): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   return issuedPassWithPackage(em, 'ip.reseller_id = ? and ip.client_id = ?', [client.resellerId, client.id]);
 }
 
@@ -109,8 +153,13 @@ export async function currentPassOf(em: EntityManager, client: Pick<Client, 'id'
  * entity manager (a visit taken moves the pass's counters by SQL; the use cases that change a pass
  * lock it with findCurrentIssuedPass or lockChangeablePass).
  */
-async function issuedPassWithPackage(em: EntityManager, where: string, params: unknown[]): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
-  const [row] = await preparedRead<Record<string, unknown>>(em,
+async function issuedPassWithPackage(
+  em: EntityManager,
+  where: string,
+  params: unknown[],
+): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
+  const [row] = await preparedRead<Record<string, unknown>>(
+    em,
     sqlText`select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id
       where ${where} order by ip.id desc limit 1`,
@@ -120,7 +169,10 @@ async function issuedPassWithPackage(em: EntityManager, where: string, params: u
 }
 
 /** The issued pass and package (plain objects) of a row read with their joinedColumns as `ip` and `pp`; undefined without one. */
-function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass: Plain<IssuedPass>; pass: Plain<PassPackage> } | undefined {
+function heldPass(
+  em: EntityManager,
+  row: Record<string, unknown>,
+): { issuedPass: Plain<IssuedPass>; pass: Plain<PassPackage> } | undefined {
   const [issuedPass] = plainJoined(em, IssuedPassSchema, 'ip', [row]);
   return issuedPass && { issuedPass, pass: plainJoined(em, PassPackageSchema, 'pp', [row])[0]! };
 }
@@ -131,17 +183,24 @@ function heldPass(em: EntityManager, row: Record<string, unknown>): { issuedPass
  * them). The client must be one the caller acts for (findOwnClient's rules: 404 on `param`, 403 for
  * a lookup token naming another); `held` is undefined when the client holds no pass.
  */
-export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, param?: string): Promise<{ client: Client; held: { issuedPass: IssuedPass; pass: PassPackage } | undefined }> {
+export async function getOwnClientWithCurrentPass(
+  ctx: Ctx,
+  clientId: string,
+  param?: string,
+): Promise<{ client: Client; held: { issuedPass: IssuedPass; pass: PassPackage } | undefined }> {
   const resellerId = ownClientsReseller(ctx, clientId);
   const { em } = ctx;
   // A malformed id (body fields are free text) names nothing: no query.
   const [row] = isId('client', clientId)
-    ? await preparedRead<Record<string, unknown>>(em,
-      sqlText`select ${joinedClientColumns(em, 'c')}, ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
+    ? await preparedRead<Record<string, unknown>>(
+        em,
+        sqlText`select ${joinedClientColumns(em, 'c')}, ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}
          from client c
          left join lateral (select * from issued_pass where reseller_id = c.reseller_id and client_id = c.id order by id desc limit 1) ip on true
          left join pass_package pp on pp.id = ip.pass_id
-        where c.id = ? and c.reseller_id = ?`, [clientId, resellerId])
+        where c.id = ? and c.reseller_id = ?`,
+        [clientId, resellerId],
+      )
     : [];
   const client = row && joinedClient(em, 'c', row);
   if (!client) throw notFound('client', clientId, param);
@@ -155,7 +214,9 @@ export async function getOwnClientWithCurrentPass(ctx: Ctx, clientId: string, pa
  */
 export async function getOwnIssuedPass(ctx: Ctx, id: string, param?: string): Promise<HeldPassWithClient> {
   const resellerId = ownIssuedPassReseller(ctx, id);
-  const held = isId('issuedPass', id) ? await passWithPackageAndClient(ctx.em, 'ip.id = ? and ip.reseller_id = ?', [id, resellerId]) : undefined;
+  const held = isId('issuedPass', id)
+    ? await passWithPackageAndClient(ctx.em, 'ip.id = ? and ip.reseller_id = ?', [id, resellerId])
+    : undefined;
   return checkOwnIssuedPass(ctx, id, held, param);
 }
 
@@ -199,20 +260,30 @@ export const issuedPassAlong = {
 };
 
 /** An issued pass with its package and its client (a booking's holder named by its pass). */
-export interface HeldPassWithClient { issuedPass: IssuedPass; pass: PassPackage; client: Client }
+export interface HeldPassWithClient {
+  issuedPass: IssuedPass;
+  pass: PassPackage;
+  client: Client;
+}
 
 /** The issued pass matching `where` (over `ip`) with its package and its client, in one statement. */
 async function passWithPackageAndClient(em: EntityManager, where: string, params: unknown[]): Promise<HeldPassWithClient | undefined> {
-  const [row] = await preparedRead<Record<string, unknown>>(em,
+  const [row] = await preparedRead<Record<string, unknown>>(
+    em,
     sqlText`select ${joinedColumns(em, IssuedPassSchema, 'ip')}, ${joinedColumns(em, PassPackageSchema, 'pp')}, ${joinedClientColumns(em, 'c')}
        from issued_pass ip join pass_package pp on pp.id = ip.pass_id join client c on c.id = ip.client_id
-      where ${where}`, params);
+      where ${where}`,
+    params,
+  );
   const held = row && heldPass(em, row);
   return held && { ...held, client: joinedClient(em, 'c', row)! };
 }
 
 /** An issued pass with its package by id, whichever reseller's (the provider side reads the pass behind an access code). */
-export async function findIssuedPassWithPackage(em: EntityManager, id: string): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
+export async function findIssuedPassWithPackage(
+  em: EntityManager,
+  id: string,
+): Promise<{ issuedPass: IssuedPass; pass: PassPackage } | undefined> {
   return issuedPassWithPackage(em, 'ip.id = ?', [id]);
 }
 
@@ -227,7 +298,9 @@ export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, par
   const code = passcode.toUpperCase();
   const resellerId = passesReseller(ctx);
   // Passcodes are unique: the pass found is the token's own, or the token may not name it (known or not).
-  const held = /^[A-Z0-9]{8}$/.test(code) ? await passWithPackageAndClient(ctx.em, 'ip.passcode = ? and ip.reseller_id = ?', [code, resellerId]) : undefined;
+  const held = /^[A-Z0-9]{8}$/.test(code)
+    ? await passWithPackageAndClient(ctx.em, 'ip.passcode = ? and ip.reseller_id = ?', [code, resellerId])
+    : undefined;
   if (scope && held?.issuedPass.id !== scope.issuedPassId) throw notTheLookedUpClient();
   if (!held) throw new DomainError('resource_not_found', 'No issued pass of this reseller has that passcode', { param });
   checkLookedUpClient(ctx, held.client.id);
@@ -246,7 +319,6 @@ export function effectiveStatus(pass: Pick<IssuedPass, 'status' | 'expiresAt'>, 
   if (pass.status === 'ACTIVE' && pass.expiresAt.getTime() <= now.getTime()) return 'EXPIRED';
   return pass.status;
 }
-
 
 /** Visits used in the current calendar month; counters of an earlier month read as zero. */
 export function visitsUsed(pass: Pick<IssuedPass, 'visitsPeriod' | 'visitsUsed'>, type: CategoryType, now: Date): number {

@@ -15,7 +15,12 @@ import { presentRenewal } from './passes.presenter.ts';
 export const renewInput = z.strictObject({});
 export type RenewInput = z.input<typeof renewInput>;
 
-export interface RenewalResult { issuedPass: IssuedPass; pass: PassPackage; amount: number; previousExpiresAt: Date }
+export interface RenewalResult {
+  issuedPass: IssuedPass;
+  pass: PassPackage;
+  amount: number;
+  previousExpiresAt: Date;
+}
 
 /**
  * PREPAID only: extends by one duration from max(now, expires_at), debits the price, resets the
@@ -37,7 +42,8 @@ export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewIn
   await resetPassVisits(ctx.em, issuedPass, now);
   issuedPass.expiresAt = addDuration(from, pass.duration);
   // A renewal pays one more period; an expiry shortened below what was paid keeps what was paid.
-  if (!issuedPass.paidThrough || issuedPass.paidThrough.getTime() < issuedPass.expiresAt.getTime()) issuedPass.paidThrough = issuedPass.expiresAt;
+  if (!issuedPass.paidThrough || issuedPass.paidThrough.getTime() < issuedPass.expiresAt.getTime())
+    issuedPass.paidThrough = issuedPass.expiresAt;
   issuedPass.status = 'ACTIVE';
   issuedPass.visitsPeriod = visitsPeriodOf(now);
   issuedPass.visitsUsed = {};
@@ -45,7 +51,10 @@ export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewIn
   await ctx.em.flush();
   if (pass.price > 0) {
     await debitBusinessAccount(ctx.em, {
-      resellerId, amount: pass.price, at: now, referenceId: issuedPass.id,
+      resellerId,
+      amount: pass.price,
+      at: now,
+      referenceId: issuedPass.id,
       description: `Renewal of prepaid pass '${pass.name}' for ${client.id}`,
     });
   }

@@ -36,23 +36,37 @@ export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | un
     // the ledger row are queued, and ride in the use case's next statement. The row's reseller and
     // client are the pass's, which never change, so reading them from that statement's snapshot is
     // exact; the UPDATE counts on the row as it is when it gets the lock, as below.
-    await queueWrite(em,
+    await queueWrite(
+      em,
       `update issued_pass set visits_used = (case when visits_period = ? then visits_used else '{}'::jsonb end)
               || jsonb_build_object(?::text, (case when visits_period = ? then coalesce((visits_used->>?)::int, 0) else 0 end) + 1),
               visits_period = ?, updated_at = ?
         where id = ?`,
-      [period, v.category, period, v.category, period, v.at, v.issuedPassId]);
-    await queueWrite(em,
+      [period, v.category, period, v.category, period, v.at, v.issuedPassId],
+    );
+    await queueWrite(
+      em,
       `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
        select ?, ip.reseller_id, ip.client_id, ip.id, ?, ?, 1, ?, ?, ?, ? from issued_pass ip where ip.id = ?`,
-      [newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at, v.issuedPassId]);
+      [
+        newId('visitTransaction', v.at.getTime()),
+        v.category,
+        period,
+        v.reason,
+        v.bookingId ?? null,
+        v.accessCodeId ?? null,
+        v.at,
+        v.issuedPassId,
+      ],
+    );
     return period;
   }
   // The month's count is read from the row the UPDATE locks, not from an earlier snapshot: a
   // concurrent booking of the same pass makes PostgreSQL re-check the WHERE and recompute the SET
   // on the row as that booking left it, so the cap holds and the counter matches the ledger.
   const used = `(case when ip.visits_period = ? then coalesce((ip.visits_used->>?)::int, 0) else 0 end)`;
-  const [row] = await preparedWrite<{ period: string }>(em,
+  const [row] = await preparedWrite<{ period: string }>(
+    em,
     `with moved as (
        update issued_pass ip
           set visits_used = (case when ip.visits_period = ? then ip.visits_used else '{}'::jsonb end)
@@ -64,8 +78,26 @@ export async function takePassVisit(em: TxEm, v: PassVisit): Promise<string | un
      insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
      select ?, moved.reseller_id, moved.client_id, moved.id, ?, ?, 1, ?, ?, ?, ? from moved
      returning period`,
-    [period, v.category, period, v.category, period, v.at, v.issuedPassId, v.allowed, period, v.category, v.allowed,
-      newId('visitTransaction', v.at.getTime()), v.category, period, v.reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at],
+    [
+      period,
+      v.category,
+      period,
+      v.category,
+      period,
+      v.at,
+      v.issuedPassId,
+      v.allowed,
+      period,
+      v.category,
+      v.allowed,
+      newId('visitTransaction', v.at.getTime()),
+      v.category,
+      period,
+      v.reason,
+      v.bookingId ?? null,
+      v.accessCodeId ?? null,
+      v.at,
+    ],
   );
   return row ? period : undefined;
 }
@@ -88,7 +120,8 @@ interface EntitlementPick {
  * one ending first), locking it. Returns its id, or undefined when there is none.
  */
 export async function takeEntitlementVisit(em: TxEm, e: EntitlementPick): Promise<string | undefined> {
-  const [row] = await preparedWrite<{ visit_entitlement_id: string }>(em,
+  const [row] = await preparedWrite<{ visit_entitlement_id: string }>(
+    em,
     `with pick as (
        select id from visit_entitlement
         where client_id = ? and kind = ? and category = ? and (?::text is null or provider_id = ?)
@@ -103,8 +136,20 @@ export async function takeEntitlementVisit(em: TxEm, e: EntitlementPick): Promis
      insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, access_code_id, created_at)
      select ?, moved.reseller_id, moved.client_id, moved.issued_pass_id, moved.id, moved.category, 1, ?, ?, ?, ? from moved
      returning visit_entitlement_id`,
-    [e.clientId, e.kind, e.category, e.providerId ?? null, e.providerId ?? null, e.at, e.at,
-      newId('visitTransaction', e.at.getTime()), e.reason, e.bookingId ?? null, e.accessCodeId ?? null, e.at],
+    [
+      e.clientId,
+      e.kind,
+      e.category,
+      e.providerId ?? null,
+      e.providerId ?? null,
+      e.at,
+      e.at,
+      newId('visitTransaction', e.at.getTime()),
+      e.reason,
+      e.bookingId ?? null,
+      e.accessCodeId ?? null,
+      e.at,
+    ],
   );
   return row?.visit_entitlement_id;
 }
@@ -113,7 +158,12 @@ export type NewEntitlement = Omit<VisitEntitlement, 'id' | 'visitsUsed' | 'creat
 
 /** Grants visits bought on top of the pass (persisted at the caller's next flush). */
 export function grantEntitlement(em: TxEm, e: NewEntitlement): VisitEntitlement {
-  return em.create(VisitEntitlementSchema, { ...e, id: newId('visitEntitlement', e.validFrom.getTime()), visitsUsed: 0, createdAt: e.validFrom });
+  return em.create(VisitEntitlementSchema, {
+    ...e,
+    id: newId('visitEntitlement', e.validFrom.getTime()),
+    visitsUsed: 0,
+    createdAt: e.validFrom,
+  });
 }
 
 interface TakenVisit {
@@ -142,24 +192,41 @@ export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
   if (v.entitlementId === null && v.period !== visitsPeriodOf(v.at)) return 0;
   const txnId = newId('visitTransaction', v.at.getTime());
   const reason = v.reason ?? 'CANCELLATION';
-  const rows = v.entitlementId !== null
-    ? await em.execute(
-      `with moved as (
+  const rows =
+    v.entitlementId !== null
+      ? await em.execute(
+          `with moved as (
          update visit_entitlement set visits_used = visits_used - 1 where id = ? and visits_used > 0
          returning id, reseller_id, client_id, issued_pass_id, category
        )
        insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, visit_entitlement_id, category, delta, reason, booking_id, access_code_id, created_at)
        select ?, reseller_id, client_id, issued_pass_id, id, category, -1, ?, ?, ?, ? from moved returning id`,
-      [v.entitlementId, txnId, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at])
-    : await em.execute(
-      `with moved as (
+          [v.entitlementId, txnId, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at],
+        )
+      : await em.execute(
+          `with moved as (
          update issued_pass set visits_used = visits_used || jsonb_build_object(?::text, (visits_used->>?)::int - 1), updated_at = ?
           where id = ? and visits_period = ? and coalesce((visits_used->>?)::int, 0) > 0
          returning id, reseller_id, client_id
        )
        insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, booking_id, access_code_id, created_at)
        select ?, reseller_id, client_id, id, ?, ?, -1, ?, ?, ?, ? from moved returning id`,
-      [v.category, v.category, v.at, v.issuedPassId, v.period, v.category, txnId, v.category, v.period, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at]);
+          [
+            v.category,
+            v.category,
+            v.at,
+            v.issuedPassId,
+            v.period,
+            v.category,
+            txnId,
+            v.category,
+            v.period,
+            reason,
+            v.bookingId ?? null,
+            v.accessCodeId ?? null,
+            v.at,
+          ],
+        );
   return rows.length;
 }
 
@@ -167,13 +234,27 @@ export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
  * A renewal starts the counters again: each non-zero counter of the pass's current month gets a
  * ledger row taking it back to zero. The caller then clears the counters in its own update.
  */
-export async function resetPassVisits(em: TxEm, issuedPass: { id: string; resellerId: string; clientId: string; visitsPeriod: string; visitsUsed: Partial<Record<CategoryType, number>> }, at: Date): Promise<void> {
+export async function resetPassVisits(
+  em: TxEm,
+  issuedPass: { id: string; resellerId: string; clientId: string; visitsPeriod: string; visitsUsed: Partial<Record<CategoryType, number>> },
+  at: Date,
+): Promise<void> {
   assertInTransaction(em);
   for (const [category, used] of Object.entries(issuedPass.visitsUsed)) {
     if (!used) continue;
     await em.execute(
       `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
        values (?, ?, ?, ?, ?, ?, ?, 'RENEWAL', ?)`,
-      [newId('visitTransaction', at.getTime()), issuedPass.resellerId, issuedPass.clientId, issuedPass.id, category, issuedPass.visitsPeriod, -used, at]);
+      [
+        newId('visitTransaction', at.getTime()),
+        issuedPass.resellerId,
+        issuedPass.clientId,
+        issuedPass.id,
+        category,
+        issuedPass.visitsPeriod,
+        -used,
+        at,
+      ],
+    );
   }
 }

@@ -19,9 +19,23 @@ export async function listCopayOptions(ctx: Ctx, providerId: string, page: PageA
  * A page of co-pay options for each of many providers in one statement (Provider.copayOptions on
  * a page of providers, see pagesPerParent); a cursor of one provider's list fails the others'.
  */
-export async function copayOptionPagesOf(em: EntityManager, providerIds: readonly string[], page: PageArgs): Promise<Map<string, Page<CopayOption> | Error>> {
-  const pages = await pagesPerParent(em, {
-    table: 'copay_option o', alias: 'o', parentColumn: 'provider_id', descending: true, where: [], params: [],
-  }, [...new Set(providerIds)], page);
+export async function copayOptionPagesOf(
+  em: EntityManager,
+  providerIds: readonly string[],
+  page: PageArgs,
+): Promise<Map<string, Page<CopayOption> | Error>> {
+  const pages = await pagesPerParent(
+    em,
+    {
+      table: 'copay_option o',
+      alias: 'o',
+      parentColumn: 'provider_id',
+      descending: true,
+      where: [],
+      params: [],
+    },
+    [...new Set(providerIds)],
+    page,
+  );
   return mapPages(pages, (row) => plainRow(em, CopayOptionSchema, row));
 }

@@ -14,7 +14,12 @@ const COVERS = `exists (select 1 from jsonb_array_elements(pp.categories) c
      and p.tier in (select upper(t) from jsonb_array_elements_text(c->'tiers') t))`;
 
 /** First pages (no cursor) of the providers each pass covers, keyed by pass id. */
-export async function firstCoveredProviderPages(em: EntityManager, passIds: readonly string[], near: Near | undefined, page: PageArgs): Promise<Map<string, Page<ProviderShape>>> {
+export async function firstCoveredProviderPages(
+  em: EntityManager,
+  passIds: readonly string[],
+  near: Near | undefined,
+  page: PageArgs,
+): Promise<Map<string, Page<ProviderShape>>> {
   const backward = page.backward === true;
   const dir = backward ? 'desc' : 'asc';
   const conditions = [COVERS];
@@ -37,8 +42,11 @@ export async function firstCoveredProviderPages(em: EntityManager, passIds: read
     const at = [near.lat, near.lon];
     params = [...at, ...at, ...at, radiusM, ...at, radiusM, ...at];
   }
-  const rows = passIds.length === 0 ? [] : await em.execute<Record<string, unknown>[]>(
-    `select covered.*
+  const rows =
+    passIds.length === 0
+      ? []
+      : await em.execute<Record<string, unknown>[]>(
+          `select covered.*
        from pass_package pp
        cross join lateral (
          select p.*, pp.id as covering_pass_id, ${rankKey} as rank_key, ${distance} as distance_m
@@ -49,16 +57,21 @@ export async function firstCoveredProviderPages(em: EntityManager, passIds: read
        ) covered
       where pp.id in (${passIds.map(() => '?').join(', ')})
       order by covered.covering_pass_id, ${outerOrder}`,
-    [...params, page.limit + 1, ...passIds],
-  );
+          [...params, page.limit + 1, ...passIds],
+        );
   const byPass = new Map<string, ProviderShape[]>(passIds.map((id) => [id, []]));
   for (const { covering_pass_id: passId, distance_m: distanceM, rank_key: _, ...columns } of rows) {
     const [provider] = providersFromRows(em, [columns]);
     byPass.get(passId as string)?.push(near ? withDistance(provider, distanceM as number) : provider);
   }
-  return new Map([...byPass].map(([id, providers]) => {
-    const data = providers.slice(0, page.limit);
-    if (backward) data.reverse();
-    return [id, { data, hasMore: providers.length > page.limit, direction: backward ? 'backward' : 'forward' } satisfies Page<ProviderShape>];
-  }));
+  return new Map(
+    [...byPass].map(([id, providers]) => {
+      const data = providers.slice(0, page.limit);
+      if (backward) data.reverse();
+      return [
+        id,
+        { data, hasMore: providers.length > page.limit, direction: backward ? 'backward' : 'forward' } satisfies Page<ProviderShape>,
+      ];
+    }),
+  );
 }

@@ -11,11 +11,13 @@ import { providersFromRows } from './providers.service.ts';
 // Filters accept any case (docs/domain-rules.md "Decisions recorded here"). Tiers are open labels (BRONZE, SILVER, GOLD …), so an
 // unknown tier is not an error but an empty list; only a malformed label is refused.
 export const providerFilterSchema = z.object({
-  category: z.string()
+  category: z
+    .string()
     .transform((s) => s.toUpperCase())
     .pipe(z.enum(providerCategories, `category must be one of ${providerCategories.join(', ')}`))
     .optional(),
-  tier: z.string()
+  tier: z
+    .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'tier must be a tier label: 1 to 64 letters, digits, - or _')
     .transform((s) => s.toUpperCase())
     .optional(),
@@ -24,10 +26,18 @@ export const providerFilterSchema = z.object({
 /** A provider with the distance from the searched point, when the query had one. */
 export type ProviderShape = Provider & { distanceM?: number };
 
-export interface ProviderFilter { category?: ProviderCategory; tier?: string }
+export interface ProviderFilter {
+  category?: ProviderCategory;
+  tier?: string;
+}
 
 /** Providers of the catalogue: nearest first within the radius when `near` is given, else newest first. */
-export async function listProviders(ctx: Ctx, filter: ProviderFilter, near: Near | undefined, page: PageArgs): Promise<Page<ProviderShape>> {
+export async function listProviders(
+  ctx: Ctx,
+  filter: ProviderFilter,
+  near: Near | undefined,
+  page: PageArgs,
+): Promise<Page<ProviderShape>> {
   resellerOf(ctx);
   return providersPage(ctx, scopeOf(filter), near, page);
 }
@@ -40,7 +50,12 @@ function scopeOf(filter: ProviderFilter): CoveredTiers[] | undefined {
 }
 
 /** Providers one of the pass's categories covers (category and tier), with the same proximity filter. */
-export async function listCoveredProviders(ctx: Ctx, pass: PassPackage, near: Near | undefined, page: PageArgs): Promise<Page<ProviderShape>> {
+export async function listCoveredProviders(
+  ctx: Ctx,
+  pass: PassPackage,
+  near: Near | undefined,
+  page: PageArgs,
+): Promise<Page<ProviderShape>> {
   resellerOf(ctx);
   return providersPage(ctx, coveredTiers(pass), near, page);
 }
@@ -50,11 +65,22 @@ export async function listCoveredProviders(ctx: Ctx, pass: PassPackage, near: Ne
  * entry lists tiers, of one of those tiers (an entry without tiers takes any tier; an empty
  * scope matches nothing).
  */
-async function providersPage(ctx: Ctx, scope: CoveredTiers[] | undefined, near: Near | undefined, page: PageArgs): Promise<Page<ProviderShape>> {
+async function providersPage(
+  ctx: Ctx,
+  scope: CoveredTiers[] | undefined,
+  near: Near | undefined,
+  page: PageArgs,
+): Promise<Page<ProviderShape>> {
   if (!near) {
-    const where: FilterQuery<Provider> = scope === undefined ? {} : {
-      $or: scope.length === 0 ? [{ id: { $in: [] } }] : scope.map((s) => ({ category: s.category, ...(s.tiers.length ? { tier: { $in: s.tiers } } : {}) })),
-    };
+    const where: FilterQuery<Provider> =
+      scope === undefined
+        ? {}
+        : {
+            $or:
+              scope.length === 0
+                ? [{ id: { $in: [] } }]
+                : scope.map((s) => ({ category: s.category, ...(s.tiers.length ? { tier: { $in: s.tiers } } : {}) })),
+          };
     return keysetPage(ctx.em, ProviderSchema, where, page, 'provider');
   }
   const where: string[] = [];
@@ -66,9 +92,19 @@ async function providersPage(ctx: Ctx, scope: CoveredTiers[] | undefined, near: 
     });
     where.push(alternatives.length ? `(${alternatives.join(' or ')})` : 'false');
   }
-  const rows = await proximityPage<Record<string, unknown> & { id: string }>(ctx.em, {
-    from: 'provider p', pointAlias: 'p', idColumn: 'p.id', select: 'p.*', where, params,
-  }, near, page);
+  const rows = await proximityPage<Record<string, unknown> & { id: string }>(
+    ctx.em,
+    {
+      from: 'provider p',
+      pointAlias: 'p',
+      idColumn: 'p.id',
+      select: 'p.*',
+      where,
+      params,
+    },
+    near,
+    page,
+  );
   const providers = providersFromRows(ctx.em, rows.data);
   return { ...rows, data: providers.map((p, i) => withDistance(p, rows.data[i].distance_m)) };
 }

@@ -7,7 +7,10 @@ import type { ProviderCategory } from './providers.entity.ts';
 // (docs/domain-rules.md "Decisions recorded here"), so a pass's labels are upper-cased and the provider's tier compared exactly,
 // which keeps the (category, tier, id) index usable.
 
-export interface CoveredTiers { category: ProviderCategory; tiers: string[] }
+export interface CoveredTiers {
+  category: ProviderCategory;
+  tiers: string[];
+}
 
 export function coveredTiers(pass: Pick<PassPackage, 'categories'>): CoveredTiers[] {
   return pass.categories

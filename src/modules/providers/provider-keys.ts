@@ -13,7 +13,12 @@ async function checkProvider(em: EntityManager, providerId: string): Promise<voi
 }
 
 /** Creates a provider key; the secret is returned once and only its SHA-256 is stored. */
-export async function createProviderKey(em: EntityManager, providerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
+export async function createProviderKey(
+  em: EntityManager,
+  providerId: string,
+  at: Date,
+  label?: string,
+): Promise<{ id: string; secret: string }> {
   await checkProvider(em, providerId);
   const { secret, columns } = newKey('pk', at, label);
   const key = em.create(ProviderApiKeySchema, { id: newId('providerKey', at.getTime()), providerId, ...columns });

@@ -18,8 +18,14 @@ export const ProviderCategoryEnum = builder.enumType('ProviderCategory', { value
 
 const CancellationPolicyRef = builder.objectRef<Provider>('CancellationPolicy').implement({
   fields: (t) => ({
-    freeCancellationHours: t.int({ description: 'Cancelling at least this many hours before the start refunds in full.', resolve: (p) => p.freeCancellationHours }),
-    lateCancellationRefundPercent: t.int({ description: 'Share of credits and co-pay refunded for a later cancellation.', resolve: (p) => p.lateCancellationRefundPercent }),
+    freeCancellationHours: t.int({
+      description: 'Cancelling at least this many hours before the start refunds in full.',
+      resolve: (p) => p.freeCancellationHours,
+    }),
+    lateCancellationRefundPercent: t.int({
+      description: 'Share of credits and co-pay refunded for a later cancellation.',
+      resolve: (p) => p.lateCancellationRefundPercent,
+    }),
   }),
 });
 
@@ -100,8 +106,10 @@ export const NearInput = builder.inputType('NearInput', {
 
 type NearArg = { lat: number; lon: number; radiusKm?: number | null } | null | undefined;
 /** The GraphQL `near` argument under the same rules as REST's lat/lon/radius_km. */
-export const nearOf = (near: NearArg): Near | undefined => near == null ? undefined
-  : checkNear(near.lat, near.lon, near.radiusKm ?? undefined, { lat: 'near.lat', lon: 'near.lon', radius: 'near.radiusKm' });
+export const nearOf = (near: NearArg): Near | undefined =>
+  near == null
+    ? undefined
+    : checkNear(near.lat, near.lon, near.radiusKm ?? undefined, { lat: 'near.lat', lon: 'near.lon', radius: 'near.radiusKm' });
 
 builder.queryFields((t) => ({
   providers: t.connection({
@@ -114,12 +122,13 @@ builder.queryFields((t) => ({
       near: t.arg({ type: NearInput }),
     },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const filter = parseInput(providerFilterSchema, { category: args.category ?? undefined, tier: args.tier ?? undefined });
-      const near = nearOf(args.near);
-      const page = pageArgsFromConnection(args);
-      return toConnection(await listProviders(ctx, filter, near, page), page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const filter = parseInput(providerFilterSchema, { category: args.category ?? undefined, tier: args.tier ?? undefined });
+        const near = nearOf(args.near);
+        const page = pageArgsFromConnection(args);
+        return toConnection(await listProviders(ctx, filter, near, page), page);
+      }),
   }),
   provider: t.field({
     type: ProviderRef,
@@ -141,19 +150,36 @@ const PassProvidersConnection = builder.connectionObject(
  * (covered-provider-pages.ts); a cursor names one provider, which several passes may cover, so each
  * pass pages its own list from it (rare: a cursor pages the one list it came from).
  */
-async function coveredProviderPages(ctx: GraphQLContext, passIds: readonly string[], page: PageArgs, near: Near | undefined): Promise<Map<string, Page<ProviderShape> | Error>> {
+async function coveredProviderPages(
+  ctx: GraphQLContext,
+  passIds: readonly string[],
+  page: PageArgs,
+  near: Near | undefined,
+): Promise<Map<string, Page<ProviderShape> | Error>> {
   if (page.startingAfter === undefined && page.endingBefore === undefined) return firstCoveredProviderPages(ctx.em, passIds, near, page);
   const passes = await wholePasses(ctx).loadMany(passIds);
-  return new Map(await Promise.all(passes.map(async (pass, i) => [
-    passIds[i],
-    pass instanceof Error ? pass : await listCoveredProviders(ctx, pass, near, page).catch((err: unknown) => (err instanceof Error ? err : Promise.reject(err))),
-  ] as const)));
+  return new Map(
+    await Promise.all(
+      passes.map(
+        async (pass, i) =>
+          [
+            passIds[i],
+            pass instanceof Error
+              ? pass
+              : await listCoveredProviders(ctx, pass, near, page).catch((err: unknown) =>
+                  err instanceof Error ? err : Promise.reject(err),
+                ),
+          ] as const,
+      ),
+    ),
+  );
 }
 
 builder.objectFields(PassRef, (t) => ({
   providers: t.loadable({
     type: PassProvidersConnection,
-    description: "Providers the pass covers (one of its categories has the provider's category and tier); nearest first when `near` is given.",
+    description:
+      "Providers the pass covers (one of its categories has the provider's category and tier); nearest first when `near` is given.",
     byPath: true,
     args: { ...t.arg.connectionArgs(), near: t.arg({ type: NearInput }) },
     complexity: connectionCost,

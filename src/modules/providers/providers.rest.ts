@@ -20,7 +20,11 @@ const present = (p: ProviderShape) => presentProvider(p, p.distanceM);
 
 export const providersRoutes = defineRoutes([
   {
-    method: 'GET', path: '/providers', operationId: 'listProviders', tag: 'Providers', paginated: true,
+    method: 'GET',
+    path: '/providers',
+    operationId: 'listProviders',
+    tag: 'Providers',
+    paginated: true,
     summary: 'Get providers: newest first, or nearest first (with `distance_km`) within `radius_km` of `lat`+`lon`',
     query: providersQuery,
     success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
@@ -33,7 +37,10 @@ export const providersRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/providers/{id}', operationId: 'getProvider', tag: 'Providers',
+    method: 'GET',
+    path: '/providers/{id}',
+    operationId: 'getProvider',
+    tag: 'Providers',
     summary: 'Get one provider',
     success: { status: 200, description: 'A `provider` object', schema: providerSchema },
     errors: [...providerErrors, 'resource_not_found'],
@@ -42,7 +49,11 @@ export const providersRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/passes/{id}/providers', operationId: 'listPassProviders', tag: 'Providers', paginated: true,
+    method: 'GET',
+    path: '/passes/{id}/providers',
+    operationId: 'listPassProviders',
+    tag: 'Providers',
+    paginated: true,
     summary: "Get the providers a pass covers (one of its categories has the provider's category and tier), optionally nearest first",
     query: passProvidersQuery,
     success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
@@ -56,7 +67,11 @@ export const providersRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/providers/{providerBranchId}/gym-copay-options', operationId: 'listGymCopayOptions', tag: 'Providers', paginated: true,
+    method: 'GET',
+    path: '/providers/{providerBranchId}/gym-copay-options',
+    operationId: 'listGymCopayOptions',
+    tag: 'Providers',
+    paginated: true,
     summary: "List a provider's gym co-pay options, newest first",
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of co-pay options (spec 2.4)', schema: listOf(copayOptionSchema) },
@@ -65,7 +80,12 @@ export const providersRoutes = defineRoutes([
       const page = await listCopayOptions(ctx, params.providerBranchId, pageArgsFromQuery(query));
       return {
         status: 200,
-        body: listEnvelope(page, `${BASE}/providers/${params.providerBranchId}/gym-copay-options`, 'Co-pay options retrieved successfully', presentCopayOption),
+        body: listEnvelope(
+          page,
+          `${BASE}/providers/${params.providerBranchId}/gym-copay-options`,
+          'Co-pay options retrieved successfully',
+          presentCopayOption,
+        ),
       };
     },
   },

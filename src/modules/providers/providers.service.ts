@@ -29,14 +29,18 @@ export function providersFromRows(em: EntityManager, rows: Record<string, unknow
  * provider such a row holds (plainRows' joinedColumns and plainJoined).
  */
 export const joinedProviderColumns = (em: EntityManager, alias: string): string => joinedColumns(em, ProviderSchema, alias);
-export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Plain<Provider> | undefined => plainJoined(em, ProviderSchema, alias, [row])[0];
+export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Plain<Provider> | undefined =>
+  plainJoined(em, ProviderSchema, alias, [row])[0];
 
 /** Providers by id, in no particular order; unknown ids are left out. */
 export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
   // A prepared statement into plain rows (providersFromRows): every booking reads its provider,
   // and a find builds a query each time.
-  const rows = await preparedRead<Record<string, unknown>>(em,
-    'select * from provider where id in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify([...new Set(ids)])]);
+  const rows = await preparedRead<Record<string, unknown>>(
+    em,
+    'select * from provider where id in (select jsonb_array_elements_text(?::jsonb))',
+    [JSON.stringify([...new Set(ids)])],
+  );
   return providersFromRows(em, rows);
 }
 

@@ -31,10 +31,11 @@ builder.queryFields((t) => ({
     description: 'Resellers whose clients can be looked up (lookup enabled; this reseller too when it is one), newest first.',
     authScopes: { reseller: true },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? 10 }),
-    resolve: (_, args, ctx) => runQuery(async () => {
-      const page = pageArgsFromConnection(args);
-      return toConnection(await listIssuers(ctx, page), page);
-    }),
+    resolve: (_, args, ctx) =>
+      runQuery(async () => {
+        const page = pageArgsFromConnection(args);
+        return toConnection(await listIssuers(ctx, page), page);
+      }),
   }),
   lookupSettings: t.field({
     type: LookupSettingsRef,
@@ -47,8 +48,9 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   setLookupEnabled: t.field({
     type: LookupSettingsRef,
-    description: "Lets other resellers look up this reseller's clients (`enabled: true`), or stops it: off revokes every lookup "
-      + 'of its clients for good (REVOKED; on again revives none). Idempotency-Key accepted.',
+    description:
+      "Lets other resellers look up this reseller's clients (`enabled: true`), or stops it: off revokes every lookup " +
+      'of its clients for good (REVOKED; on again revives none). Idempotency-Key accepted.',
     authScopes: { reseller: true },
     args: { enabled: t.arg.boolean({ required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'SetLookupEnabledResult' } },

@@ -10,7 +10,10 @@ const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] a
 // A reseller's lookup setting and the issuers it can look up clients at (docs/partner-guide.md "Lookup").
 export const resellersRoutes = defineRoutes([
   {
-    method: 'GET', path: '/settings/lookup', operationId: 'getLookupSettings', tag: 'Lookups',
+    method: 'GET',
+    path: '/settings/lookup',
+    operationId: 'getLookupSettings',
+    tag: 'Lookups',
     summary: "Whether other resellers may look up this reseller's clients",
     success: { status: 200, description: 'The `lookup_settings`', schema: lookupSettingsSchema },
     errors: [...authErrors],
@@ -19,9 +22,14 @@ export const resellersRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/settings/lookup', operationId: 'setLookupEnabled', tag: 'Lookups',
-    summary: "Let other resellers look up this reseller's clients (`enabled: true`), or stop it: off revokes every lookup of its clients for good",
-    body: lookupSettingsInput, idempotent: true,
+    method: 'POST',
+    path: '/settings/lookup',
+    operationId: 'setLookupEnabled',
+    tag: 'Lookups',
+    summary:
+      "Let other resellers look up this reseller's clients (`enabled: true`), or stop it: off revokes every lookup of its clients for good",
+    body: lookupSettingsInput,
+    idempotent: true,
     success: { status: 200, description: 'The `lookup_settings`', schema: lookupSettingsSchema },
     errors: [...authErrors, 'idempotency_key_reused', 'idempotency_request_in_progress'],
     async handler(ctx, { body }) {
@@ -29,14 +37,21 @@ export const resellersRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/issuers', operationId: 'listIssuers', tag: 'Lookups', paginated: true,
+    method: 'GET',
+    path: '/issuers',
+    operationId: 'listIssuers',
+    tag: 'Lookups',
+    paginated: true,
     summary: 'Get the resellers whose clients can be looked up (lookup enabled; the caller too when it is one), newest first',
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `issuer` objects', schema: listOf(issuerSchema) },
     errors: [...authErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       const page = await listIssuers(ctx, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/issuers', 'Issuers retrieved successfully', presentIssuer) };
+      return {
+        status: 200,
+        body: listEnvelope(page, '/v3/api/business/reseller/issuers', 'Issuers retrieved successfully', presentIssuer),
+      };
     },
   },
 ]);

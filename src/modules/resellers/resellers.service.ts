@@ -16,7 +16,7 @@ import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.
 export type { Reseller } from './resellers.entity.ts';
 
 export const lookupSettingsInput = z.strictObject({
-  enabled: z.boolean({ error: 'Expected true or false' }).describe('true: other resellers may look up this reseller\'s clients'),
+  enabled: z.boolean({ error: 'Expected true or false' }).describe("true: other resellers may look up this reseller's clients"),
 });
 export type LookupSettingsInput = z.input<typeof lookupSettingsInput>;
 
@@ -91,7 +91,11 @@ export async function setResellerStatus(em: EntityManager, id: string, status: '
  * The operator sets a reseller's own rate limit (`resellers limits`), or clears it back to the
  * configured default with null. Every process takes it within the API-key cache's 500 ms.
  */
-export async function setResellerRateLimit(em: EntityManager, id: string, limit: { perSecond: number; burst: number } | null): Promise<Reseller> {
+export async function setResellerRateLimit(
+  em: EntityManager,
+  id: string,
+  limit: { perSecond: number; burst: number } | null,
+): Promise<Reseller> {
   const reseller = await getReseller(em, id);
   reseller.rateLimitPerSecond = limit?.perSecond ?? null;
   reseller.rateLimitBurst = limit?.burst ?? null;
@@ -100,7 +104,13 @@ export async function setResellerRateLimit(em: EntityManager, id: string, limit:
 }
 
 /** Operator funding: a CREDIT ledger row on the business account, in its own transaction (a savepoint inside one). */
-export async function fundReseller(em: EntityManager, id: string, amount: number, at: Date, description = 'Funded by operator'): Promise<number> {
+export async function fundReseller(
+  em: EntityManager,
+  id: string,
+  amount: number,
+  at: Date,
+  description = 'Funded by operator',
+): Promise<number> {
   await getReseller(em, id);
   return withTransaction(em, async (tx) => {
     await creditBusinessAccount(tx, { resellerId: id, amount, description, at });
@@ -109,7 +119,12 @@ export async function fundReseller(em: EntityManager, id: string, amount: number
 }
 
 /** Creates an API key; the secret is returned once and only its SHA-256 is stored. */
-export async function createApiKey(em: EntityManager, resellerId: string, at: Date, label?: string): Promise<{ id: string; secret: string }> {
+export async function createApiKey(
+  em: EntityManager,
+  resellerId: string,
+  at: Date,
+  label?: string,
+): Promise<{ id: string; secret: string }> {
   await getReseller(em, resellerId);
   const { secret, columns } = newKey('sk', at, label);
   const key = em.create(ApiKeySchema, { id: newId('apiKey', at.getTime()), resellerId, ...columns });
@@ -124,13 +139,27 @@ export async function revokeApiKey(em: EntityManager, keyId: string, at: Date): 
   await em.flush();
 }
 
-export interface ResellerListing { id: string; name: string; currency: string; status: string; balance: number; created_at: string }
+export interface ResellerListing {
+  id: string;
+  name: string;
+  currency: string;
+  status: string;
+  balance: number;
+  created_at: string;
+}
 
 /** Every reseller, oldest first (the operator's `resellers list`). */
 export async function listResellers(em: EntityManager): Promise<ResellerListing[]> {
   const rows = await em.find(ResellerSchema, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const balances = await businessAccountBalances(em);
-  return rows.map((r) => ({ id: r.id, name: r.name, currency: r.currency, status: r.status, balance: balances.get(r.id) ?? 0, created_at: r.createdAt.toISOString() }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    currency: r.currency,
+    status: r.status,
+    balance: balances.get(r.id) ?? 0,
+    created_at: r.createdAt.toISOString(),
+  }));
 }
 
 export type ApiKeyListing = KeyListing;

@@ -8,7 +8,10 @@ import type { Provider } from '../providers/providers.service.ts';
 
 export const SLOT_MINUTES = 15;
 
-export interface BookedInterval { start: Date; end: Date }
+export interface BookedInterval {
+  start: Date;
+  end: Date;
+}
 
 /** Appointments already holding a room at a provider that overlap [from, to). */
 export type BookedIntervals = (em: EntityManager, providerId: string, from: Date, to: Date) => Promise<BookedInterval[]>;
@@ -18,7 +21,11 @@ export type BookedIntervals = (em: EntityManager, providerId: string, from: Date
  * expects its instants before it reads the spa (a co-pay confirm, a covered spa booking), with the
  * read issued right behind the spa's locking read (src/modules/bookings/book-spa.ts).
  */
-export interface BookedAhead { from: Date; to: Date; intervals: BookedInterval[] }
+export interface BookedAhead {
+  from: Date;
+  to: Date;
+  intervals: BookedInterval[];
+}
 
 /** Until the bookings module exists nothing is booked; it registers its own source at import time. */
 const noBookingsYet: BookedIntervals = async () => [];
@@ -31,7 +38,9 @@ let bookedIntervals: BookedIntervals = noBookingsYet;
 export function registerBookedIntervals(source: BookedIntervals): () => void {
   const previous = bookedIntervals;
   bookedIntervals = source;
-  return () => { bookedIntervals = previous; };
+  return () => {
+    bookedIntervals = previous;
+  };
 }
 
 /** The registered source's appointments overlapping [from, to), for spaSlotAt's `ahead`. */
@@ -47,7 +56,11 @@ export interface Slot {
   available: boolean;
 }
 
-interface Candidate { time: string; start: Date; end: Date }
+interface Candidate {
+  time: string;
+  start: Date;
+  end: Date;
+}
 
 /**
  * The instant the zone's clock reaches `minutes` after midnight of `date` (1440 = the next
@@ -116,7 +129,15 @@ function peakConcurrency(booked: BookedInterval[], start: number, end: number): 
  * from `ahead` when its range holds the candidate's (a range read for other instants, the spa's time
  * zone having changed since, say, is not used: the candidate's own are read).
  */
-export async function spaSlotAt(em: EntityManager, provider: Provider, date: string, time: string, durationMinutes: number, now: Date, ahead?: BookedAhead): Promise<Slot | undefined> {
+export async function spaSlotAt(
+  em: EntityManager,
+  provider: Provider,
+  date: string,
+  time: string,
+  durationMinutes: number,
+  now: Date,
+  ahead?: BookedAhead,
+): Promise<Slot | undefined> {
   const candidate = candidateAt(provider, date, time, durationMinutes);
   if (!candidate) return undefined;
   const covered = ahead !== undefined && ahead.from.getTime() <= candidate.start.getTime() && candidate.end.getTime() <= ahead.to.getTime();
@@ -124,8 +145,9 @@ export async function spaSlotAt(em: EntityManager, provider: Provider, date: str
   return {
     time,
     startsAt: candidate.start,
-    available: candidate.start.getTime() > now.getTime()
-      && peakConcurrency(booked, candidate.start.getTime(), candidate.end.getTime()) < provider.roomCapacity,
+    available:
+      candidate.start.getTime() > now.getTime() &&
+      peakConcurrency(booked, candidate.start.getTime(), candidate.end.getTime()) < provider.roomCapacity,
   };
 }
 
@@ -150,7 +172,13 @@ function candidateAt(provider: Provider, date: string, time: string, durationMin
  * available when it starts after `now` and fewer than `roomCapacity` booked appointments run at
  * any moment of it. Bookings must re-check under their lock: this is a read, not a reservation.
  */
-export async function spaDaySlots(em: EntityManager, provider: Provider, date: string, durationMinutes: number, now: Date): Promise<Slot[]> {
+export async function spaDaySlots(
+  em: EntityManager,
+  provider: Provider,
+  date: string,
+  durationMinutes: number,
+  now: Date,
+): Promise<Slot[]> {
   const candidates = candidateSlots(provider, date, durationMinutes);
   if (candidates.length === 0) return [];
   const from = candidates[0].start;
@@ -159,7 +187,6 @@ export async function spaDaySlots(em: EntityManager, provider: Provider, date: s
   return candidates.map((c) => ({
     time: c.time,
     startsAt: c.start,
-    available: c.start.getTime() > now.getTime()
-      && peakConcurrency(booked, c.start.getTime(), c.end.getTime()) < provider.roomCapacity,
+    available: c.start.getTime() > now.getTime() && peakConcurrency(booked, c.start.getTime(), c.end.getTime()) < provider.roomCapacity,
   }));
 }

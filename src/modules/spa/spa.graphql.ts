@@ -65,7 +65,8 @@ const AvailabilityRef = builder.objectRef<SpaAvailability>('Availability').imple
     durationMinutes: t.exposeInt('durationMinutes', { description: 'The length of the appointment: the sum of the services.' }),
     slots: t.field({
       type: [AvailabilitySlotRef],
-      description: 'Every 15 minutes inside opening hours where the whole appointment fits before closing. A local time ' +
+      description:
+        'Every 15 minutes inside opening hours where the whole appointment fits before closing. A local time ' +
         'skipped by a DST change is not listed; a repeated one (autumn) is listed once, at its first occurrence.',
       resolve: (a) => a.slots,
     }),
@@ -82,10 +83,14 @@ builder.queryFields((t) => ({
       date: t.arg({ type: 'Date', required: true }),
       serviceIds: t.arg.idList({ required: true }),
     },
-    resolve: (_, args, ctx) => runQuery(() => getSpaAvailability(
-      ctx, args.spaId, { date: args.date, serviceIds: args.serviceIds },
-      { spaId: 'spaId', date: 'date', serviceIds: 'serviceIds' },
-    )),
+    resolve: (_, args, ctx) =>
+      runQuery(() =>
+        getSpaAvailability(
+          ctx,
+          args.spaId,
+          { date: args.date, serviceIds: args.serviceIds },
+          { spaId: 'spaId', date: 'date', serviceIds: 'serviceIds' },
+        ),
+      ),
   }),
 }));
-

@@ -12,11 +12,15 @@ const catalogueErrors = ['validation_error', 'invalid_api_key', 'account_disable
 // Documents the query for OpenAPI; the handler reads service_ids from the raw query string,
 // because a repeated parameter keeps only its last value in `query`.
 const availabilityQuery = z.object({
-  date: localDate.describe(`The local date at the spa (its \`timezone\`), YYYY-MM-DD, from ${AVAILABILITY_DATES.from} to ${AVAILABILITY_DATES.to}`),
-  service_ids: z.string().describe(
-    `Ids of the services of one appointment (1–${MAX_SERVICES_PER_APPOINTMENT}, distinct, all of this spa), ` +
-    'comma-separated (service_ids=svc_a,svc_b), or the parameter repeated (service_ids=svc_a&service_ids=svc_b), or both',
+  date: localDate.describe(
+    `The local date at the spa (its \`timezone\`), YYYY-MM-DD, from ${AVAILABILITY_DATES.from} to ${AVAILABILITY_DATES.to}`,
   ),
+  service_ids: z
+    .string()
+    .describe(
+      `Ids of the services of one appointment (1–${MAX_SERVICES_PER_APPOINTMENT}, distinct, all of this spa), ` +
+        'comma-separated (service_ids=svc_a,svc_b), or the parameter repeated (service_ids=svc_a&service_ids=svc_b), or both',
+    ),
 });
 
 /** Every id of every `service_ids` value, split on commas; an empty piece is malformed. */
@@ -30,7 +34,11 @@ function serviceIdsOf(search: URLSearchParams): string[] {
 
 export const spaRoutes = defineRoutes([
   {
-    method: 'GET', path: '/spas/{spa_id}/services', operationId: 'listSpaServices', tag: 'Spas', paginated: true,
+    method: 'GET',
+    path: '/spas/{spa_id}/services',
+    operationId: 'listSpaServices',
+    tag: 'Spas',
+    paginated: true,
     summary: "The spa's services, newest first (a provider that is not a spa is not found)",
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `service` objects', schema: listOf(spaServiceSchema) },
@@ -42,8 +50,12 @@ export const spaRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/spas/{spa_id}/availability', operationId: 'getSpaAvailability', tag: 'Spas',
-    summary: 'Appointment slots of a spa on a local date for a set of services: every 15 minutes inside opening hours; ' +
+    method: 'GET',
+    path: '/spas/{spa_id}/availability',
+    operationId: 'getSpaAvailability',
+    tag: 'Spas',
+    summary:
+      'Appointment slots of a spa on a local date for a set of services: every 15 minutes inside opening hours; ' +
       'unavailable when past or when the room capacity is in use. A local time skipped by a DST change is not listed; ' +
       'a repeated one (autumn) is listed once, at its first occurrence.',
     query: availabilityQuery,

@@ -51,7 +51,13 @@ export function checkServiceIds(ids: readonly string[], param = 'service_ids'): 
  * its provider row, which bookings referencing it do not conflict with): its appointments are
  * placed one at a time.
  */
-export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly string[], params: { spaId?: string; serviceIds?: string } = {}, { lock = false } = {}): Promise<{ spa: Provider; services: SpaService[] }> {
+export async function spaWithServices(
+  ctx: Ctx,
+  spaId: string,
+  ids: readonly string[],
+  params: { spaId?: string; serviceIds?: string } = {},
+  { lock = false } = {},
+): Promise<{ spa: Provider; services: SpaService[] }> {
   resellerOf(ctx);
   const serviceParam = params.serviceIds ?? 'service_ids';
   checkServiceIds(ids, serviceParam);
@@ -59,14 +65,28 @@ export async function spaWithServices(ctx: Ctx, spaId: string, ids: readonly str
          from provider p left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(?::jsonb))
         where p.id = ?`;
   // A malformed id (path parameters are free text) names nothing: no query.
-  const rows = !isId('provider', spaId) ? []
-    : lock ? await preparedWrite<Record<string, unknown>>(ctx.em, sqlText`${sql} for no key update of p`, [JSON.stringify(ids), spaId])
+  const rows = !isId('provider', spaId)
+    ? []
+    : lock
+      ? await preparedWrite<Record<string, unknown>>(ctx.em, sqlText`${sql} for no key update of p`, [JSON.stringify(ids), spaId])
       : await preparedRead<Record<string, unknown>>(ctx.em, sql, [JSON.stringify(ids), spaId]);
-  return spaAndServices(providersFromRows(ctx.em, rows.slice(0, 1))[0], plainJoined(ctx.em, SpaServiceSchema, 's', rows), ids, spaId, params);
+  return spaAndServices(
+    providersFromRows(ctx.em, rows.slice(0, 1))[0],
+    plainJoined(ctx.em, SpaServiceSchema, 's', rows),
+    ids,
+    spaId,
+    params,
+  );
 }
 
 /** spaWithServices' answer from what its statement read: the spa (if any) and the services joined to it. */
-function spaAndServices(spa: Provider | undefined, joined: SpaService[], ids: readonly string[], spaId: string, params: { spaId?: string; serviceIds?: string }): { spa: Provider; services: SpaService[] } {
+function spaAndServices(
+  spa: Provider | undefined,
+  joined: SpaService[],
+  ids: readonly string[],
+  spaId: string,
+  params: { spaId?: string; serviceIds?: string },
+): { spa: Provider; services: SpaService[] } {
   if (!spa || spa.category !== 'SPA') throw notFound('spa', spaId, params.spaId);
   const byId = new Map(joined.map((s) => [s.id, s]));
   const missing = ids.find((id) => !byId.has(id));
@@ -83,14 +103,20 @@ let lockedSpaColumns: string | undefined;
  */
 export const lockedSpaAlong = {
   /** The same text object each time (sqlText finds its statement by it). */
-  columns: (em: EntityManager): string => lockedSpaColumns ??= `${joinedProviderColumns(em, 'p')}, ${joinedColumns(em, SpaServiceSchema, 's')}`,
+  columns: (em: EntityManager): string =>
+    (lockedSpaColumns ??= `${joinedProviderColumns(em, 'p')}, ${joinedColumns(em, SpaServiceSchema, 's')}`),
   /** `spaIdColumn` and `serviceIdsColumn` (a jsonb array of service ids) are the row's own; the provider row must exist. */
   joins: (spaIdColumn: string, serviceIdsColumn: string): string =>
     `join provider p on p.id = ${spaIdColumn}
      left join spa_service s on s.provider_id = p.id and s.id in (select jsonb_array_elements_text(${serviceIdsColumn}))`,
   /** A locking clause to follow the statement's own (FOR NO KEY UPDATE on the provider row, as spaWithServices'). */
   lock: 'for no key update of p',
-  fromRows: (em: EntityManager, spaId: string, ids: readonly string[], rows: readonly Record<string, unknown>[]): { spa: Provider; services: SpaService[] } =>
+  fromRows: (
+    em: EntityManager,
+    spaId: string,
+    ids: readonly string[],
+    rows: readonly Record<string, unknown>[],
+  ): { spa: Provider; services: SpaService[] } =>
     spaAndServices(rows[0] && joinedProvider(em, 'p', rows[0]), plainJoined(em, SpaServiceSchema, 's', rows), ids, spaId, {}),
 };
 
@@ -107,9 +133,16 @@ export function checkLocalDate(value: string | undefined, param = 'date'): strin
   return date;
 }
 
-export interface AvailabilityQuery { date: string | undefined; serviceIds: readonly string[] }
+export interface AvailabilityQuery {
+  date: string | undefined;
+  serviceIds: readonly string[];
+}
 /** Names of the inputs in error `param`s: V3 query names; GraphQL shows them in camelCase. */
-export interface AvailabilityParams { spaId?: string; date: string; serviceIds: string }
+export interface AvailabilityParams {
+  spaId?: string;
+  date: string;
+  serviceIds: string;
+}
 
 export interface SpaAvailability {
   spa: Provider;
@@ -120,7 +153,9 @@ export interface SpaAvailability {
 }
 
 export async function getSpaAvailability(
-  ctx: Ctx, spaId: string, query: AvailabilityQuery,
+  ctx: Ctx,
+  spaId: string,
+  query: AvailabilityQuery,
   params: AvailabilityParams = { date: 'date', serviceIds: 'service_ids' },
 ): Promise<SpaAvailability> {
   resellerOf(ctx);
@@ -134,29 +169,59 @@ export async function getSpaAvailability(
 export { SLOT_MINUTES, registerBookedIntervals, readBookedAhead, type BookedInterval, type BookedAhead } from './availability.ts';
 
 /** The slot starting at the local `time` of `date`, as the availability shows it; undefined when it is no slot. */
-export function slotAt(em: EntityManager, spa: Provider, date: string, time: string, durationMinutes: number, now: Date, ahead?: BookedAhead): Promise<Slot | undefined> {
+export function slotAt(
+  em: EntityManager,
+  spa: Provider,
+  date: string,
+  time: string,
+  durationMinutes: number,
+  now: Date,
+  ahead?: BookedAhead,
+): Promise<Slot | undefined> {
   return spaSlotAt(em, spa, date, time, durationMinutes, now, ahead);
 }
 
 /** A spa service named for a person choosing one (the hosted page, docs/partner-guide.md "Hosted sessions"). */
 export interface SpaTreatment {
-  serviceId: string; spaId: string; name: string; spaName: string; tier: string; durationMinutes: number;
+  serviceId: string;
+  spaId: string;
+  name: string;
+  spaName: string;
+  tier: string;
+  durationMinutes: number;
   /** In the service's own currency; null: no co-pay price. */
-  copayAmount: number | null; currency: string;
+  copayAmount: number | null;
+  currency: string;
 }
 
 /** Services of every spa, by spa name then service name; one statement, at most `limit`. */
 export async function listSpaTreatments(ctx: Ctx, limit: number): Promise<SpaTreatment[]> {
-  const rows = await ctx.em.execute<{
-    id: string; provider_id: string; name: string; spa_name: string; tier: string; duration_minutes: number; copay_amount: string | null; currency: string;
-  }[]>(
+  const rows = await ctx.em.execute<
+    {
+      id: string;
+      provider_id: string;
+      name: string;
+      spa_name: string;
+      tier: string;
+      duration_minutes: number;
+      copay_amount: string | null;
+      currency: string;
+    }[]
+  >(
     `select s.id, s.provider_id, s.name, p.name as spa_name, p.tier, s.duration_minutes, s.copay_amount, s.currency
        from spa_service s join provider p on p.id = s.provider_id
       where p.category = 'SPA' order by p.name, s.name, s.id limit ?`,
-    [limit]);
+    [limit],
+  );
   return rows.map((r) => ({
-    serviceId: r.id, spaId: r.provider_id, name: r.name, spaName: r.spa_name, tier: r.tier, durationMinutes: Number(r.duration_minutes),
-    copayAmount: r.copay_amount === null ? null : Number(r.copay_amount), currency: r.currency.trim(),
+    serviceId: r.id,
+    spaId: r.provider_id,
+    name: r.name,
+    spaName: r.spa_name,
+    tier: r.tier,
+    durationMinutes: Number(r.duration_minutes),
+    copayAmount: r.copay_amount === null ? null : Number(r.copay_amount),
+    currency: r.currency.trim(),
   }));
 }
 

@@ -19,11 +19,25 @@ const isDeliveryId = (id: string): boolean => isId('webhookDelivery', id);
  * A page of deliveries for each of `endpointIds` (endpoints of the caller's reseller), in one
  * statement; a cursor must be a delivery of the endpoint it pages (else 400 invalid_cursor).
  */
-export async function deliveryPagesOfEndpoints(ctx: Ctx, endpointIds: readonly string[], page: PageArgs): Promise<Map<string, Page<WebhookDelivery> | DomainError>> {
+export async function deliveryPagesOfEndpoints(
+  ctx: Ctx,
+  endpointIds: readonly string[],
+  page: PageArgs,
+): Promise<Map<string, Page<WebhookDelivery> | DomainError>> {
   const { resellerId } = resellerOf(ctx);
-  const pages = await pagesPerParent(ctx.em, {
-    table: 'webhook_delivery d', alias: 'd', parentColumn: 'endpoint_id', descending: true, where: ['d.reseller_id = ?'], params: [resellerId],
-  }, [...new Set(endpointIds)], page);
+  const pages = await pagesPerParent(
+    ctx.em,
+    {
+      table: 'webhook_delivery d',
+      alias: 'd',
+      parentColumn: 'endpoint_id',
+      descending: true,
+      where: ['d.reseller_id = ?'],
+      params: [resellerId],
+    },
+    [...new Set(endpointIds)],
+    page,
+  );
   return mapPages(pages, (row) => ctx.em.map(WebhookDeliverySchema, row));
 }
 
@@ -43,9 +57,10 @@ export async function retryDelivery(ctx: TxCtx, endpointId: string, deliveryId: 
   const endpoint = await getOwnEndpoint(ctx, endpointId);
   const [row] = isDeliveryId(deliveryId)
     ? await ctx.em.execute<Record<string, unknown>[]>(
-      `update webhook_delivery set status = 'PENDING', next_attempt_at = ?, updated_at = ?
+        `update webhook_delivery set status = 'PENDING', next_attempt_at = ?, updated_at = ?
         where id = ? and endpoint_id = ? and reseller_id = ? returning *`,
-      [ctx.clock.now(), ctx.clock.now(), deliveryId, endpoint.id, endpoint.resellerId])
+        [ctx.clock.now(), ctx.clock.now(), deliveryId, endpoint.id, endpoint.resellerId],
+      )
     : [];
   if (!row) throw notFound('webhook delivery', deliveryId);
   return ctx.em.map(WebhookDeliverySchema, row);

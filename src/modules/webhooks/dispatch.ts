@@ -23,7 +23,11 @@ import { withTransaction } from '../../db/engine/index.ts';
 //    another worker takes the delivery again: the receiver may see an event twice (same
 //    `webhook-id`), never zero times.
 
-export interface DeliveryDeps { clock: Clock; config: Config; log: Logger }
+export interface DeliveryDeps {
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
 
 /** After attempt n (1-based) fails, the next one is due this many seconds later (±10 %); after the last, FAILED. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -77,7 +81,10 @@ interface Claimed {
 }
 
 /** What one attempt came to: a response status, or an error before one (timeout, refused, unreachable). */
-interface Outcome { status?: number; error?: string }
+interface Outcome {
+  status?: number;
+  error?: string;
+}
 
 /** Attempts under way at once for one endpoint, across every process: a slow endpoint holds only these. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
@@ -137,8 +144,20 @@ function claimStatement(em: EntityManager, now: Date, config: Config, batch: num
       where d.id = due.id and w.id = d.endpoint_id and ev.id = d.event_id
      returning d.id, d.attempts, d.event_id, d.endpoint_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
                ev.payload::text as body`,
-    [now, MAX_IN_FLIGHT_PER_ENDPOINT, now, now, batch, now, now, MAX_IN_FLIGHT_PER_ENDPOINT, batch,
-      now, new Date(now.getTime() + leaseMs(config)), now],
+    [
+      now,
+      MAX_IN_FLIGHT_PER_ENDPOINT,
+      now,
+      now,
+      batch,
+      now,
+      now,
+      MAX_IN_FLIGHT_PER_ENDPOINT,
+      batch,
+      now,
+      new Date(now.getTime() + leaseMs(config)),
+      now,
+    ],
   );
 }
 
@@ -209,17 +228,26 @@ async function attempt(d: Claimed, secrets: string[], config: Config): Promise<O
   };
   const signal = AbortSignal.timeout(config.WEBHOOK_TIMEOUT_MS);
   return new Promise<Outcome>((resolve) => {
-    const failed = (err: Error) => resolve({
-      error: signal.aborted ? `timeout: no response within ${config.WEBHOOK_TIMEOUT_MS} ms` : err.message.slice(0, 500),
-    });
+    const failed = (err: Error) =>
+      resolve({
+        error: signal.aborted ? `timeout: no response within ${config.WEBHOOK_TIMEOUT_MS} ms` : err.message.slice(0, 500),
+      });
     // No agent: one connection per attempt, closed after it. Redirects are never followed (node:http does not).
-    const req = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'POST', headers, agent: false, signal, lookup: guardedLookup(config.WEBHOOK_ALLOW_PRIVATE_URLS),
-    }, (res) => {
-      res.on('error', () => undefined);
-      res.resume(); // the body is not read, only drained (bounded by the same timeout)
-      resolve({ status: res.statusCode });
-    });
+    const req = (url.protocol === 'https:' ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: false,
+        signal,
+        lookup: guardedLookup(config.WEBHOOK_ALLOW_PRIVATE_URLS),
+      },
+      (res) => {
+        res.on('error', () => undefined);
+        res.resume(); // the body is not read, only drained (bounded by the same timeout)
+        resolve({ status: res.statusCode });
+      },
+    );
     req.on('error', failed);
     req.end(d.body);
   });
@@ -236,7 +264,8 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
       `update webhook_delivery set status = 'SUCCEEDED', next_attempt_at = null, locked_until = null,
               last_response_status = ?, last_error = null, updated_at = ?
         where id = ? and attempts = ?`,
-      [status, now, d.id, d.attempts]);
+      [status, now, d.id, d.attempts],
+    );
     log.debug({ ...context, status }, 'webhook delivered');
     return;
   }
@@ -250,7 +279,8 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
                 last_response_status = case when id = ? then 410 else last_response_status end,
                 last_error = case when id = ? then 'HTTP 410 Gone: the endpoint was disabled' else 'the endpoint was disabled (HTTP 410 Gone)' end
           where endpoint_id = ? and status = 'PENDING'`,
-        [now, d.id, d.id, d.endpoint_id]);
+        [now, d.id, d.id, d.endpoint_id],
+      );
     });
     log.warn(context, 'webhook endpoint answered 410 Gone; it is disabled');
     return;
@@ -261,6 +291,10 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
   await em.execute(
     `update webhook_delivery set status = ?, next_attempt_at = ?, locked_until = null, last_response_status = ?, last_error = ?, updated_at = ?
       where id = ? and attempts = ? and status = 'PENDING'`,
-    [last ? 'FAILED' : 'PENDING', next, status ?? null, error, now, d.id, d.attempts]);
-  log.info({ ...context, status, error, next_attempt_at: next }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; retrying later');
+    [last ? 'FAILED' : 'PENDING', next, status ?? null, error, now, d.id, d.attempts],
+  );
+  log.info(
+    { ...context, status, error, next_attempt_at: next },
+    last ? 'webhook delivery failed for good' : 'webhook delivery failed; retrying later',
+  );
 }

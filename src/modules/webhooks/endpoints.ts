@@ -22,16 +22,31 @@ export const MAX_ENDPOINTS_PER_RESELLER = 16;
 export const ALL_EVENTS = '*';
 
 export const createWebhookEndpointInput = z.strictObject({
-  url: z.string().min(1).max(MAX_URL_LENGTH).describe('Where events are POSTed: an http:// or https:// URL without credentials, to a public address'),
-  enabled_events: z.array(z.string().max(100)).min(1).max(100)
+  url: z
+    .string()
+    .min(1)
+    .max(MAX_URL_LENGTH)
+    .describe('Where events are POSTed: an http:// or https:// URL without credentials, to a public address'),
+  enabled_events: z
+    .array(z.string().max(100))
+    .min(1)
+    .max(100)
     .describe('The event types to receive (README "Events"), or `["*"]` for every type'),
-  description: z.string().max(500).refine(noNul, 'Must not contain NUL characters').nullable().optional()
+  description: z
+    .string()
+    .max(500)
+    .refine(noNul, 'Must not contain NUL characters')
+    .nullable()
+    .optional()
     .describe('What the endpoint is for; for people'),
 });
 export type CreateWebhookEndpointInput = z.input<typeof createWebhookEndpointInput>;
 
 /** An endpoint and its secret in plain text, as create and rotate answer once. */
-export interface EndpointWithSecret { endpoint: WebhookEndpoint; secret: string }
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  secret: string;
+}
 
 /** `["*"]` alone, or catalogue types (each once, in the order sent); anything else is a 400 on `enabled_events`. */
 function checkEnabledEvents(types: string[]): string[] {
@@ -54,9 +69,17 @@ export async function createWebhookEndpoint(ctx: TxCtx, raw: CreateWebhookEndpoi
   const secret = newWebhookSecret();
   const box = await secretsBox(ctx.em, ctx.config);
   const endpoint = ctx.em.create(WebhookEndpointSchema, {
-    id: newId('webhookEndpoint', now.getTime()), resellerId, url, enabledEvents, status: 'ENABLED',
-    description: input.description ?? null, secret: box.seal(secret), previousSecret: null, previousSecretExpiresAt: null,
-    createdAt: now, updatedAt: now,
+    id: newId('webhookEndpoint', now.getTime()),
+    resellerId,
+    url,
+    enabledEvents,
+    status: 'ENABLED',
+    description: input.description ?? null,
+    secret: box.seal(secret),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
   });
   await ctx.em.flush();
   return { endpoint, secret };
@@ -71,7 +94,10 @@ async function checkEndpointRoom(ctx: TxCtx, resellerId: string): Promise<void> 
   await ctx.em.execute("select pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || ?, 0))", [resellerId]);
   const count = await ctx.em.count(WebhookEndpointSchema, { resellerId });
   if (count >= MAX_ENDPOINTS_PER_RESELLER) {
-    throw new DomainError('endpoint_limit_reached', `A reseller has at most ${MAX_ENDPOINTS_PER_RESELLER} webhook endpoints; delete one to add another`);
+    throw new DomainError(
+      'endpoint_limit_reached',
+      `A reseller has at most ${MAX_ENDPOINTS_PER_RESELLER} webhook endpoints; delete one to add another`,
+    );
   }
 }
 

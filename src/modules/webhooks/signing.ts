@@ -26,6 +26,6 @@ const boxes = new WeakMap<Buffer, SecretBox>();
 export async function secretsBox(em: EntityManager, config: Config): Promise<SecretBox> {
   const master = await masterKey(em, config);
   let box = boxes.get(master);
-  if (!box) boxes.set(master, box = secretBox(master, 'webhook secrets'));
+  if (!box) boxes.set(master, (box = secretBox(master, 'webhook secrets')));
   return box;
 }

@@ -20,7 +20,8 @@ for (const [net, prefix] of [
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) privateRanges.addSubnet(net, prefix, 'ipv4');
+] as const)
+  privateRanges.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form
   ['64:ff9b::', 96], // NAT64: an IPv4 address behind a translator, any of them (RFC 6052)
@@ -32,14 +33,16 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fc00::', 7], // unique-local
   ['ff00::', 8], // multicast
-] as const) privateRanges.addSubnet(net, prefix, 'ipv6');
+] as const)
+  privateRanges.addSubnet(net, prefix, 'ipv6');
 // An IPv4-mapped IPv6 address (::ffff:a.b.c.d, also written ::ffff:7f00:1) is judged by the IPv4
 // ranges: BlockList maps it. The translation and tunnel prefixes are refused whole: which IPv4
 // address they lead to depends on a gateway this service cannot see.
 
 /** The refusal's words: what was refused and the setting that would allow it. */
-export const PRIVATE_REFUSAL = 'is a private, loopback, link-local, unique-local or translated address; webhooks go to public addresses '
-  + '(WEBHOOK_ALLOW_PRIVATE_URLS=true allows them, for development)';
+export const PRIVATE_REFUSAL =
+  'is a private, loopback, link-local, unique-local or translated address; webhooks go to public addresses ' +
+  '(WEBHOOK_ALLOW_PRIVATE_URLS=true allows them, for development)';
 
 /** Whether an IP address is one webhooks may not reach without WEBHOOK_ALLOW_PRIVATE_URLS. */
 export function isPrivateAddress(address: string): boolean {
@@ -81,7 +84,8 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean, param = 'ur
 export function refusedTarget(url: URL, allowPrivate: boolean): string | undefined {
   if (allowPrivate) return undefined;
   const host = hostOf(url);
-  if (isPrivateAddress(host) || isLocalName(host.toLowerCase())) return `refused: ${host} is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)`;
+  if (isPrivateAddress(host) || isLocalName(host.toLowerCase()))
+    return `refused: ${host} is a private address (WEBHOOK_ALLOW_PRIVATE_URLS)`;
   return undefined;
 }
 
@@ -90,12 +94,18 @@ export function refusedTarget(url: URL, allowPrivate: boolean): string | undefin
  * is private (and WEBHOOK_ALLOW_PRIVATE_URLS is off) the connection fails before it is made.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
+  ) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
       if (refused) {
-        const error: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to the private address ${refused.address} (WEBHOOK_ALLOW_PRIVATE_URLS)`);
+        const error: NodeJS.ErrnoException = new Error(
+          `refused: ${hostname} resolves to the private address ${refused.address} (WEBHOOK_ALLOW_PRIVATE_URLS)`,
+        );
         error.code = 'EPRIVATEADDRESS';
         return callback(error, '');
       }

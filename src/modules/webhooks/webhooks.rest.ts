@@ -3,12 +3,23 @@ import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { listDeliveries, retryDelivery } from './deliveries.ts';
 import {
-  createWebhookEndpoint, createWebhookEndpointInput, deleteWebhookEndpoint, getOwnEndpoint, listWebhookEndpoints,
-  rotateWebhookEndpointSecret, type CreateWebhookEndpointInput,
+  createWebhookEndpoint,
+  createWebhookEndpointInput,
+  deleteWebhookEndpoint,
+  getOwnEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  type CreateWebhookEndpointInput,
 } from './endpoints.ts';
 import {
-  deletedWebhookEndpointSchema, presentDeletedWebhookEndpoint, presentWebhookDelivery, presentWebhookEndpoint,
-  presentWebhookEndpointWithSecret, webhookDeliverySchema, webhookEndpointSchema, webhookEndpointWithSecretSchema,
+  deletedWebhookEndpointSchema,
+  presentDeletedWebhookEndpoint,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
+  presentWebhookEndpointWithSecret,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
 } from './webhooks.presenter.ts';
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
@@ -17,20 +28,31 @@ const BASE = '/v3/api/business/reseller';
 
 export const webhooksRoutes = defineRoutes([
   {
-    method: 'GET', path: '/webhook_endpoints', operationId: 'listWebhookEndpoints', tag: 'Webhooks', paginated: true,
+    method: 'GET',
+    path: '/webhook_endpoints',
+    operationId: 'listWebhookEndpoints',
+    tag: 'Webhooks',
+    paginated: true,
     summary: "Get the reseller's webhook endpoints, newest first",
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `webhook_endpoint` objects', schema: listOf(webhookEndpointSchema) },
     errors: [...authErrors, 'invalid_cursor'],
     async handler(ctx, { query }) {
       const page = await listWebhookEndpoints(ctx, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, `${BASE}/webhook_endpoints`, 'Webhook endpoints retrieved successfully', presentWebhookEndpoint) };
+      return {
+        status: 200,
+        body: listEnvelope(page, `${BASE}/webhook_endpoints`, 'Webhook endpoints retrieved successfully', presentWebhookEndpoint),
+      };
     },
   },
   {
-    method: 'POST', path: '/webhook_endpoints', operationId: 'createWebhookEndpoint', tag: 'Webhooks',
+    method: 'POST',
+    path: '/webhook_endpoints',
+    operationId: 'createWebhookEndpoint',
+    tag: 'Webhooks',
     summary: 'Create a webhook endpoint; the answer shows its signing secret, once',
-    body: createWebhookEndpointInput, idempotent: true,
+    body: createWebhookEndpointInput,
+    idempotent: true,
     success: { status: 201, description: 'The `webhook_endpoint` with its `secret`', schema: webhookEndpointWithSecretSchema },
     errors: [...authErrors, ...idempotencyErrors, 'endpoint_limit_reached'],
     async handler(ctx, { body }) {
@@ -38,7 +60,10 @@ export const webhooksRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/webhook_endpoints/{id}', operationId: 'getWebhookEndpoint', tag: 'Webhooks',
+    method: 'GET',
+    path: '/webhook_endpoints/{id}',
+    operationId: 'getWebhookEndpoint',
+    tag: 'Webhooks',
     summary: 'Get a webhook endpoint (never its secret)',
     success: { status: 200, description: 'A `webhook_endpoint`', schema: webhookEndpointSchema },
     errors: [...authErrors, 'resource_not_found'],
@@ -47,7 +72,10 @@ export const webhooksRoutes = defineRoutes([
     },
   },
   {
-    method: 'DELETE', path: '/webhook_endpoints/{id}', operationId: 'deleteWebhookEndpoint', tag: 'Webhooks',
+    method: 'DELETE',
+    path: '/webhook_endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
+    tag: 'Webhooks',
     summary: 'Delete a webhook endpoint and its deliveries: nothing more is sent to it',
     success: { status: 200, description: 'The deleted endpoint', schema: deletedWebhookEndpointSchema },
     errors: [...authErrors, 'resource_not_found'],
@@ -56,7 +84,10 @@ export const webhooksRoutes = defineRoutes([
     },
   },
   {
-    method: 'POST', path: '/webhook_endpoints/{id}/rotate_secret', operationId: 'rotateWebhookEndpointSecret', tag: 'Webhooks',
+    method: 'POST',
+    path: '/webhook_endpoints/{id}/rotate_secret',
+    operationId: 'rotateWebhookEndpointSecret',
+    tag: 'Webhooks',
     summary: 'Give a webhook endpoint a new signing secret, shown once; the old one keeps signing beside it for 24 hours',
     idempotent: true,
     success: { status: 200, description: 'The `webhook_endpoint` with its new `secret`', schema: webhookEndpointWithSecretSchema },
@@ -66,18 +97,33 @@ export const webhooksRoutes = defineRoutes([
     },
   },
   {
-    method: 'GET', path: '/webhook_endpoints/{id}/deliveries', operationId: 'listWebhookDeliveries', tag: 'Webhooks', paginated: true,
+    method: 'GET',
+    path: '/webhook_endpoints/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    paginated: true,
     summary: "Get a webhook endpoint's deliveries, newest first",
     query: pageQuerySchema,
     success: { status: 200, description: 'A list of `webhook_delivery` objects', schema: listOf(webhookDeliverySchema) },
     errors: [...authErrors, 'resource_not_found', 'invalid_cursor'],
     async handler(ctx, { params, query }) {
       const page = await listDeliveries(ctx, params.id, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, `${BASE}/webhook_endpoints/${params.id}/deliveries`, 'Webhook deliveries retrieved successfully', presentWebhookDelivery) };
+      return {
+        status: 200,
+        body: listEnvelope(
+          page,
+          `${BASE}/webhook_endpoints/${params.id}/deliveries`,
+          'Webhook deliveries retrieved successfully',
+          presentWebhookDelivery,
+        ),
+      };
     },
   },
   {
-    method: 'POST', path: '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', operationId: 'retryWebhookDelivery', tag: 'Webhooks',
+    method: 'POST',
+    path: '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhooks',
     summary: 'Attempt a delivery once more, now (a FAILED one too)',
     success: { status: 200, description: 'The `webhook_delivery`, PENDING and due now', schema: webhookDeliverySchema },
     errors: [...authErrors, 'resource_not_found'],
