@@ -6,6 +6,7 @@ import { book, createBookingWorld, instanceIn, type BookingWorld } from '../supp
 import { expectBookingInvariants, worldScope } from '../support/bookings-invariants.ts';
 import { businessLedger, createPassPackage, createReseller, issuePass } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';
+import { until as waitUntil } from '../support/until.ts';
 
 // Every co-pay confirm of a reseller debits its one business-account row. The debit is a ledger row,
 // written with the confirm's other writes; the balance moves when the transaction commits (a
@@ -63,14 +64,6 @@ async function classConfirm(): Promise<Confirm> {
 
 const send = (c: Confirm, key: string) =>
   v3(app, c.path, { key: w.reseller.key, ...(c.body ? { body: c.body } : { method: 'POST' }), idempotencyKey: key });
-
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.each([
   ['spa', spaConfirm],

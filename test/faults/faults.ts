@@ -20,6 +20,7 @@ import { manyClients } from '../support/bookings-invariants.ts';
 import { createCreditPackage, type TestCreditPackage } from '../support/credits.ts';
 import { clientBody } from '../support/factories.ts';
 import { call, gql, v3, type Reply } from '../support/http.ts';
+import { until } from '../support/until.ts';
 
 // The database unreachable (decisions §3, §12), against the real PostgreSQL: a burst of mixed
 // reads and writes on both surfaces, the database taken away under it, and what must hold.
@@ -28,11 +29,8 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it is true, failing after `seconds` (a bounded wait, not a timing assertion). */
 export async function eventually(what: string, seconds: number, check: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + seconds * 1000;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > until) throw new Error(`not within ${seconds} s: ${what}`);
-    await sleep(100);
-  }
+  // A check that throws (the database still away) counts as not yet.
+  await until(() => check().catch(() => false), what, seconds * 1000, 100);
 }
 
 /** A TCP proxy between the app and PostgreSQL, which the test can cut (listener closed, connections reset) and restore on the same port. */

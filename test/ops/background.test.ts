@@ -4,6 +4,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 import { killStartedProcesses, Service } from './processes.ts';
+import { until } from '../support/until.ts';
 
 const app = useApp();
 
@@ -18,14 +19,6 @@ afterAll(async () => {
 });
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A completed record as runIdempotent stores it. */
 const insertRecord = (resellerId: string, key: string, createdAt: Date) =>

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { gql, v3 } from '../support/http.ts';
+import { until as waitUntil } from '../support/until.ts';
 
 // A transaction PostgreSQL aborts to break a deadlock left nothing behind, so the pipeline runs it
 // again instead of answering 500 (src/platform/pipeline.ts). Here a second session takes the two
@@ -20,14 +21,6 @@ afterEach(async () => {
   await other?.end().catch(() => undefined);
   other = undefined;
 });
-
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const waitingOnLocks = async () =>
   Number(

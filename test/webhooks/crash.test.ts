@@ -3,6 +3,7 @@ import { useApp } from '../support/app.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { createEndpoint, deliveriesOf, passFor, Receiver, verified } from '../support/webhooks.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
+import { until as waitUntilHolds } from '../support/until.ts';
 
 // At least once across a crash (docs/partner-guide.md "Webhooks"): `serve` (node src/main.ts serve, background jobs
 // in-process) is killed with SIGKILL after the business commit, before its event was delivered;
@@ -37,13 +38,7 @@ async function issuePassOn(base: string, reseller: TestReseller, passId: string,
   return event.id;
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) => waitUntilHolds(check, what, timeoutMs);
 
 const kill9 = async (service: Service) => {
   service.child.kill('SIGKILL');

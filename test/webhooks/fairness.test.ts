@@ -18,6 +18,7 @@ import {
   settlePendingDeliveries,
   verified,
 } from '../support/webhooks.ts';
+import { until as waitUntilHolds } from '../support/until.ts';
 
 // Fair delivery (docs/partner-guide.md "Webhooks"): one reseller's endpoint that never answers, with a backlog of
 // 10,000 due deliveries, does not delay another reseller's event: its first attempt goes out
@@ -50,13 +51,7 @@ async function silentServer() {
   };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) => waitUntilHolds(check, what, timeoutMs);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
