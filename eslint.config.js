@@ -11,11 +11,11 @@ const modules = readdirSync('src/modules', { withFileTypes: true })
   .map((d) => d.name);
 const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts', 'src/modules/*/*.page.ts'];
 
-/** Another module is used through its service; Pothos types may reference each other, and presenters may nest. */
+/** Another module is used through its front door (index.ts); Pothos types may reference each other, and presenters may nest. */
 const moduleZones = modules.flatMap((m) => {
   const others = `src/modules/!(${m})/**`;
-  const service = '**/src/modules/*/*.service.ts';
-  const message = `Use another module through its *.service.ts (README "Module boundaries").`;
+  const service = '**/src/modules/*/index.ts';
+  const message = `Use another module through its index.ts (docs/architecture.md "Module boundaries").`;
   return [
     { target: `src/modules/${m}/!(*.graphql|*.presenter).ts`, from: others, except: [service], message },
     { target: `src/modules/${m}/*.graphql.ts`, from: others, except: [service, '**/src/modules/*/*.graphql.ts'], message },
@@ -121,6 +121,20 @@ export default defineConfig(
               target: ['src/platform/**', 'src/db/**', 'src/modules/*/!(*.graphql|*.rest|*.presenter).ts'],
               from: surfaces,
               message: 'Entities, services and src/platform never import a surface (README "Module boundaries").',
+            },
+            // Code outside the modules uses a module through its index.ts, or wires in its entities, routes, GraphQL types, page and presenters.
+            {
+              target: ['src/cli/**', 'src/db/**', 'src/rest/**', 'src/graphql/**', 'src/server.ts', 'src/main.ts'],
+              from: 'src/modules/**',
+              except: [
+                '**/src/modules/*/index.ts',
+                '**/src/modules/*/*.entity.ts',
+                '**/src/modules/*/*.rest.ts',
+                '**/src/modules/*/*.graphql.ts',
+                '**/src/modules/*/*.page.ts',
+                '**/src/modules/*/*.presenter.ts',
+              ],
+              message: 'Use a module through its index.ts (docs/architecture.md "Module boundaries").',
             },
             // The platform sits below every module.
             { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },

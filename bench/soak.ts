@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { migrate, openOrm } from '../src/db/orm.ts';
-import { createCreditPackage } from '../src/modules/credits/credits.service.ts';
+import { createCreditPackage } from '../src/modules/credits/index.ts';
 import { withTransaction } from '../src/db/engine/index.ts';
 import { startOurServer } from './request-path/processes.ts';
 import { openDatabase } from './database.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../src/platform/ids.ts';
-import { createApiKey, createReseller, fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import { createApiKey, createReseller, fundReseller } from '../../src/modules/resellers/index.ts';
 import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';
 import type { CatalogInput } from '../../src/modules/catalog/catalog.schema.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../src/platform/ids.ts';
-import { createApiKey, createReseller, fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import { createApiKey, createReseller, fundReseller } from '../../src/modules/resellers/index.ts';
 import { PassPackageSchema, type PassCategory } from '../../src/modules/passes/passes.entity.ts';
 import { buildDemoCatalog } from '../../src/db/demo-catalog.ts';
 import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';

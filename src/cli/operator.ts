@@ -6,9 +6,7 @@ import { migrate } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
-import { importCatalog } from '../modules/catalog/catalog.import.ts';
-import { progressReporter } from '../modules/catalog/catalog.progress.ts';
-import { CatalogRejected } from '../modules/catalog/catalog.validate.ts';
+import { CatalogRejected, importCatalog, progressReporter } from '../modules/catalog/index.ts';
 import {
   createApiKey,
   createReseller,
@@ -18,10 +16,10 @@ import {
   revokeApiKey,
   setResellerRateLimit,
   setResellerStatus,
-} from '../modules/resellers/resellers.service.ts';
-import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/providers.service.ts';
-import { expireBookingSessions } from '../modules/bookings/bookings.service.ts';
-import { expireAccessCodes } from '../modules/access-codes/access-codes.service.ts';
+} from '../modules/resellers/index.ts';
+import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/index.ts';
+import { expireBookingSessions } from '../modules/bookings/index.ts';
+import { expireAccessCodes } from '../modules/access-codes/index.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
 import { withTransaction } from '../db/engine/index.ts';

@@ -1,7 +1,7 @@
 import { newId } from '../platform/ids.ts';
 import { addDays, localDateOf, minutesOf, weekdayOf, weekdays, zonedInstant, type Weekday } from '../platform/time.ts';
 import type { OpeningHours } from '../modules/providers/providers.entity.ts';
-import type { Catalog, ClassRecord, CopayOptionRecord, ProviderRecord, SpaServiceRecord } from '../modules/catalog/catalog.schema.ts';
+import type { Catalog, ClassRecord, CopayOptionRecord, ProviderRecord, SpaServiceRecord } from '../modules/catalog/index.ts';
 
 // The demo catalogue: three cities in three zones (Berlin and New York observe DST, Tokyo does
 // not), gyms and spas of every tier. Pseudo-random from a fixed seed, so every run builds the same

@@ -6,16 +6,16 @@ import { newRequestId } from '../platform/request-context.ts';
 import { localDateOf, localTimeOf, addDays } from '../platform/time.ts';
 import { inTransaction, withTransaction, type TxCtx, type TxEm } from './engine/transaction.ts';
 import { ResellerSchema } from '../modules/resellers/resellers.entity.ts';
-import { createApiKey, createReseller, fundReseller } from '../modules/resellers/resellers.service.ts';
+import { createApiKey, createReseller, fundReseller } from '../modules/resellers/index.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../modules/passes/passes.entity.ts';
-import { issuePass } from '../modules/passes/issue-pass.ts';
+import { issuePass } from '../modules/passes/index.ts';
 import { ProviderSchema } from '../modules/providers/providers.entity.ts';
-import { findProviders } from '../modules/providers/providers.service.ts';
-import { slotAt } from '../modules/spa/spa.service.ts';
-import { businessAccountBalance } from '../modules/ledger/ledger.service.ts';
-import { bookClass } from '../modules/bookings/book-class.ts';
-import { createCreditPackage } from '../modules/credits/credits.service.ts';
-import { importCatalog } from '../modules/catalog/catalog.import.ts';
+import { findProviders } from '../modules/providers/index.ts';
+import { slotAt } from '../modules/spa/index.ts';
+import { businessAccountBalance } from '../modules/ledger/index.ts';
+import { bookClass } from '../modules/bookings/index.ts';
+import { createCreditPackage } from '../modules/credits/index.ts';
+import { importCatalog } from '../modules/catalog/index.ts';
 import { buildDemoCatalog, type DemoCity } from './demo-catalog.ts';
 
 export interface DemoCatalogSummary {

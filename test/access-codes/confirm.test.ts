@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expireAccessCodes } from '../../src/modules/access-codes/access-codes.service.ts';
-import { expireBookingSessions } from '../../src/modules/bookings/bookings.service.ts';
+import { expireAccessCodes } from '../../src/modules/access-codes/index.ts';
+import { expireBookingSessions } from '../../src/modules/bookings/index.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { confirmCode, createCode } from '../support/access-codes.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProviderKey } from '../../src/modules/providers/providers.service.ts';
+import { createProviderKey } from '../../src/modules/providers/index.ts';
 import { seedDemo, type DemoSeed } from '../../src/db/seed.ts';
 import { scanQr } from '../support/access-codes.ts';
 import { useApp } from '../support/app.ts';

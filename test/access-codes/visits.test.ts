@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireAccessCodes } from '../../src/modules/access-codes/access-codes.service.ts';
+import { expireAccessCodes } from '../../src/modules/access-codes/index.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { confirmCode, createCode, madeCode, providerKey, redeem } from '../support/access-codes.ts';
 import { useApp } from '../support/app.ts';

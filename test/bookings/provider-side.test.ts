@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createProviderKey, listProviderKeys, revokeProviderKey } from '../../src/modules/providers/providers.service.ts';
+import { createProviderKey, listProviderKeys, revokeProviderKey } from '../../src/modules/providers/index.ts';
 import { catalogue } from '../../src/platform/errors.ts';
 import { openApiDocument } from '../../src/rest/openapi.ts';
 import { providerRoutes, routes } from '../../src/rest/router.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireBookingSessions } from '../../src/modules/bookings/bookings.service.ts';
+import { expireBookingSessions } from '../../src/modules/bookings/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';
 import { expectError } from '../support/assertions.ts';

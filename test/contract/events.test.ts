@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  eventCatalog,
-  recordEvent,
-  type EmittedEventType,
-  type EventObjects,
-  type EventType,
-} from '../../src/modules/events/events.service.ts';
+import { eventCatalog, recordEvent, type EmittedEventType, type EventObjects, type EventType } from '../../src/modules/events/index.ts';
 import { isId } from '../../src/platform/ids.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';

@@ -15,18 +15,21 @@ async function violations(path: string, code: string): Promise<string[]> {
 }
 
 describe('module boundaries (eslint.config.js)', () => {
-  it('a service importing another module’s entity › refused; through its service › allowed', async () => {
+  it('a service importing another module’s entity or service file › refused; through its index.ts › allowed', async () => {
     expect(
       await violations(
         'src/modules/passes/x.ts',
         "import { ClientSchema } from '../clients/clients.entity.ts';\nexport const x = ClientSchema;\n",
       ),
-    ).toEqual([expect.stringMatching(/no-restricted-paths.*clients\.entity\.ts.*through its \*\.service\.ts/)]);
+    ).toEqual([expect.stringMatching(/no-restricted-paths.*clients\.entity\.ts.*through its index\.ts/)]);
     expect(
       await violations(
         'src/modules/passes/x.ts',
         "import { getOwnClient } from '../clients/clients.service.ts';\nexport const x = getOwnClient;\n",
       ),
+    ).toEqual([expect.stringMatching(/no-restricted-paths.*clients\.service\.ts.*through its index\.ts/)]);
+    expect(
+      await violations('src/modules/passes/x.ts', "import { getOwnClient } from '../clients/index.ts';\nexport const x = getOwnClient;\n"),
     ).toEqual([]);
   });
 
@@ -96,5 +99,20 @@ describe('module boundaries (eslint.config.js)', () => {
       ),
     ).toEqual([]);
     expect(await engineRules('src/db/engine/x.ts', "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([]);
+  });
+
+  it('code outside the modules › a module file past its index.ts refused; its index.ts and the files the surfaces wire in allowed', async () => {
+    expect(
+      await violations(
+        'src/cli/x.ts',
+        "import { importCatalog } from '../modules/catalog/catalog.import.ts';\nexport const x = importCatalog;\n",
+      ),
+    ).toEqual([expect.stringMatching(/no-restricted-paths.*through its index\.ts/)]);
+    expect(
+      await violations('src/cli/x.ts', "import { importCatalog } from '../modules/catalog/index.ts';\nexport const x = importCatalog;\n"),
+    ).toEqual([]);
+    expect(
+      await violations('src/rest/x.ts', "import { passRoutes } from '../modules/passes/passes.rest.ts';\nexport const x = passRoutes;\n"),
+    ).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { moduleSweeps } from '../../src/cli/serve.ts';
-import { expireHostedSessions } from '../../src/modules/hosted-sessions/hosted-sessions.service.ts';
+import { expireHostedSessions } from '../../src/modules/hosted-sessions/index.ts';
 import { provider, providerKey, readmeVerifier, scanQr } from '../support/access-codes.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';

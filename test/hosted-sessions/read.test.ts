@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expireHostedSessions } from '../../src/modules/hosted-sessions/hosted-sessions.service.ts';
+import { expireHostedSessions } from '../../src/modules/hosted-sessions/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { SWEEP_BATCH } from '../../src/platform/sweep.ts';
 import { useApp } from '../support/app.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expireIssuedPasses } from '../../src/modules/passes/expiry.service.ts';
+import { expireIssuedPasses } from '../../src/modules/passes/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';
 import { lastOutboxId, outboxSince } from '../support/db-state.ts';

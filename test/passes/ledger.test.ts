@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import { fundReseller } from '../../src/modules/resellers/index.ts';
 import type { Duration, PassCategory } from '../../src/modules/passes/passes.entity.ts';
-import { addDuration, daysInPeriodEnding } from '../../src/modules/passes/passes.service.ts';
+import { addDuration, daysInPeriodEnding } from '../../src/modules/passes/index.ts';
 import { useApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, walletLedger, type TestReseller } from '../support/factories.ts';
 import { gql, v3 } from '../support/http.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../../src/platform/errors.ts';
-import { createApiKey, revokeApiKey, setResellerStatus } from '../../src/modules/resellers/resellers.service.ts';
+import { createApiKey, revokeApiKey, setResellerStatus } from '../../src/modules/resellers/index.ts';
 import { useApp } from '../support/app.ts';
 import { clientBody, createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
 import { call, gql, v3, type Reply } from '../support/http.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { fundReseller } from '../../src/modules/resellers/resellers.service.ts';
+import { fundReseller } from '../../src/modules/resellers/index.ts';
 import { masterKey, secretBox } from '../../src/platform/secrets.ts';
 import { useApp, type TestApp } from '../support/app.ts';
 import { businessLedger, clientBody, createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';

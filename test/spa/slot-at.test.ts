@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBookedIntervals, spaDaySlots, spaSlotAt, type BookedInterval } from '../../src/modules/spa/availability.ts';
-import type { Provider } from '../../src/modules/providers/providers.service.ts';
+import type { Provider } from '../../src/modules/providers/index.ts';
 import { timeOfMinutes, weekdays } from '../../src/platform/time.ts';
 import { useApp } from '../support/app.ts';
 

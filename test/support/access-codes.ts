@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { expect } from 'vitest';
-import { createProviderKey } from '../../src/modules/providers/providers.service.ts';
+import { createProviderKey } from '../../src/modules/providers/index.ts';
 import type { TestApp } from './app.ts';
 import type { BookingWorld } from './bookings.ts';
 import { checkDocumentedResponse } from '../contract/response-schemas.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createCreditPackage as createCreditPackageRow } from '../../src/modules/credits/credits.service.ts';
+import { createCreditPackage as createCreditPackageRow } from '../../src/modules/credits/index.ts';
 import { withTransaction } from '../../src/db/engine/index.ts';
 import type { TestApp } from './app.ts';
 import { registerDbTable } from './db-state.ts';

@@ -1,10 +1,5 @@
 import { newId } from '../../src/platform/ids.ts';
-import {
-  createApiKey,
-  createReseller as createResellerRow,
-  fundReseller,
-  setResellerStatus,
-} from '../../src/modules/resellers/resellers.service.ts';
+import { createApiKey, createReseller as createResellerRow, fundReseller, setResellerStatus } from '../../src/modules/resellers/index.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../../src/modules/passes/passes.entity.ts';
 import type { TestApp } from './app.ts';
 import { v3 } from './http.ts';

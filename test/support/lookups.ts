@@ -14,7 +14,7 @@ import { buildServer, warmUp } from '../../src/server.ts';
 import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 import type { Logger } from '../../src/platform/logger.ts';
 import { dispatchOnce } from '../../src/platform/outbox.ts';
-import { MAIL_TOPIC, mailHandler } from '../../src/modules/mail/mail.service.ts';
+import { MAIL_TOPIC, mailHandler } from '../../src/modules/mail/index.ts';
 import { UNLIMITED, type TestApp } from './app.ts';
 import { withDatabase } from './global-setup.ts';
 import { registerDbTable } from './db-state.ts';

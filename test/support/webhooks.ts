@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../../src/modules/webhooks/webhooks.service.ts';
+import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../../src/modules/webhooks/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { dispatchOnce } from '../../src/platform/outbox.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOrm } from '../../src/db/orm.ts';
-import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../../src/modules/webhooks/webhooks.service.ts';
+import { deliverDueWebhooks, WEBHOOK_EVENT_TOPIC, webhookFanOut } from '../../src/modules/webhooks/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { dispatchOnce } from '../../src/platform/outbox.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
+import { deliverDueWebhooks } from '../../src/modules/webhooks/index.ts';
 import { guardedLookup, isPrivateAddress } from '../../src/modules/webhooks/urls.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp, type TestApp } from '../support/app.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { moduleSweeps, outboxHandlers } from '../../src/cli/serve.ts';
 import { openOrm } from '../../src/db/orm.ts';
-import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
+import { deliverDueWebhooks } from '../../src/modules/webhooks/index.ts';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/platform/background.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { useApp } from '../support/app.ts';

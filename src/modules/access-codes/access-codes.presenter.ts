@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { copayOptionSchema, presentCopayOption } from '../providers/providers.presenter.ts';
-import type { CopayOption } from '../providers/providers.service.ts';
+import type { CopayOption } from '../providers/index.ts';
 import { accessCodeStatuses, type AccessCode, type AccessCodeSession, type AccessCodeStatus } from './access-codes.entity.ts';
 
 // V3 presenters of access codes and their sessions (docs/partner-guide.md "Access codes"); each returns z.infer of

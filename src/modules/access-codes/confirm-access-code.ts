@@ -3,8 +3,8 @@ import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf, type PurchaseInput } from '../bookings/bookings.service.ts';
-import { findProviders } from '../providers/providers.service.ts';
+import { buyVisits, checkOpen, holderOf, purchaseInput, purchaseOf, type PurchaseInput } from '../bookings/index.ts';
+import { findProviders } from '../providers/index.ts';
 import { AccessCodeSessionSchema, type AccessCodeSession } from './access-codes.entity.ts';
 import { issueAccessCode, newAccessCodeId, type IssuedAccessCode } from './issue-access-code.ts';
 

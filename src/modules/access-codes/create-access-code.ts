@@ -3,7 +3,7 @@ import { DomainError, validationError } from '../../platform/errors.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { costPerVisit, coverageOf, holderOf, type Holder } from '../bookings/bookings.service.ts';
+import { costPerVisit, coverageOf, holderOf, type Holder } from '../bookings/index.ts';
 import {
   idParam,
   takeEntitlementVisit,
@@ -12,8 +12,8 @@ import {
   type CategoryType,
   type PassCategory,
   type PassPackage,
-} from '../passes/passes.service.ts';
-import { copayOptionsOf, coveredTiers, getProvider, type CopayOption, type Provider } from '../providers/providers.service.ts';
+} from '../passes/index.ts';
+import { copayOptionsOf, coveredTiers, getProvider, type CopayOption, type Provider } from '../providers/index.ts';
 import type { AccessCodeSession } from './access-codes.entity.ts';
 import { issueAccessCode, newAccessCodeId, openAccessCodeSession, type IssuedAccessCode } from './issue-access-code.ts';
 

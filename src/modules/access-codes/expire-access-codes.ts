@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
-import { restoreVisit } from '../passes/passes.service.ts';
+import { restoreVisit } from '../passes/index.ts';
 import { AccessCodeSchema } from './access-codes.entity.ts';
 
 export interface AccessCodeSweep {

@@ -5,18 +5,11 @@ import type { TxCtx } from '../../db/engine/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { zonedInstant } from '../../platform/time.ts';
-import { debitWallet } from '../credits/credits.service.ts';
-import { recordEvent } from '../events/events.service.ts';
-import { idParam } from '../passes/passes.service.ts';
-import {
-  MAX_SERVICES_PER_APPOINTMENT,
-  readBookedAhead,
-  slotAt,
-  spaWithServices,
-  type BookedAhead,
-  type SpaService,
-} from '../spa/spa.service.ts';
-import type { Provider } from '../providers/providers.service.ts';
+import { debitWallet } from '../credits/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { idParam } from '../passes/index.ts';
+import { MAX_SERVICES_PER_APPOINTMENT, readBookedAhead, slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/index.ts';
+import type { Provider } from '../providers/index.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
 import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
 import { checkPassLasts, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';

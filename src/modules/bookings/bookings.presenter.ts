@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { copayOptionSchema, presentCopayOption } from '../providers/providers.presenter.ts';
-import type { CopayOption } from '../providers/providers.service.ts';
+import type { CopayOption } from '../providers/index.ts';
 import { bookingStatuses, bookingTypes, type Booking, type BookingSession } from './bookings.entity.ts';
 
 // V3 presenters of bookings and their sessions (docs/partner-guide.md "Bookings"); each returns z.infer of the

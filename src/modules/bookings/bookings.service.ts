@@ -7,10 +7,10 @@ import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { Plain, TxEm } from '../../db/engine/index.ts';
 import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow } from '../../db/engine/index.ts';
-import { getOwnClient } from '../clients/clients.service.ts';
-import { issuedPassAlong, type HeldPassWithClient } from '../passes/passes.service.ts';
-import { lockedSpaAlong, registerBookedIntervals, type BookedInterval, type SpaService } from '../spa/spa.service.ts';
-import type { Provider } from '../providers/providers.service.ts';
+import { getOwnClient } from '../clients/index.ts';
+import { issuedPassAlong, type HeldPassWithClient } from '../passes/index.ts';
+import { lockedSpaAlong, registerBookedIntervals, type BookedInterval, type SpaService } from '../spa/index.ts';
+import type { Provider } from '../providers/index.ts';
 import {
   BookingSchema,
   BookingSessionSchema,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import { debitBusinessAccount } from '../ledger/index.ts';
 import { checkSlot, spaBookingFields, type Appointment } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
 import {

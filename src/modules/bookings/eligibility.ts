@@ -3,8 +3,8 @@ import { DomainError, validationError } from '../../platform/errors.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
-import type { Client } from '../clients/clients.service.ts';
-import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import type { Client } from '../clients/index.ts';
+import { debitBusinessAccount } from '../ledger/index.ts';
 import {
   addDuration,
   effectiveStatus,
@@ -21,8 +21,8 @@ import {
   type PassCategory,
   type PassPackage,
   type VisitReason,
-} from '../passes/passes.service.ts';
-import { coveredTiers, findCopayOptions, type Provider } from '../providers/providers.service.ts';
+} from '../passes/index.ts';
+import { coveredTiers, findCopayOptions, type Provider } from '../providers/index.ts';
 import type { BookingSession } from './bookings.entity.ts';
 
 // Who a booking is for and what their pass covers: shared by spa and class bookings (and, later,

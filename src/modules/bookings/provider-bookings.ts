@@ -4,7 +4,7 @@ import { isId } from '../../platform/ids.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { providerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { BookingSchema } from './bookings.entity.ts';
 import { presentBooking } from './bookings.presenter.ts';
 import { bookingsOfProvider, moveTo, type Booking, type BookingFilters, type BookingStatus } from './bookings.service.ts';

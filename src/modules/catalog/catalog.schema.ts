@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { idPrefixes, isId, type IdKind } from '../../platform/ids.ts';
 import { isTimeZone, minutesOf, weekdays } from '../../platform/time.ts';
 import { localDate, noNul, shortText } from '../../platform/validation.ts';
-import { providerCategories } from '../providers/providers.service.ts';
-import { classInstanceStatuses } from '../classes/classes.service.ts';
-import { durations, paymentModels } from '../passes/passes.service.ts';
+import { providerCategories } from '../providers/index.ts';
+import { classInstanceStatuses } from '../classes/index.ts';
+import { durations, paymentModels } from '../passes/index.ts';
 
 // The catalogue file (docs/catalog-format.md): one JSON document of record arrays. Records are
 // strict (an unknown field is a typo, reported rather than dropped) and carry their own prefixed ids.

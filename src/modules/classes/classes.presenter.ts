@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { kilometres } from '../../platform/geo.ts';
 import { localTimeOf } from '../../platform/time.ts';
-import type { Provider } from '../providers/providers.service.ts';
+import type { Provider } from '../providers/index.ts';
 import { classInstanceStatuses, type ClassCategory, type ClassInstance } from './classes.entity.ts';
 import { spotsRemaining, UPCOMING_INSTANCES_SHOWN, type ClassListing } from './classes.service.ts';
 

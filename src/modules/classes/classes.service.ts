@@ -4,7 +4,7 @@ import { plainRow, plainRows, preparedRead, preparedWrite, queueWrite, sqlText }
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../db/engine/index.ts';
-import { findProviders, joinedProvider, joinedProviderColumns, type Provider } from '../providers/providers.service.ts';
+import { findProviders, joinedProvider, joinedProviderColumns, type Provider } from '../providers/index.ts';
 import {
   ClassCategorySchema,
   ClassInstanceSchema,

@@ -6,7 +6,7 @@ import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.
 import { plainRow } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
-import { providerExists } from '../providers/providers.service.ts';
+import { providerExists } from '../providers/index.ts';
 import { ClassSchema, type Class } from './classes.entity.ts';
 import { listingsOf, type ClassListing } from './classes.service.ts';
 

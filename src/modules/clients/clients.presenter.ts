@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
-import { effectiveStatus, issuedPassStatuses, paymentModels } from '../passes/passes.service.ts';
+import { effectiveStatus, issuedPassStatuses, paymentModels } from '../passes/index.ts';
 import { maskEmail, maskPhone } from './clients.service.ts';
 import type { ClientView } from './get-client.ts';
 

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../platform/request-context.ts';
-import { currentPassOf, type IssuedPass, type PassPackage } from '../passes/passes.service.ts';
+import { currentPassOf, type IssuedPass, type PassPackage } from '../passes/index.ts';
 import { getReadableClient, type Client } from './clients.service.ts';
 
 /** `foreign`: another reseller's client, read through a lookup (docs/partner-guide.md "Lookup"): contact details are masked. */

@@ -3,7 +3,7 @@ import { isId } from '../../platform/ids.ts';
 import { invalidCursor, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { checkLookedUpClient, readableClientSql } from '../clients/clients.service.ts';
+import { checkLookedUpClient, readableClientSql } from '../clients/index.ts';
 import type { CreditTransaction } from './credits.entity.ts';
 import type { CreditBalanceView } from './credits.presenter.ts';
 

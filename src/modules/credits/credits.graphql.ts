@@ -5,7 +5,7 @@ import { runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
-import type { Client } from '../clients/clients.service.ts';
+import type { Client } from '../clients/index.ts';
 import { creditTransactionPagesOfClients } from './client-credits.ts';
 import { listCreditPackages } from './list-credit-packages.ts';
 import { purchaseCredits } from './purchase-credits.ts';

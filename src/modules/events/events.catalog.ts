@@ -1,9 +1,9 @@
-import type { IssuedPassObject, PassRenewalObject } from '../passes/passes.service.ts';
-import type { BookingObject, BookingSessionObject } from '../bookings/bookings.service.ts';
-import type { LookupObject } from '../lookups/lookups.service.ts';
-import type { AccessCodeObject } from '../access-codes/access-codes.service.ts';
-import type { CreditPurchaseObject } from '../credits/credits.service.ts';
-import type { HostedSessionObject } from '../hosted-sessions/hosted-sessions.service.ts';
+import type { IssuedPassObject, PassRenewalObject } from '../passes/index.ts';
+import type { BookingObject, BookingSessionObject } from '../bookings/index.ts';
+import type { LookupObject } from '../lookups/index.ts';
+import type { AccessCodeObject } from '../access-codes/index.ts';
+import type { CreditPurchaseObject } from '../credits/index.ts';
+import type { HostedSessionObject } from '../hosted-sessions/index.ts';
 
 // The catalogue of event types: what a webhook endpoint can subscribe to (`enabled_events`) and
 // receive. It is a public contract: types are added, never renamed or reshaped (docs/partner-guide.md "Events").

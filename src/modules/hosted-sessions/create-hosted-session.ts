@@ -5,8 +5,8 @@ import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
-import { getOwnClient } from '../clients/clients.service.ts';
-import { currentPassOf, effectiveStatus, idParam } from '../passes/passes.service.ts';
+import { getOwnClient } from '../clients/index.ts';
+import { currentPassOf, effectiveStatus, idParam } from '../passes/index.ts';
 import { hostedSessionModes, HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 
 /** A session's page works at most this long (docs/partner-guide.md "Hosted sessions"). */

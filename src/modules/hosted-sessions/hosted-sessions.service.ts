@@ -9,7 +9,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
 import { presentHostedSession } from './hosted-sessions.presenter.ts';
 

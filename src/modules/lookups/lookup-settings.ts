@@ -1,5 +1,5 @@
 import type { TxCtx } from '../../db/engine/index.ts';
-import { storeLookupEnabled, type LookupSettingsInput, type Reseller } from '../resellers/resellers.service.ts';
+import { storeLookupEnabled, type LookupSettingsInput, type Reseller } from '../resellers/index.ts';
 import { LookupSchema } from './lookups.entity.ts';
 
 /**

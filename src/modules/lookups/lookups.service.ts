@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { grantClientReads } from '../clients/clients.service.ts';
+import { grantClientReads } from '../clients/index.ts';
 import { LookupSchema, type Lookup, type LookupStatus } from './lookups.entity.ts';
 import type { presentLookup } from './lookups.presenter.ts';
 

@@ -3,7 +3,7 @@ import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { findOwnLookup, tokenWorks, viewOf, type LookupView } from './lookups.service.ts';
 import { codeMatches } from './lookup-code.ts';
 import { presentLookup } from './lookups.presenter.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput, unixTimestamp } from '../../platform/validation.ts';
-import { findOwnClient, getOwnClient, type Client } from '../clients/clients.service.ts';
+import { findOwnClient, getOwnClient, type Client } from '../clients/index.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { addDuration, findCurrentIssuedPass, idParam } from './passes.service.ts';
 import { presentIssuedPass } from './passes.presenter.ts';

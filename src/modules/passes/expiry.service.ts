@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { IssuedPassSchema, PassPackageSchema } from './passes.entity.ts';
 import { presentIssuedPass } from './passes.presenter.ts';
 

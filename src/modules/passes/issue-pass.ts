@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
-import { createClient, type Client } from '../clients/clients.service.ts';
-import { creditWallet } from '../credits/credits.service.ts';
-import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import { createClient, type Client } from '../clients/index.ts';
+import { creditWallet } from '../credits/index.ts';
+import { debitBusinessAccount } from '../ledger/index.ts';
 import { IssuedPassSchema, PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { addDuration, idParam, newPasscode, visitsPeriodOf } from './passes.service.ts';
 import { presentIssuedPass } from './passes.presenter.ts';

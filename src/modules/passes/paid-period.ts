@@ -1,8 +1,8 @@
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import type { Client } from '../clients/clients.service.ts';
-import { debitWallet, lockedWalletBalance } from '../credits/credits.service.ts';
-import { creditBusinessAccount, debitBusinessAccount } from '../ledger/ledger.service.ts';
+import type { Client } from '../clients/index.ts';
+import { debitWallet, lockedWalletBalance } from '../credits/index.ts';
+import { creditBusinessAccount, debitBusinessAccount } from '../ledger/index.ts';
 import type { IssuedPass, PassPackage } from './passes.entity.ts';
 import { daysInPeriodEnding } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';

@@ -21,7 +21,7 @@ import {
   type PassPackage,
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { countCoveredProviders } from '../providers/providers.service.ts';
+import { countCoveredProviders } from '../providers/index.ts';
 
 const Duration = builder.enumType('PassDuration', { values: durations });
 const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
-import type { Client } from '../clients/clients.service.ts';
+import type { Client } from '../clients/index.ts';
 import { durations, issuedPassStatuses, paymentModels, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { effectiveStatus, visitsUsed } from './passes.service.ts';
 

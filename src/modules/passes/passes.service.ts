@@ -16,8 +16,8 @@ import {
   notTheLookedUpClient,
   ownClientsReseller,
   type Client,
-} from '../clients/clients.service.ts';
-import { coveredProviderCountsSql } from '../providers/providers.service.ts';
+} from '../clients/index.ts';
+import { coveredProviderCountsSql } from '../providers/index.ts';
 import {
   IssuedPassSchema,
   PassPackageSchema,

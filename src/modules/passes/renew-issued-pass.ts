@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { debitBusinessAccount } from '../ledger/ledger.service.ts';
+import { debitBusinessAccount } from '../ledger/index.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
-import { getOwnClient } from '../clients/clients.service.ts';
+import { getOwnClient } from '../clients/index.ts';
 import { addDuration, findCurrentIssuedPass, visitsPeriodOf } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';
 import { resetPassVisits } from './visits.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { PassPackage } from '../passes/passes.service.ts';
+import type { PassPackage } from '../passes/index.ts';
 import { coveredTiers, type CoveredTiers } from './pass-coverage.ts';
 import { ProviderSchema, providerCategories, type Provider, type ProviderCategory } from './providers.entity.ts';
 import { providersFromRows } from './providers.service.ts';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PassPackage } from '../passes/passes.service.ts';
+import type { PassPackage } from '../passes/index.ts';
 import type { ProviderCategory } from './providers.entity.ts';
 
 // A pass covers a provider when one of its categories has the provider's category as `type` and

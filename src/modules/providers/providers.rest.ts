@@ -4,7 +4,7 @@ import { defineRoutes } from '../../rest/route.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { getPass } from '../passes/passes.service.ts';
+import { getPass } from '../passes/index.ts';
 import { listCopayOptions } from './copay-options.ts';
 import { listCoveredProviders, listProviders, providerFilterSchema, type ProviderShape } from './list-providers.ts';
 import { copayOptionSchema, presentCopayOption, presentProvider, providerSchema } from './providers.presenter.ts';

@@ -3,7 +3,7 @@ import { mutationErrors } from '../../graphql/errors.ts';
 import { runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { getOwnReseller, listIssuers, type Reseller } from './resellers.service.ts';
-import { setLookupEnabled } from '../lookups/lookups.service.ts';
+import { setLookupEnabled } from '../lookups/index.ts';
 
 // A reseller's lookup setting and the issuers (docs/partner-guide.md "Lookup"), as REST's resellers.rest.ts.
 

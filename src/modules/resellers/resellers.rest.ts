@@ -2,7 +2,7 @@ import { listEnvelope, listOf } from '../../rest/envelope.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { getOwnReseller, listIssuers, lookupSettingsInput, type LookupSettingsInput } from './resellers.service.ts';
-import { setLookupEnabled } from '../lookups/lookups.service.ts';
+import { setLookupEnabled } from '../lookups/index.ts';
 import { issuerSchema, lookupSettingsSchema, presentIssuer, presentLookupSettings } from './resellers.presenter.ts';
 
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;

@@ -6,7 +6,7 @@ import { notFound } from '../../platform/errors.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
-import { businessAccountBalance, businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/ledger.service.ts';
+import { businessAccountBalance, businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/index.ts';
 import { withTransaction, type TxCtx } from '../../db/engine/index.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 

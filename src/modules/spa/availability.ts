@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, minutesOf, timeOfMinutes, weekdayOf, zonedInstant } from '../../platform/time.ts';
-import type { Provider } from '../providers/providers.service.ts';
+import type { Provider } from '../providers/index.ts';
 
 // Spa availability for one local date: 15-minute slots inside the provider's opening hours,
 // each available when it starts in the future and the room capacity is not used up by bookings

@@ -5,8 +5,8 @@ import { joinedColumns, plainJoined, preparedRead, preparedWrite, sqlText } from
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
-import { getProvider, joinedProvider, joinedProviderColumns, providersFromRows } from '../providers/providers.service.ts';
-import type { Provider } from '../providers/providers.service.ts';
+import { getProvider, joinedProvider, joinedProviderColumns, providersFromRows } from '../providers/index.ts';
+import type { Provider } from '../providers/index.ts';
 import { spaDaySlots, spaSlotAt, type BookedAhead, type Slot } from './availability.ts';
 import { SpaServiceSchema, type SpaService } from './spa.entity.ts';
 

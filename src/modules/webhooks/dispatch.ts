@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import { systemClock, unixSeconds, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { OutboxHandler } from '../../platform/outbox.ts';
-import type { DomainEvent } from '../events/events.service.ts';
+import type { DomainEvent } from '../events/index.ts';
 import { newDeliveryId } from './deliveries.ts';
 import { secretsBox, signature } from './signing.ts';
 import { guardedLookup, refusedTarget } from './urls.ts';

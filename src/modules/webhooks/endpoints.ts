@@ -6,7 +6,7 @@ import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
-import { eventCatalog } from '../events/events.service.ts';
+import { eventCatalog } from '../events/index.ts';
 import { newWebhookSecret, secretsBox } from './signing.ts';
 import { checkEndpointUrl, MAX_URL_LENGTH } from './urls.ts';
 import { WebhookEndpointSchema, type WebhookEndpoint } from './webhooks.entity.ts';

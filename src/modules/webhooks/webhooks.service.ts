@@ -9,5 +9,5 @@ export {
   RETRY_SCHEDULE_SECONDS,
   type DeliveryDeps,
 } from './dispatch.ts';
-export { EVENT_TOPIC as WEBHOOK_EVENT_TOPIC } from '../events/events.service.ts';
+export { EVENT_TOPIC as WEBHOOK_EVENT_TOPIC } from '../events/index.ts';
 export type { WebhookDelivery, WebhookEndpoint } from './webhooks.entity.ts';

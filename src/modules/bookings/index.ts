@@ -1,5 +1,6 @@
-// The booking use cases, for other modules that book on a client's behalf (the hosted page, docs/partner-guide.md
-// "Hosted sessions"). A file of its own beside bookings.service.ts, which the use cases import.
+// The bookings module's front door: what other modules, the surfaces and the CLI may use of it
+// (docs/architecture.md "Module boundaries"). Files inside the module import each other directly.
+export * from './bookings.service.ts';
 export { bookClass, type BookClassInput } from './book-class.ts';
 export { bookSpa, type BookSpaInput } from './book-spa.ts';
 export { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';

@@ -1,0 +1,3 @@
+// The lookups module's front door: what other modules, the surfaces and the CLI may use of it
+// (docs/architecture.md "Module boundaries"). Files inside the module import each other directly.
+export * from './lookups.service.ts';
