@@ -75,7 +75,7 @@ export const configSchema = z
   })
   .refine((c) => c.NODE_ENV !== 'production' || c.ACCESS_CODE_SIGNING_KEY !== undefined, {
     path: ['ACCESS_CODE_SIGNING_KEY'],
-    message: 'required when NODE_ENV is production (README "Access codes")',
+    message: 'required when NODE_ENV is production (docs/partner-guide.md "Access codes")',
   });
 
 /** SECRETS_KEY as bytes: 64 hex characters or base64 (standard or url-safe) of exactly 32 bytes. */

@@ -20,7 +20,7 @@ export const USAGE = `usage: reseller-gateway <command>
   resellers disable|enable RESELLER_ID
   resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
   resellers limits RESELLER_ID --per-second N --burst M | --default
-                                       the reseller's own rate limit per API key (README "Rate limits")
+                                       the reseller's own rate limit per API key (docs/operator-guide.md "Rate limits")
   keys list RESELLER_ID                a reseller's API keys: id, label, last 4 characters, created, revoked (never the secret)
   keys create RESELLER_ID [--label L]  prints the new key once
   keys revoke KEY_ID

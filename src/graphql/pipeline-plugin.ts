@@ -170,7 +170,7 @@ function refusedForCaller(
   return new DomainError(
     'permission_denied',
     `A Service-Lookup-Token is not accepted on '${other.name}': it authorises only the ` +
-      'looked-up client\'s bookings, access codes and reads (README "Lookup")',
+      'looked-up client\'s bookings, access codes and reads (docs/partner-guide.md "Lookup")',
   );
 }
 

@@ -125,7 +125,7 @@ export async function authenticateRequest<K extends KeyKind>(
     throw new DomainError(
       'permission_denied',
       'A Service-Lookup-Token is not accepted on this operation: it authorises only the ' +
-        'looked-up client\'s bookings, access codes and reads (README "Lookup")',
+        'looked-up client\'s bookings, access codes and reads (docs/partner-guide.md "Lookup")',
     );
   }
   const token = await authenticateLookupToken(em, clock, credentials.lookupToken);

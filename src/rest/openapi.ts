@@ -85,7 +85,7 @@ export function openApiDocument(routes: Route[], provider: RouteTable = provider
           name: 'Service-Lookup-Token',
           description:
             "A lookup token, lkpt_… (POST /lookups/{id}/verify): acts for its one client, alone or beside the reseller's " +
-            'own bearer key (README "Lookup"); only operations listing it take it, any other answers 403 `permission_denied`.',
+            'own bearer key (docs/partner-guide.md "Lookup"); only operations listing it take it, any other answers 403 `permission_denied`.',
         },
         providerKey: { type: 'http', scheme: 'bearer', description: 'A provider API key, pk_… (the provider API, /v3/api/provider)' },
       },

@@ -88,7 +88,7 @@ export function readmeVerifier(): Promise<VerifyAccessCodeQr> {
     const readme = readFileSync(new URL('../../docs/partner-guide.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('\n## Access codes\n'));
     const code = /```js\n([\s\S]+?)\n```/.exec(section)?.[1];
-    expect(code, 'README "Access codes" has a ```js verification snippet').toBeDefined();
+    expect(code, 'docs/partner-guide.md "Access codes" has a ```js verification snippet').toBeDefined();
     const file = path.join(tmpdir(), `access-code-recipe-${process.pid}-${Date.now()}.mjs`);
     writeFileSync(file, `${code}\nexport { verifyAccessCodeQr };\n`);
     return ((await import(pathToFileURL(file).href)) as { verifyAccessCodeQr: VerifyAccessCodeQr }).verifyAccessCodeQr;

@@ -43,7 +43,8 @@ const AccessCodeRef = builder.objectRef<AccessCodeShape>('AccessCode').implement
     id: t.id({ description: 'Access code id (`ac_…`).', resolve: (c) => c.v3.id }),
     code: t.string({ description: 'The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I).', resolve: (c) => c.v3.code }),
     qrCode: t.string({
-      description: '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes").',
+      description:
+        '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (docs/partner-guide.md "Access codes").',
       resolve: (c) => c.v3.qr_code,
     }),
     client: t.field({

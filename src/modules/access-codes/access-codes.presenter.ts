@@ -45,7 +45,7 @@ export const issuedAccessCodeSchema = z
     qr_code: z
       .string()
       .describe(
-        '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (README "Access codes"); shown only in this answer',
+        '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (docs/partner-guide.md "Access codes"); shown only in this answer',
       ),
     ...accessCodeFields,
   })
@@ -121,7 +121,7 @@ export const verificationKeySchema = z
   .object({
     object: z.literal('access_code_verification_key').describe('Always `access_code_verification_key`'),
     kid: z.string().describe('Id of the key; a QR payload carries the `kid` it was signed with (fetch again when they differ)'),
-    algorithm: z.literal('HMAC-SHA256').describe('The signature: HMAC-SHA256 over `AC1.<payload>` (README "Access codes")'),
+    algorithm: z.literal('HMAC-SHA256').describe('The signature: HMAC-SHA256 over `AC1.<payload>` (docs/partner-guide.md "Access codes")'),
     key: z.string().describe('The key, base64url'),
   })
   .meta({ id: 'AccessCodeVerificationKey', description: "The key a provider's scanner verifies access-code QR payloads with, offline" });

@@ -14,7 +14,7 @@ export const EventRef = builder.loadableNode(builder.objectRef<EventRecord>('Eve
   id: { resolve: (e) => e.id },
   load: rowsById(EventSchema, 'reseller'),
   fields: (t) => ({
-    type: t.exposeString('type', { description: 'The event type, e.g. `booking.created` (README "Events").' }),
+    type: t.exposeString('type', { description: 'The event type, e.g. `booking.created` (docs/partner-guide.md "Events").' }),
     objectType: t.string({ description: 'What `data.object` is, e.g. `booking`.', resolve: (e) => e.payload.data.object.object }),
     createdAt: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.createdAt }),
     requestId: t.string({ description: 'The request that caused it (its `Request-Id`).', resolve: (e) => e.payload.request.id }),

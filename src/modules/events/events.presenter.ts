@@ -42,14 +42,14 @@ export const eventSchema = z
   .object({
     id: z.string().describe('Event id (`evt_…`); the `webhook-id` of its deliveries'),
     object: z.literal('event').describe('Always `event`'),
-    type: z.enum(eventTypes).describe('The event type (README "Events")'),
+    type: z.enum(eventTypes).describe('The event type (docs/partner-guide.md "Events")'),
     created: z.int().min(0).describe('When it happened, Unix seconds'),
     data: z
       .object({
         object: z
           .union(objectSchemas)
           .describe(
-            'The object the event is about, as its own operations answer it; its `object` says which (README "Events" maps types to objects)',
+            'The object the event is about, as its own operations answer it; its `object` says which (docs/partner-guide.md "Events" maps types to objects)',
           ),
       })
       .describe('What the event is about'),

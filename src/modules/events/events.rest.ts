@@ -8,7 +8,7 @@ import { eventSchema, presentEvent } from './events.presenter.ts';
 const authErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
 const eventsQuerySchema = pageQuerySchema.extend({
-  type: z.string().optional().describe('Only events of this type (README "Events"), e.g. `booking.created`'),
+  type: z.string().optional().describe('Only events of this type (docs/partner-guide.md "Events"), e.g. `booking.created`'),
 });
 
 export const eventsRoutes = defineRoutes([

@@ -57,7 +57,8 @@ export async function recordEvent<T extends EmittedEventType>(
 /** `type` filters in exactly the catalogue's spelling; anything else is a 400 naming `param`. */
 export function parseEventType(type: string | undefined, param = 'type'): EventType | undefined {
   if (type === undefined) return undefined;
-  if (!Object.hasOwn(eventCatalog, type)) throw validationError(param, `'${type}' is not an event type (README "Events" lists them)`);
+  if (!Object.hasOwn(eventCatalog, type))
+    throw validationError(param, `'${type}' is not an event type (docs/partner-guide.md "Events" lists them)`);
   return type as EventType;
 }
 

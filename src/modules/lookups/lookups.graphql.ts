@@ -38,7 +38,7 @@ const LookupVerificationRef = builder.objectRef<{ view: LookupView; token: strin
   fields: (t) => ({
     lookup: t.field({ type: LookupRef, resolve: (r) => r.view }),
     lookupToken: t.string({
-      description: 'Send as the `Service-Lookup-Token` header (README "Lookup"). Shown once: only its SHA-256 is kept.',
+      description: 'Send as the `Service-Lookup-Token` header (docs/partner-guide.md "Lookup"). Shown once: only its SHA-256 is kept.',
       resolve: (r) => r.token,
     }),
   }),

@@ -31,7 +31,9 @@ export type LookupResource = z.infer<typeof lookupSchema>;
 
 export const lookupVerificationSchema = lookupSchema
   .extend({
-    lookup_token: z.string().describe('Send as `Service-Lookup-Token` (README "Lookup"). Shown once: only its SHA-256 is kept'),
+    lookup_token: z
+      .string()
+      .describe('Send as `Service-Lookup-Token` (docs/partner-guide.md "Lookup"). Shown once: only its SHA-256 is kept'),
   })
   .meta({ id: 'LookupVerification', description: 'A verified lookup with its token, answered once' });
 export type LookupVerificationResource = z.infer<typeof lookupVerificationSchema>;

@@ -95,7 +95,8 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
     const body = JSON.parse((await mailBox(em, config)).open(mail.sealed_body)) as { text: string; html: string };
     const messageId = `<outbox-${outboxRow.id}.${new Date(mail.created_at).getTime()}@${domainOf(config.MAIL_FROM)}>`;
     if (!transport) {
-      if (config.NODE_ENV !== 'development') throw new Error('SMTP_URL is not set: mail waits in the outbox until it is (README "E-mail")');
+      if (config.NODE_ENV !== 'development')
+        throw new Error('SMTP_URL is not set: mail waits in the outbox until it is (docs/partner-guide.md "E-mail")');
       await finish(em, mail.id, 'LOGGED', messageId, now);
       // Development only (docs/partner-guide.md "E-mail"): the log stands in for the mailbox, code included.
       log.info(

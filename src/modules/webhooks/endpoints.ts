@@ -31,7 +31,7 @@ export const createWebhookEndpointInput = z.strictObject({
     .array(z.string().max(100))
     .min(1)
     .max(100)
-    .describe('The event types to receive (README "Events"), or `["*"]` for every type'),
+    .describe('The event types to receive (docs/partner-guide.md "Events"), or `["*"]` for every type'),
   description: z
     .string()
     .max(500)
@@ -55,7 +55,8 @@ function checkEnabledEvents(types: string[]): string[] {
     return [ALL_EVENTS];
   }
   const unknown = types.find((t) => !Object.hasOwn(eventCatalog, t));
-  if (unknown !== undefined) throw validationError('enabled_events', `'${unknown}' is not an event type (README "Events" lists them)`);
+  if (unknown !== undefined)
+    throw validationError('enabled_events', `'${unknown}' is not an event type (docs/partner-guide.md "Events" lists them)`);
   return [...new Set(types)];
 }
 

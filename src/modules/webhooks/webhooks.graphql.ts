@@ -160,7 +160,7 @@ const CreateWebhookEndpointInputRef = builder.inputType('CreateWebhookEndpointIn
     }),
     enabledEvents: t.stringList({
       required: true,
-      description: 'The event types to receive (README "Events"), or `["*"]` for every type.',
+      description: 'The event types to receive (docs/partner-guide.md "Events"), or `["*"]` for every type.',
     }),
     description: t.string({ description: 'What the endpoint is for; for people.' }),
   }),

@@ -11,7 +11,7 @@ const endpointFields = {
   object: z.literal('webhook_endpoint').describe('Always `webhook_endpoint`'),
   id: z.string().describe('Webhook endpoint id (`we_…`)'),
   url: z.string().describe('Where events are POSTed'),
-  enabled_events: z.array(z.string()).describe('The event types it receives (README "Events"), or `["*"]` for every type'),
+  enabled_events: z.array(z.string()).describe('The event types it receives (docs/partner-guide.md "Events"), or `["*"]` for every type'),
   status: z
     .enum(endpointStatuses)
     .describe('ENABLED: events are delivered; DISABLED: the receiver answered 410 Gone, nothing more is sent'),
