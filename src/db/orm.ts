@@ -30,8 +30,8 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, e
     // again: stalls of a few hundred ms on a busy machine (docs/adr/0009-database-pool.md).
     pool: { min: poolMax, max: poolMax },
     // No JIT on our connections: a plan whose estimated cost passes jit_above_cost (the pass list's
-    // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, 40 ms
-    // for a 1 ms statement (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); every statement here is short.
+    // jsonb expansion is estimated at 100 rows a call) was compiled anew at every execution, far longer
+    // than the statement ran (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); every statement here is short.
     // A connection not made, or not had from the pool, within DB_CONNECT_TIMEOUT_MS fails the request
     // with 503 (src/platform/unavailable.ts) instead of holding it for as long as the database is away.
     driverOptions: { ...(Client ? { Client } : {}), options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },

@@ -3,7 +3,7 @@ import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
 /**
  * Bytes from the OS's CSPRNG taken out of a 4 KiB pool of them, refilled when used up: each
  * `randomBytes` call is a system call of its own, and on a booking's path (an id's random part, the
- * IV that seals its stored response) they were 1.3% of our server's busy samples. The bytes are the
+ * IV that seals its stored response) they showed in our server's profile (docs/adr/0004-csprng-pool.md). The bytes are the
  * same CSPRNG's, each handed out once.
  */
 const pool = Buffer.alloc(4096);

@@ -114,8 +114,8 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
 /**
  * The HTTP traffic of every request (http_requests_total, http_request_duration_seconds), counted
  * in plain maps and turned into prom-client's values only when scraped. prom-client's own inc and
- * observe validate and hash their label set on each call: 4% of a GraphQL `passes` request's CPU
- * (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); here a request costs two map lookups.
+ * observe validate and hash their label set on each call, a visible share of a GraphQL `passes`
+ * request's CPU (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); here a request costs two map lookups.
  */
 class Traffic {
   /** By method, route and status. */

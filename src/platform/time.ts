@@ -36,7 +36,7 @@ interface Wall {
   seconds: number;
 }
 
-// Intl's formatToParts is slow (about 6 µs here), and a spa booking converts every appointment
+// Intl's formatToParts is slow (docs/adr/0017-time-zone-offsets-per-hour.md), and a spa booking converts every appointment
 // of its day, so results are remembered, a bounded number of each: clearing a memo when it is full
 // keeps the code simple, and what is still in use comes back at once.
 const MEMO_MAX = 20_000;

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 // pg (8.23, pinned) reads a statement's column list (its RowDescription, sent again with every
 // execution, prepared statements included) into `Result.addFields`, which builds the empty row
 // every row of the result is spread from. It builds it on `Object.create(null)`, which V8 keeps in
-// dictionary mode, and copying that out costs 2.2 µs for a 10-column row (0.33 µs on a plain
-// object): 3.9% of our server's busy samples under the GraphQL pass list, more on a booking's
-// joined reads of 30 columns (docs/adr/0011-rows-without-a-dictionary-mode-object.md).
+// dictionary mode, and copying that out per row is several times slower than from a plain object,
+// a cost every row of every result pays, most on a booking's joined reads of 30 columns
+// (docs/adr/0011-rows-without-a-dictionary-mode-object.md).
 // The null prototype is there for a column named `__proto__`, which would set a plain object's
 // prototype instead of becoming a property: such a result takes pg's own path.
 

@@ -7,9 +7,9 @@ import { isTuned } from './mode.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: docs/architecture.md "Request
 // pipeline", docs/adr/0015-prepared-statements-and-joined-reads.md) as named prepared statements. MikroORM sends every statement as text
-// with its values inlined, so PostgreSQL parses and plans each one anew (60-80 µs of its CPU for a
-// booking's reads here); a prepared statement is parsed once per connection and its plan reused
-// (12-16 µs), and its values (an event's JSON payload, say) travel as parameters, not as SQL text.
+// with its values inlined, so PostgreSQL parses and plans each one anew; a prepared statement is
+// parsed once per connection and its plan reused, and its values (an event's JSON payload, say)
+// travel as parameters, not as SQL text.
 
 interface Prepared {
   name: string;
@@ -41,7 +41,7 @@ export class PreparingClient extends EdgesAlongClient {
  * A statement's text from a template (`sqlText\`select ${columns} from …\``), kept per place in
  * the code and per value of its parts: the same text object each time. A text built anew on every
  * call (a select list of 30 joined columns) was flattened and hashed anew to find its prepared
- * statement's name: 1.3% of a booking's CPU. Its parts are fixed texts (select lists, a choice of
+ * statement's name, a share of a booking's CPU worth saving. Its parts are fixed texts (select lists, a choice of
  * WHERE clauses), never input: at most 16 kept per place, any more are built each time.
  */
 export function sqlText(strings: TemplateStringsArray, ...parts: readonly string[]): string {
@@ -140,8 +140,8 @@ interface Logging {
 
 /**
  * MikroORM's connection, to log through, when its logger takes statements (debug logging, the
- * tests' statement count); else undefined: building the entry for a logger that drops it was 1% of
- * a booking's CPU.
+ * tests' statement count); else undefined: building the entry for a logger that drops it showed in
+ * a booking's profile.
  */
 function logs(connection: Connection): Logging | undefined {
   const logging = connection as unknown as Logging;
