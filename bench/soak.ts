@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   } finally {
     await orm.close();
   }
-  // MALLOC_ARENA_MAX of the calling shell reaches the server (glibc's arenas, one way to settle its share).
+  // MALLOC_ARENA_MAX of the calling shell reaches the server, to compare glibc's arena settings (bench/README.md "Soak").
   const arenas: Record<string, string> = process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {};
   const server = await startOurServer('our server', db.url, { OUTBOX_IN_PROCESS: 'true', ...arenas });
   const base = `http://127.0.0.1:${server.port}`;

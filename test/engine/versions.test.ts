@@ -76,10 +76,10 @@ it(
 );
 
 it("this checkout's packages are the versions the tuned engine names", async () => {
+  const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
   for (const [name, version] of Object.entries(ENGINE_WRITTEN_AGAINST)) {
-    const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { version?: string }>;
-    };
     expect(lock.packages[`node_modules/${name}`]?.version, name).toBe(version);
   }
 });
