@@ -122,6 +122,8 @@ const TOTAL_WEIGHT = MIX.reduce((n, [, weight]) => n + weight, 0);
 interface Sample {
   at: number;
   kib: number;
+  /** Of `kib`, pages mapped from files (RssFile: the node binary and its libraries as they get run), which the kernel can drop and read again. */
+  fileKib: number;
   memory?: Breakdown;
 }
 interface Tally {
@@ -151,7 +153,13 @@ async function send(base: string, key: string, request: Request): Promise<{ stat
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-const rssKiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+/** The server's resident set and, of it, what is mapped from files (/proc/<pid>/status VmRSS, RssFile), in KiB. */
+function resident(pid: number): { kib: number; fileKib: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { kib: field('VmRSS'), fileKib: field('RssFile') };
+}
+const rssKiB = (pid: number): number => resident(pid).kib;
 /** Where the server's memory is, from its /metrics (prom-client's Node metrics), in MiB. */
 interface Breakdown {
   heapUsed: number;
@@ -173,12 +181,12 @@ async function memoryBreakdown(base: string): Promise<Breakdown> {
   return Object.fromEntries(Object.entries(MEMORY_METRICS).map(([k, pattern]) => [k, mib(pattern)])) as unknown as Breakdown;
 }
 
-/** "V8 heap 73 in use of 140 committed (new 64, old 70), external 5, the rest 230" in MiB. */
-function describe(b: Breakdown, rssKib?: number): string {
+/** "V8 heap 73 in use of 140 committed (new 64, old 70), external 5, mapped from files 60, the rest 170" in MiB. */
+function describe(b: Breakdown, sample?: Pick<Sample, 'kib' | 'fileKib'>): string {
   const rest =
-    rssKib === undefined
+    sample === undefined
       ? ''
-      : `, the rest ${Math.round(rssKib / 1024 - b.heapCommitted - b.external)} MiB (native: the C allocator, code, stacks)`;
+      : `, mapped from files ${Math.round(sample.fileKib / 1024)} MiB, the rest ${Math.round((sample.kib - sample.fileKib) / 1024 - b.heapCommitted - b.external)} MiB (native: the C allocator, stacks)`;
   return `V8 heap ${b.heapUsed.toFixed(0)} MiB in use of ${b.heapCommitted.toFixed(0)} committed (new space ${b.newSpace.toFixed(0)}, old ${b.oldSpace.toFixed(0)}), external ${b.external.toFixed(0)} MiB${rest}`;
 }
 
@@ -212,9 +220,15 @@ async function main(): Promise<void> {
   } finally {
     await orm.close();
   }
-  // MALLOC_ARENA_MAX of the calling shell reaches the server, to compare glibc's arena settings (bench/README.md "Soak").
-  const arenas: Record<string, string> = process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {};
-  const server = await startOurServer('our server', db.url, { OUTBOX_IN_PROCESS: 'true', ...arenas });
+  // The calling shell's allocator settings reach the server, to compare allocators (bench/README.md
+  // "Soak"): glibc's MALLOC_ARENA_MAX, or another malloc through LD_PRELOAD (jemalloc); and
+  // NODE_OPTIONS, for a diagnosis such as heap snapshots on a signal (--heapsnapshot-signal).
+  const allocator = Object.fromEntries(
+    ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'MALLOC_CONF', 'NODE_OPTIONS'].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]]] : [],
+    ),
+  );
+  const server = await startOurServer('our server', db.url, { OUTBOX_IN_PROCESS: 'true', ...allocator });
   const base = `http://127.0.0.1:${server.port}`;
   progress(`issuing the pass to ${seed.clients.length || 'the'} clients over HTTP …`);
   await issueClients(base, seed);
@@ -226,7 +240,7 @@ async function main(): Promise<void> {
   // something is kept; its committed spaces and the external buffers when V8 or a native part sizes
   // itself; the rest is the C allocator's.
   const sampler = setInterval(() => {
-    const sample: Sample = { at: Date.now(), kib: rssKiB(server.child.pid!) };
+    const sample: Sample = { at: Date.now(), ...resident(server.child.pid!) };
     rss.push(sample);
     void memoryBreakdown(base).then(
       (b) => {
@@ -277,7 +291,7 @@ async function main(): Promise<void> {
     }),
   );
   clearInterval(sampler);
-  rss.push({ at: Date.now(), kib: rssKiB(server.child.pid!) });
+  rss.push({ at: Date.now(), ...resident(server.child.pid!) });
   const seconds = (Date.now() - loadStarted) / 1000;
   progress('load done; checking the ledgers …');
   await new Promise((r) => setTimeout(r, 2000)); // the in-process outbox settles
@@ -303,8 +317,8 @@ async function main(): Promise<void> {
     '|---|---|',
     `| requests failed | ${totalFailed} of ${totalSent} ${totalFailed === 0 ? '✓' : '✗'} |`,
     `| resident memory | ${Math.round(afterFirstMinute.kib / 1024)} MiB after the first minute, ${Math.round(end.kib / 1024)} MiB at the end: ${(growth * 100).toFixed(1)} % ${growth < 0.1 ? '✓' : '✗'} (peak ${Math.round(Math.max(...rss.map((s) => s.kib)) / 1024)} MiB) |`,
-    `| where, after the first minute | ${afterFirstMinute.memory ? describe(afterFirstMinute.memory, afterFirstMinute.kib) : '?'} |`,
-    `| where, at the end | ${lastMemory ? describe(lastMemory.memory!, lastMemory.kib) : '?'} |`,
+    `| where, after the first minute | ${afterFirstMinute.memory ? describe(afterFirstMinute.memory, afterFirstMinute) : '?'} |`,
+    `| where, at the end | ${lastMemory ? describe(lastMemory.memory!, lastMemory) : '?'} |`,
     `| resident memory, second half | ${Math.round((rss.find((x) => x.at - loadStarted >= (seconds * 1000) / 2) ?? end).kib / 1024)} MiB at half time, ${Math.round(end.kib / 1024)} MiB at the end |`,
     `| ledgers | ${ledgers.mismatches.length === 0 ? `every wallet and business account equals its ledger; ${ledgers.bookings} bookings ✓` : ledgers.mismatches.join('; ')} |`,
   ];
