@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { pageQuerySchema } from '../../platform/pagination.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { bookingStatuses, bookingTypes } from './bookings.service.ts';
 import { bookingSchema, presentBooking } from './bookings.presenter.ts';
@@ -25,21 +25,20 @@ const providerBookingsQuery = pageQuerySchema.extend({
 });
 
 export const providerBookingsRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/bookings',
     operationId: 'listProviderBookings',
     tag: 'Provider bookings',
-    paginated: true,
     summary: "Get the provider's bookings (every reseller's), newest first, optionally of one status and type",
     query: providerBookingsQuery,
-    success: { status: 200, description: 'A list of `booking` objects', schema: listOf(bookingSchema) },
-    errors: [...authErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listProviderBookings(ctx, { status: query.status, type: query.type }, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/provider/bookings', 'Bookings retrieved successfully', presentBooking) };
-    },
-  },
+    item: bookingSchema,
+    description: 'A list of `booking` objects',
+    errors: [...authErrors],
+    url: () => '/v3/api/provider/bookings',
+    message: 'Bookings retrieved successfully',
+    list: (ctx, page, { query }) => listProviderBookings(ctx, { status: query.status, type: query.type }, page),
+    present: presentBooking,
+  }),
   {
     method: 'GET',
     path: '/bookings/{id}',

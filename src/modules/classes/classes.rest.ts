@@ -1,7 +1,7 @@
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { pageQuerySchema } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { getClassWithInstances, listClassCategories } from './classes.service.ts';
 import { classFilterSchema, listClassListings } from './list-classes.ts';
@@ -18,56 +18,39 @@ const readErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] a
 const classesQuerySchema = pageQuerySchema.extend(nearQuerySchema.shape).extend(classFilterSchema.shape);
 
 export const classesRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/class_categories',
     operationId: 'listClassCategories',
     tag: 'Classes',
-    paginated: true,
     summary: 'Get the active class categories, newest first; a `name` is a value of the `category` filter of GET /classes',
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `class_category` objects', schema: listOf(classCategorySchema) },
-    errors: [...readErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listClassCategories(ctx, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(
-          page,
-          '/v3/api/business/reseller/class_categories',
-          'Class categories retrieved successfully',
-          presentClassCategory,
-        ),
-      };
-    },
-  },
-  {
-    method: 'GET',
+    item: classCategorySchema,
+    description: 'A list of `class_category` objects',
+    errors: [...readErrors],
+    url: () => '/v3/api/business/reseller/class_categories',
+    message: 'Class categories retrieved successfully',
+    list: listClassCategories,
+    present: presentClassCategory,
+  }),
+  listRoute({
     path: '/classes',
     operationId: 'listClasses',
     tag: 'Classes',
-    paginated: true,
     summary:
       'Get classes, newest first, or nearest first with `distance_km` when `lat` and `lon` are given. ' +
       '`category` is a category name (any case); `date` (YYYY-MM-DD) is local to each provider and keeps classes with a scheduled instance that day',
     query: classesQuerySchema,
-    success: { status: 200, description: 'A list of `class` objects', schema: listOf(classSchema) },
-    errors: [...readErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = pageArgsFromQuery(query);
+    item: classSchema,
+    description: 'A list of `class` objects',
+    errors: [...readErrors],
+    url: () => '/v3/api/business/reseller/classes',
+    message: 'Classes retrieved successfully',
+    list: (ctx, page, { query }) => {
       const near = nearFromQuery(query);
       const filters = parseInput(classFilterSchema, { category: query.category, date: query.date, provider_id: query.provider_id });
-      const result = await listClassListings(
-        ctx,
-        { category: filters.category, date: filters.date, providerId: filters.provider_id, near },
-        page,
-      );
-      return {
-        status: 200,
-        body: listEnvelope(result, '/v3/api/business/reseller/classes', 'Classes retrieved successfully', presentClass),
-      };
+      return listClassListings(ctx, { category: filters.category, date: filters.date, providerId: filters.provider_id, near }, page);
     },
-  },
+    present: presentClass,
+  }),
   {
     method: 'GET',
     path: '/classes/{id}',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { MAX_LIMIT, pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { clientCredits, RECENT_TRANSACTIONS } from './client-credits.ts';
@@ -43,29 +43,19 @@ const creditsQuerySchema = pageQuerySchema.extend({
 });
 
 export const creditsRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/credit_packages',
     operationId: 'listCreditPackages',
     tag: 'Credits',
-    paginated: true,
     summary: "Get the reseller's credit packages (in its currency), newest first",
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `credit_package` objects', schema: listOf(creditPackageSchema) },
-    errors: [...authErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listCreditPackages(ctx, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(
-          page,
-          '/v3/api/business/reseller/credit_packages',
-          'Credit packages retrieved successfully',
-          presentCreditPackage,
-        ),
-      };
-    },
-  },
+    item: creditPackageSchema,
+    description: 'A list of `credit_package` objects',
+    errors: [...authErrors],
+    url: () => '/v3/api/business/reseller/credit_packages',
+    message: 'Credit packages retrieved successfully',
+    list: listCreditPackages,
+    present: presentCreditPackage,
+  }),
   {
     method: 'POST',
     path: '/credit_purchases',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { pageQuerySchema } from '../../platform/pagination.ts';
 import { getOwnEvent, listEvents } from './events.service.ts';
 import { eventSchema, presentEvent } from './events.presenter.ts';
 
@@ -12,21 +12,20 @@ const eventsQuerySchema = pageQuerySchema.extend({
 });
 
 export const eventsRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/events',
     operationId: 'listEvents',
     tag: 'Events',
-    paginated: true,
     summary: "Get the reseller's events, newest first, optionally of one type",
     query: eventsQuerySchema,
-    success: { status: 200, description: 'A list of `event` objects', schema: listOf(eventSchema) },
-    errors: [...authErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listEvents(ctx, { type: query.type }, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, '/v3/api/business/reseller/events', 'Events retrieved successfully', presentEvent) };
-    },
-  },
+    item: eventSchema,
+    description: 'A list of `event` objects',
+    errors: [...authErrors],
+    url: () => '/v3/api/business/reseller/events',
+    message: 'Events retrieved successfully',
+    list: (ctx, page, { query }) => listEvents(ctx, { type: query.type }, page),
+    present: presentEvent,
+  }),
   {
     method: 'GET',
     path: '/events/{id}',

@@ -1,6 +1,5 @@
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { issuePass, issuePassInput, type IssuePassInput } from './issue-pass.ts';
 import {
   setExpiryInput,
@@ -18,26 +17,19 @@ import { countCoveredProviders } from '../providers/index.ts';
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 
 export const passesRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/passes',
     operationId: 'listPasses',
     tag: 'Passes',
-    paginated: true,
     summary: 'Get all reseller passes (pass packages), newest first',
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `pass` objects', schema: listOf(passSchema) },
-    errors: [...passErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listPassesWithProviderCounts(ctx, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(page, '/v3/api/business/reseller/passes', 'Passes retrieved successfully', (p) =>
-          presentPass(p.pass, p.providerCount),
-        ),
-      };
-    },
-  },
+    item: passSchema,
+    description: 'A list of `pass` objects',
+    errors: [...passErrors],
+    url: () => '/v3/api/business/reseller/passes',
+    message: 'Passes retrieved successfully',
+    list: listPassesWithProviderCounts,
+    present: (p) => presentPass(p.pass, p.providerCount),
+  }),
   {
     method: 'GET',
     path: '/passes/{id}',

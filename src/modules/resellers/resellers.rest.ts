@@ -1,6 +1,5 @@
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { getOwnReseller, listIssuers, lookupSettingsInput, type LookupSettingsInput } from './resellers.service.ts';
 import { setLookupEnabled } from '../lookups/index.ts';
 import { issuerSchema, lookupSettingsSchema, presentIssuer, presentLookupSettings } from './resellers.presenter.ts';
@@ -36,22 +35,17 @@ export const resellersRoutes = defineRoutes([
       return { status: 200, body: presentLookupSettings(await setLookupEnabled(ctx, body as LookupSettingsInput)) };
     },
   },
-  {
-    method: 'GET',
+  listRoute({
     path: '/issuers',
     operationId: 'listIssuers',
     tag: 'Lookups',
-    paginated: true,
     summary: 'Get the resellers whose clients can be looked up (lookup enabled; the caller too when it is one), newest first',
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `issuer` objects', schema: listOf(issuerSchema) },
-    errors: [...authErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listIssuers(ctx, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(page, '/v3/api/business/reseller/issuers', 'Issuers retrieved successfully', presentIssuer),
-      };
-    },
-  },
+    item: issuerSchema,
+    description: 'A list of `issuer` objects',
+    errors: [...authErrors],
+    url: () => '/v3/api/business/reseller/issuers',
+    message: 'Issuers retrieved successfully',
+    list: listIssuers,
+    present: presentIssuer,
+  }),
 ]);

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { validationError } from '../../platform/errors.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { localDate } from '../../platform/validation.ts';
 import { AVAILABILITY_DATES, checkLocalDate, getSpaAvailability, listSpaServices, MAX_SERVICES_PER_APPOINTMENT } from './spa.service.ts';
 import { availabilitySchema, presentAvailability, presentSpaService, spaServiceSchema } from './spa.presenter.ts';
@@ -33,22 +32,19 @@ function serviceIdsOf(search: URLSearchParams): string[] {
 }
 
 export const spaRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/spas/{spa_id}/services',
     operationId: 'listSpaServices',
     tag: 'Spas',
-    paginated: true,
     summary: "The spa's services, newest first (a provider that is not a spa is not found)",
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `service` objects', schema: listOf(spaServiceSchema) },
-    errors: [...catalogueErrors, 'invalid_cursor'],
-    async handler(ctx, { params, query }) {
-      const page = await listSpaServices(ctx, params.spa_id, pageArgsFromQuery(query));
-      const url = `/v3/api/business/reseller/spas/${encodeURIComponent(params.spa_id)}/services`;
-      return { status: 200, body: listEnvelope(page, url, 'Services retrieved successfully', presentSpaService) };
-    },
-  },
+    item: spaServiceSchema,
+    description: 'A list of `service` objects',
+    errors: [...catalogueErrors],
+    url: (params) => `/v3/api/business/reseller/spas/${encodeURIComponent(params.spa_id)}/services`,
+    message: 'Services retrieved successfully',
+    list: (ctx, page, { params }) => listSpaServices(ctx, params.spa_id, page),
+    present: presentSpaService,
+  }),
   {
     method: 'GET',
     path: '/spas/{spa_id}/availability',

@@ -1,6 +1,5 @@
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
 import { listDeliveries, retryDelivery } from './deliveries.ts';
 import {
   createWebhookEndpoint,
@@ -27,24 +26,19 @@ const idempotencyErrors = ['idempotency_key_reused', 'idempotency_request_in_pro
 const BASE = '/v3/api/business/reseller';
 
 export const webhooksRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/webhook_endpoints',
     operationId: 'listWebhookEndpoints',
     tag: 'Webhooks',
-    paginated: true,
     summary: "Get the reseller's webhook endpoints, newest first",
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `webhook_endpoint` objects', schema: listOf(webhookEndpointSchema) },
-    errors: [...authErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
-      const page = await listWebhookEndpoints(ctx, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(page, `${BASE}/webhook_endpoints`, 'Webhook endpoints retrieved successfully', presentWebhookEndpoint),
-      };
-    },
-  },
+    item: webhookEndpointSchema,
+    description: 'A list of `webhook_endpoint` objects',
+    errors: [...authErrors],
+    url: () => `${BASE}/webhook_endpoints`,
+    message: 'Webhook endpoints retrieved successfully',
+    list: listWebhookEndpoints,
+    present: presentWebhookEndpoint,
+  }),
   {
     method: 'POST',
     path: '/webhook_endpoints',
@@ -96,29 +90,19 @@ export const webhooksRoutes = defineRoutes([
       return { status: 200, body: presentWebhookEndpointWithSecret(await rotateWebhookEndpointSecret(ctx, params.id)) };
     },
   },
-  {
-    method: 'GET',
+  listRoute({
     path: '/webhook_endpoints/{id}/deliveries',
     operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
-    paginated: true,
     summary: "Get a webhook endpoint's deliveries, newest first",
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of `webhook_delivery` objects', schema: listOf(webhookDeliverySchema) },
-    errors: [...authErrors, 'resource_not_found', 'invalid_cursor'],
-    async handler(ctx, { params, query }) {
-      const page = await listDeliveries(ctx, params.id, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(
-          page,
-          `${BASE}/webhook_endpoints/${params.id}/deliveries`,
-          'Webhook deliveries retrieved successfully',
-          presentWebhookDelivery,
-        ),
-      };
-    },
-  },
+    item: webhookDeliverySchema,
+    description: 'A list of `webhook_delivery` objects',
+    errors: [...authErrors, 'resource_not_found'],
+    url: (params) => `${BASE}/webhook_endpoints/${params.id}/deliveries`,
+    message: 'Webhook deliveries retrieved successfully',
+    list: (ctx, page, { params }) => listDeliveries(ctx, params.id, page),
+    present: presentWebhookDelivery,
+  }),
   {
     method: 'POST',
     path: '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
