@@ -17,7 +17,7 @@ export const DB_CONNECT_TIMEOUT_MS = 5000;
  * versions are the ones they were written against; `plain` uses the dependencies as published.
  */
 export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, engine: EngineMode = engineFromEnv()): Options {
-  const { driver, Client } = engineOptions(engine);
+  const { driver, Client, pipeline } = engineOptions(engine);
   return {
     clientUrl: databaseUrl,
     driver,
@@ -34,7 +34,12 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, e
     // than the statement ran (docs/adr/0012-cheaper-request-edges-provider-tier-jit-off.md); every statement here is short.
     // A connection not made, or not had from the pool, within DB_CONNECT_TIMEOUT_MS fails the request
     // with 503 (src/platform/unavailable.ts) instead of holding it for as long as the database is away.
-    driverOptions: { ...(Client ? { Client } : {}), options: '-c jit=off', connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS },
+    driverOptions: {
+      ...(Client ? { Client } : {}),
+      ...(pipeline ? { pipeline } : {}),
+      options: '-c jit=off',
+      connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+    },
     // Keep dates as they are stored: `date` columns read back as 'YYYY-MM-DD' strings.
     forceUtcTimezone: true,
     debug: false,

@@ -1,35 +1,4 @@
-import { hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
-
-/**
- * Bytes from the OS's CSPRNG taken out of a 4 KiB pool of them, refilled when used up: each
- * `randomBytes` call is a system call of its own, and on a booking's path (an id's random part, the
- * IV that seals its stored response) they showed in our server's profile (docs/adr/0004-csprng-pool.md). The bytes are the
- * same CSPRNG's, each handed out once.
- */
-const pool = Buffer.alloc(4096);
-let poolNext = pool.length;
-
-/** Where the next `n` unused bytes of the pool start, refilling it first when fewer are left. */
-function take(n: number): number {
-  if (n > pool.length) throw new Error('pooledRandomBytes: at most 4096 bytes');
-  if (poolNext + n > pool.length) {
-    randomFillSync(pool);
-    poolNext = 0;
-  }
-  poolNext += n;
-  return poolNext - n;
-}
-
-/** `n` (at most 4,096) fresh random bytes, copied out of the pool. */
-export function pooledRandomBytes(n: number): Buffer {
-  const at = take(n);
-  return Buffer.from(pool.subarray(at, at + n));
-}
-
-/** One random byte out of the same pool. */
-export function pooledRandomByte(): number {
-  return pool[take(1)]!;
-}
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -1,4 +1,4 @@
-import { pooledRandomByte } from './crypto.ts';
+import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 // Ids are `<prefix>_<ULID>`: time-ordered, so "newest first" is ORDER BY id DESC and a cursor is an id.
@@ -37,11 +37,11 @@ export type IdKind = keyof typeof idPrefixes;
 export type IdPrefix = (typeof idPrefixes)[IdKind];
 
 /**
- * ulid's own source of randomness asks the OS for one byte per character (16 calls per id); this
- * takes the bytes from the pool of the same CSPRNG (src/platform/crypto.ts pooledRandomByte).
- * A byte / 256 is the fraction ulid expects; its 32-letter alphabet divides 256, so every letter is equally likely.
+ * ulid's random characters from Node's CSPRNG, a byte each: a byte / 256 is the fraction ulid
+ * expects, and its 32-letter alphabet divides 256, so every letter is equally likely. A pool of
+ * bytes ahead of it was measured and did not pay for itself (docs/adr/0025-each-engine-part-measured.md).
  */
-const nextUlid = monotonicFactory(() => pooledRandomByte() / 256);
+const nextUlid = monotonicFactory(() => randomBytes(1)[0]! / 256);
 
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${idPrefixes[kind]}_${nextUlid(now)}`;

@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { secretsKeyBytes, type Config } from '../config.ts';
-import { pooledRandomBytes } from './crypto.ts';
 
 // Secrets kept at rest that must be read back (a stored idempotent response that shows a code or
 // a URL once; webhook signing secrets) are sealed with AES-256-GCM under a key derived from
@@ -26,7 +25,7 @@ export function secretBox(master: Buffer, purpose: string): SecretBox {
   return {
     keyId,
     seal(plaintext) {
-      const iv = pooledRandomBytes(12); // a fresh IV per seal, as GCM requires
+      const iv = randomBytes(12); // a fresh IV per seal, as GCM requires
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return `sealed:v1:${keyId}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;

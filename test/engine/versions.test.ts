@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it, inject } from 'vitest';
 import { createDatabaseIfMissing } from '../../src/db/embedded.ts';
 import { ENGINE_WRITTEN_AGAINST } from '../../src/db/engine/versions.ts';
+import { ENGINE_PARTS } from '../../src/db/engine/index.ts';
 import { withDatabase } from '../support/global-setup.ts';
 import { killStartedProcesses, repoRoot, runCli } from '../ops/processes.ts';
 
@@ -58,6 +59,23 @@ it(
     expect(run.stderr).toBe(
       `the tuned database engine does not run on pg 8.99.0 (written against ${ENGINE_WRITTEN_AGAINST.pg}): ` +
         'check src/db/engine/README.md "On an upgrade", or start with DB_ENGINE=plain\n',
+    );
+    expect(await tables(databaseUrl)).toBe(0);
+  },
+  T,
+);
+
+it(
+  'DB_ENGINE_WITHOUT naming something that is not a part of the engine refuses to start with one line, naming the parts',
+  async () => {
+    const run = await runCli(
+      ['migrate'],
+      { DATABASE_URL: databaseUrl, DB_ENGINE: undefined, DB_ENGINE_WITHOUT: 'edges-along,turbo' },
+      60_000,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `invalid configuration:\n  DB_ENGINE_WITHOUT: turbo is not a part of the engine (${ENGINE_PARTS.join(', ')})\n`,
     );
     expect(await tables(databaseUrl)).toBe(0);
   },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { idKindOf, isId, newId } from '../../src/platform/ids.ts';
-import { pooledRandomBytes, randomBase62, sha256Hex } from '../../src/platform/crypto.ts';
+import { randomBase62, sha256Hex } from '../../src/platform/crypto.ts';
 import { canonicalJson, fingerprint } from '../../src/platform/idempotency.ts';
 
 describe('config', () => {
@@ -55,19 +55,6 @@ describe('secrets and fingerprints', () => {
     expect(a).toMatch(/^[0-9A-Za-z]{40}$/);
     expect(randomBase62(40)).not.toBe(a);
     expect(sha256Hex('sk_x')).toMatch(/^[0-9a-f]{64}$/);
-  });
-
-  it('pooledRandomBytes › fresh bytes each call, across the refills of its pool (a sealing IV is never handed out twice)', () => {
-    // 3,000 twelve-byte IVs span nine refills of the 4 KiB pool; a repeat of 96 random bits would be a reuse.
-    const ivs = Array.from({ length: 3000 }, () => pooledRandomBytes(12));
-    expect(ivs.every((iv) => iv.length === 12)).toBe(true);
-    expect(new Set(ivs.map((iv) => iv.toString('hex'))).size).toBe(3000);
-    // The bytes a caller holds are its own copy: later calls do not change them.
-    const held = pooledRandomBytes(16);
-    const copy = Buffer.from(held);
-    for (let i = 0; i < 600; i++) pooledRandomBytes(16);
-    expect(held.equals(copy)).toBe(true);
-    expect(() => pooledRandomBytes(4097)).toThrow(/at most 4096/);
   });
 
   it('canonicalJson › key order does not change the fingerprint, values do', () => {

@@ -28,6 +28,6 @@ export {
 } from './transaction.ts';
 /** Rows read by SQL as plain objects of an entity's shape. */
 export { plainRows, plainRow, joinedColumns, plainJoined, insertPlain, type Plain } from './plain-rows.ts';
-export { engineOptions } from './options.ts';
+export { engineOptions, ENGINE_PARTS, partsLeftOut, type EnginePart } from './options.ts';
 export { checkEngineVersions, ENGINE_WRITTEN_AGAINST } from './versions.ts';
 export type { EngineMode } from './mode.ts';

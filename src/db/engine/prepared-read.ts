@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
@@ -30,11 +31,26 @@ export class PreparingClient extends EdgesAlongClient {
   // One signature for pg's many overloads: typed `never` so it stands for each of them; it returns
   // whatever pg's own query returns for these arguments (a promise, or nothing with a callback).
   override query(...args: unknown[]): never {
-    const [text, values, callback] = args;
-    const name = typeof text === 'string' && Array.isArray(values) ? namesByText.get(text) : undefined;
-    const call = super.query.bind(this) as (...a: unknown[]) => never;
-    return name === undefined ? call(...args) : call({ name, text, values }, callback);
+    return asNamed(super.query.bind(this) as (...a: unknown[]) => never, args);
   }
+}
+
+/**
+ * The same without edges-along.ts: pg's own client in its public pipeline mode (the pool option
+ * `pipeline: true`), to measure what edges-along.ts adds (DB_ENGINE_WITHOUT=edges-along, README.md
+ * in this folder).
+ */
+export class PreparingPipelineClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    return asNamed(super.query.bind(this) as (...a: unknown[]) => never, args);
+  }
+}
+
+/** A registered text with values, as its named statement; anything else as given. */
+function asNamed(call: (...a: unknown[]) => never, args: unknown[]): never {
+  const [text, values, callback] = args;
+  const name = typeof text === 'string' && Array.isArray(values) ? namesByText.get(text) : undefined;
+  return name === undefined ? call(...args) : call({ name, text, values }, callback);
 }
 
 /**
