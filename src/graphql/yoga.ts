@@ -9,7 +9,11 @@ import { graphqlSchema } from './schema.ts';
 import { operationLimits, queryCostLimits } from './limits.ts';
 import { compilable, compiledExecution } from './compiled-execution.ts';
 import { GraphQLDomainError, restated } from './errors.ts';
-import { pipelinePlugin, type ServerContext } from './pipeline-plugin.ts';
+import type { ServerContext } from './context.ts';
+import { useCatalogueCodes } from './plugins/catalogue-codes.ts';
+import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
+import { useTextRule } from './plugins/text-rule.ts';
+import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
 import { hideSuggestions } from './hide-suggestions.ts';
 
@@ -19,8 +23,12 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
   return createYoga<ServerContext, Ctx>({
     schema: compilable(graphqlSchema()),
     graphqlEndpoint: '/graphql',
-    // The request's use-case context (src/graphql/http.ts) is the GraphQL context; the GraphiQL page has none.
-    context: ({ ctx }) => ctx ?? ({} as Ctx),
+    // The request's use-case context (src/graphql/http.ts) is the GraphQL context. The GraphiQL page
+    // has none, and yoga answers it before building any (its useGraphiQL plugin's onRequest).
+    context: ({ ctx }) => {
+      if (!ctx) throw new Error('A GraphQL request reached execution without its use-case context');
+      return ctx;
+    },
     landingPage: false,
     // GraphiQL with its assets bundled, so the page works without reaching a CDN: 28 MB of strings
     // once loaded, imported on the first page a browser asks for, so a process that only serves
@@ -50,7 +58,7 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         }
         // yoga's transport failures (body, method, operation) leave with their catalogue code.
         const transport = transportError(error as GraphQLError);
-        if (transport) return asGraphQLError(transport, requestId as string | undefined);
+        if (transport) return asGraphQLError(transport, requestId);
         if (error instanceof GraphQLError && !error.originalError) return error;
         // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
         const down = pipeline.unavailable(original);
@@ -60,11 +68,7 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
             http: { status: down.status, headers: down.headers },
           });
         }
-        return restated(
-          error as GraphQLError,
-          message,
-          errorExtensions(new DomainError('internal_error', message), requestId as string | undefined),
-        );
+        return restated(error as GraphQLError, message, errorExtensions(new DomainError('internal_error', message), requestId));
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
@@ -74,7 +78,12 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),
-      pipelinePlugin(pipeline),
+      // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
+      // caller the lookup-token scope refuses never reaches the write stage.
+      useTextRule(),
+      useLookupTokenScope(),
+      useWriteStage(pipeline),
+      useCatalogueCodes(),
       ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()]),
       ...(config.GRAPHQL_INTROSPECTION && config.NODE_ENV !== 'production' ? [] : [hideSuggestions()]),
     ],
@@ -194,7 +203,7 @@ const graphiqlOptions = (): GraphiQLOptions => {
 /** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
 function logUnexpectedErrors(pipeline: Pipeline) {
   return useErrorHandler(({ errors, context }) => {
-    const ctx = context as Partial<Ctx>;
+    const ctx: Partial<Ctx> = context;
     for (const error of errors) {
       const original = (error as GraphQLError).originalError ?? error;
       if (original instanceof DomainError || original instanceof GraphQLDomainError) continue;
