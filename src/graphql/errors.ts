@@ -95,6 +95,14 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A GraphQLError of any copy of graphql-js (CJS or ESM): `instanceof GraphQLError` sees only this one's. */
+export function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
+}
+
+/** Where an error is in the document and the response; an error raised outside execution has none of it. */
+type ErrorPlace = Partial<Pick<GraphQLError, 'nodes' | 'path' | 'locations' | 'originalError' | 'source' | 'positions'>>;
+
 /**
  * `error` with another message and extensions, at the same path and locations, and with its
  * original error when `keepOriginal`. graphql-jit's errors (src/graphql/compiled-execution.ts)
@@ -102,7 +110,7 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
  * nodes or its source and positions when it writes the response: such locations are restated as
  * positions in a blank source of the same shape, so graphql-js and graphql-jit answer alike.
  */
-export function restated(error: GraphQLError, message: string, extensions: GraphQLErrorExtensions, keepOriginal = false): GraphQLError {
+export function restated(error: ErrorPlace, message: string, extensions: GraphQLErrorExtensions, keepOriginal = false): GraphQLError {
   const { nodes, path, locations, originalError } = error;
   const at =
     nodes?.length || error.source || !locations?.length ? { source: error.source, positions: error.positions } : positionsOf(locations);
