@@ -111,7 +111,7 @@ async function statementsOf(
 
 async function explain(em: EntityManager, s: Statement, seqScan = false): Promise<{ ms: number; plan: unknown }> {
   return em.transactional(async (tx) => {
-    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    for (const setting of proximityPlannerSettings) await tx.execute(`set local ${setting}`);
     if (seqScan)
       await tx.execute('set local enable_indexscan = off; set local enable_bitmapscan = off; set local enable_indexonlyscan = off');
     const [row] = await tx.execute<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }[]>(
@@ -125,7 +125,7 @@ async function explain(em: EntityManager, s: Statement, seqScan = false): Promis
 
 async function explainText(em: EntityManager, s: Statement): Promise<string> {
   return em.transactional(async (tx) => {
-    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    for (const setting of proximityPlannerSettings) await tx.execute(`set local ${setting}`);
     const rows = await tx.execute<{ 'QUERY PLAN': string }[]>(`explain (analyze, buffers) ${s.sql}`, s.params);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   });
