@@ -101,6 +101,30 @@ describe('module boundaries (eslint.config.js)', () => {
     expect(await engineRules('src/db/engine/x.ts', "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([]);
   });
 
+  it('a raw execute outside src/db/engine and src/db/migrations › refused, pointing to "Sending SQL"; the engine’s calls › allowed', async () => {
+    const sqlRules = async (path: string, code: string) =>
+      (await eslint.lintText(code, { filePath: path }))[0]!.messages
+        .filter((m) => m.ruleId === 'no-restricted-syntax')
+        .map((m) => m.message);
+    const em = "import type { EntityManager } from '@mikro-orm/postgresql';\n";
+    for (const [path, call] of [
+      ['src/modules/passes/x.ts', "em.execute('select 1')"],
+      ['src/platform/x.ts', "em.fork().execute('update outbox set attempts = 0', [], 'run')"],
+      ['src/server.ts', "em.getConnection().execute('select 1')"],
+      ['src/db/seed.ts', "em.execute('select id from class_category')"],
+    ]) {
+      expect(await sqlRules(path, `${em}export const x = (em: EntityManager) => ${call};\n`), path).toEqual([
+        expect.stringMatching(/Send SQL through src\/db\/engine\/index\.ts.*docs\/architecture\.md "Sending SQL"/),
+      ]);
+    }
+    const engineCall =
+      "import { preparedRead } from '../../db/engine/index.ts';\nexport const x = (em: EntityManager) => preparedRead(em, 'select 1', []);\n";
+    expect(await sqlRules('src/modules/passes/x.ts', em + engineCall)).toEqual([]);
+    for (const path of ['src/db/engine/x.ts', 'src/db/migrations/Migration20990101000000_x.ts']) {
+      expect(await sqlRules(path, `${em}export const x = (em: EntityManager) => em.execute('select 1');\n`), path).toEqual([]);
+    }
+  });
+
   it('code outside the modules › a module file past its index.ts refused; its index.ts and the files the surfaces wire in allowed', async () => {
     expect(
       await violations(

@@ -2,7 +2,7 @@ import { randomFrom, sha256Hex } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { addDays, localDateOf, timeOfMinutes, zonedInstant } from '../../platform/time.ts';
-import type { TxCtx } from '../../db/engine/index.ts';
+import { preparedWrite, type TxCtx } from '../../db/engine/index.ts';
 import { SESSION_LIFETIME_MS, type Holder } from '../bookings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import type { CategoryType } from '../passes/index.ts';
@@ -74,7 +74,8 @@ export async function issueAccessCode(
   let row: Record<string, unknown> | undefined;
   for (let attempt = 0; attempt < 5 && !row; attempt++) {
     code = randomFrom(ACCESS_CODE_ALPHABET, ACCESS_CODE_LENGTH);
-    [row] = await ctx.em.execute<Record<string, unknown>[]>(
+    [row] = await preparedWrite<Record<string, unknown>>(
+      ctx.em,
       `insert into access_code (id, reseller_id, client_id, issued_pass_id, provider_id, category, code_hash, status,
                                 visit_period, visit_entitlement_id, session_id, expires_at, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?, ?, ?)

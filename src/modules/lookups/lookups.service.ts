@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../../db/engine/index.ts';
 import { LockMode } from '@mikro-orm/core';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
@@ -57,7 +58,8 @@ export async function findOwnLookup(ctx: Ctx, id: string, lock: boolean): Promis
 }
 
 export async function viewOf(em: EntityManager, lookup: Lookup): Promise<LookupView> {
-  const [row] = await em.execute<{ pass_status: string; pass_expires_at: Date; issuer_enabled: boolean }[]>(
+  const [row] = await preparedRead<{ pass_status: string; pass_expires_at: Date; issuer_enabled: boolean }>(
+    em,
     `select ip.status as pass_status, ip.expires_at as pass_expires_at, (i.lookup_enabled and i.status = 'ACTIVE') as issuer_enabled
        from issued_pass ip, reseller i where ip.id = ? and i.id = ?`,
     [lookup.issuedPassId, lookup.issuerId],

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../../db/engine/index.ts';
 import type { PassPackage } from '../passes/index.ts';
 import type { ProviderCategory } from './providers.entity.ts';
 
@@ -26,9 +27,11 @@ export function coveredTiers(pass: Pick<PassPackage, 'categories'>): CoveredTier
  */
 export async function countCoveredProviders(em: EntityManager, passIds: readonly string[]): Promise<Map<string, number>> {
   if (passIds.length === 0) return new Map();
-  const rows = await em.execute<{ pass_id: string; providers: string }[]>(
-    coveredProviderCountsSql(`(select id, categories from pass_package where id in (${passIds.map(() => '?').join(', ')}))`),
-    [...passIds],
+  // The ids as one array parameter: one statement text, so one prepared statement, whatever the page's size.
+  const rows = await preparedRead<{ pass_id: string; providers: string }>(
+    em,
+    coveredProviderCountsSql('(select id, categories from pass_package where id = any(?))'),
+    [passIds],
   );
   return new Map(rows.map((r) => [r.pass_id, Number(r.providers)]));
 }
