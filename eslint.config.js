@@ -145,6 +145,12 @@ export default defineConfig(
               ],
               message: 'Use a module through its index.ts (docs/architecture.md "Module boundaries").',
             },
+            // GraphQL types and REST presenters are two views of one use-case result: neither reads the other.
+            {
+              target: 'src/modules/*/*.graphql.ts',
+              from: 'src/modules/*/*.presenter.ts',
+              message: 'GraphQL types read the use case’s result, never a REST presenter (docs/architecture.md "Module boundaries").',
+            },
             // The platform sits below every module.
             { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },
             ...moduleZones,

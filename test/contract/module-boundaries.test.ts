@@ -61,6 +61,16 @@ describe('module boundaries (eslint.config.js)', () => {
     ).toEqual([expect.stringMatching(/no-restricted-paths/)]);
   });
 
+  it('GraphQL types reading a REST presenter, their own module’s or another’s › refused; the use case’s result › allowed', async () => {
+    const path = 'src/modules/bookings/bookings.graphql.ts';
+    for (const from of ['./bookings.presenter.ts', '../clients/clients.presenter.ts']) {
+      expect(await violations(path, `import * as m from '${from}';\nexport const x = m;\n`), from).toContainEqual(
+        expect.stringMatching(/no-restricted-paths.*never a REST presenter/),
+      );
+    }
+    expect(await violations(path, "import { spaBooked } from './initiation.ts';\nexport const x = spaBooked;\n")).toEqual([]);
+  });
+
   it('a runtime import cycle › refused; a type-only one › allowed', async () => {
     // get-client.ts imports clients.service.ts at run time, so the service importing it back is a cycle.
     const path = 'src/modules/clients/clients.service.ts';

@@ -8,8 +8,8 @@ import { coverageOf } from '../bookings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { effectiveStatus, findIssuedPassWithPackage } from '../passes/index.ts';
 import { findProviders } from '../providers/index.ts';
-import { AccessCodeSchema, type AccessCode } from './access-codes.entity.ts';
-import { accessCodeStatusAt, presentAccessCode } from './access-codes.presenter.ts';
+import { AccessCodeSchema, accessCodeStatusAt, type AccessCode } from './access-codes.entity.ts';
+import { presentAccessCode } from './access-codes.presenter.ts';
 import { accessCodeHash, normalisedCode } from './issue-access-code.ts';
 import { isQrPayload, signingKey, verifyQrPayload, type SigningKey } from './qr.ts';
 

@@ -4,4 +4,4 @@ export * from './bookings.service.ts';
 export { bookClass, type BookClassInput } from './book-class.ts';
 export { bookSpa, type BookSpaInput } from './book-spa.ts';
 export { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';
-export type { Initiation } from './bookings.presenter.ts';
+export type { Initiation } from './initiation.ts';
