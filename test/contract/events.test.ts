@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { eventCatalog, recordEvent, type EmittedEventType, type EventObjects, type EventType } from '../../src/modules/events/index.ts';
+import {
+  eventCatalog,
+  recordEvent,
+  type EmittedEventType,
+  type EventObjects,
+  type EventSubjects,
+  type EventType,
+} from '../../src/modules/events/index.ts';
 import { isId } from '../../src/platform/ids.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';
@@ -218,8 +225,13 @@ describe('outbox rows of the passes flows', () => {
 });
 
 // Compile-time half of the contract, checked by `npm run typecheck` (never run): only a catalogued
-// type that some use case records, with its declared payload.
-async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass.created'], renewal: EventObjects['issued_pass.renewed']) {
+// type that some use case records, with the domain result its module defined, and its payload.
+async function _onlyCataloguedEvents(
+  ctx: Ctx,
+  issued: EventSubjects['issued_pass.created'],
+  renewal: EventSubjects['issued_pass.renewed'],
+  booking: EventSubjects['booking.created'],
+) {
   expectTypeOf<EmittedEventType>().toEqualTypeOf<
     | 'issued_pass.created'
     | 'issued_pass.updated'
@@ -243,6 +255,8 @@ async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass
   await recordEvent(ctx, 'issued_pass.renewed', renewal);
   // @ts-expect-error an unknown type
   await recordEvent(ctx, 'issued_pass.deleted', issued);
-  // @ts-expect-error the payload of another type
-  await recordEvent(ctx, 'issued_pass.created', renewal);
+  // @ts-expect-error the domain result of another type
+  await recordEvent(ctx, 'issued_pass.created', booking);
+  expectTypeOf<EventObjects['issued_pass.renewed']['issued_pass']>().toEqualTypeOf<EventObjects['issued_pass.created']>();
+  expectTypeOf<EventObjects['booking.created']['object']>().toEqualTypeOf<'booking'>();
 }
