@@ -17,7 +17,7 @@ import {
   ownClientsReseller,
   type Client,
 } from '../clients/index.ts';
-import { coveredProviderCountsSql } from '../providers/index.ts';
+import { coveredProviderCountsSql } from './provider-counts.ts';
 import {
   IssuedPassSchema,
   PassPackageSchema,
