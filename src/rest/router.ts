@@ -7,7 +7,7 @@ import type { Pipeline } from '../platform/pipeline.ts';
 import { labelRoute } from '../platform/metrics.ts';
 import { parseQueryString, textProblem } from '../platform/text.ts';
 import { passesRoutes } from '../modules/passes/passes.rest.ts';
-import { clientsRoutes } from '../modules/clients/clients.rest.ts';
+import { clientsRoutes } from '../modules/passes/clients.rest.ts';
 import { providersRoutes } from '../modules/providers/providers.rest.ts';
 import { spaRoutes } from '../modules/spa/spa.rest.ts';
 import { classesRoutes } from '../modules/classes/classes.rest.ts';
