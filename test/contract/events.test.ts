@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import {
   eventCatalog,
   recordEvent,
@@ -8,6 +9,7 @@ import {
   type EventSubjects,
   type EventType,
 } from '../../src/modules/events/index.ts';
+import { EventPayloadRegistry } from '../../src/modules/events/events.payloads.ts';
 import { isId } from '../../src/platform/ids.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';
@@ -58,6 +60,25 @@ describe('event catalogue', () => {
     const documented = documentedEvents();
     expect(documented.map(([type]) => type)).toEqual(types); // each once, in the catalogue's order
     expect(documented).toEqual(Object.entries(eventCatalog).map(([type, s]) => [type, s.object, s.emitted ? 'yes' : 'planned', s.meaning]));
+  });
+});
+
+describe('event payloads (src/modules/events/events.payloads.ts)', () => {
+  const booking = { schema: z.object({ object: z.literal('booking') }), present: () => ({ object: 'booking' as const }) };
+
+  it('a type no module defined › recording it fails naming the type; the schema of data.object names every missing type', () => {
+    const payloads = new EventPayloadRegistry();
+    expect(() => payloads.present('booking.created', {}, new Date())).toThrow(/booking\.created: no payload is defined/);
+    payloads.define({ 'booking.created': booking });
+    expect(payloads.present('booking.created', {}, new Date())).toEqual({ object: 'booking' });
+    expect(() => payloads.objectSchemas()).toThrow(/No payload defined for issued_pass\.created, .*booking\.confirmed/);
+  });
+
+  it('a type defined twice, or not catalogued › refused', () => {
+    const payloads = new EventPayloadRegistry();
+    payloads.define({ 'booking.created': booking });
+    expect(() => payloads.define({ 'booking.created': booking })).toThrow(/booking\.created: its payload is defined twice/);
+    expect(() => payloads.define({ ['booking.deleted' as 'booking.created']: booking })).toThrow(/not in the event catalogue/);
   });
 });
 

@@ -49,7 +49,7 @@ export type EventRecorder<D> = <T extends keyof D & EmittedEventType>(
 type AnyEventPayload = EventPayload<never, { object: string }>;
 
 /** The payloads the modules defined, by type; one instance, filled as the modules load. */
-class EventPayloadRegistry {
+export class EventPayloadRegistry {
   readonly #payloads = new Map<string, AnyEventPayload>();
   #objectSchemas: z.ZodType[] | undefined;
 
