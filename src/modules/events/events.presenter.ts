@@ -9,13 +9,13 @@ import { eventPayloads } from './events.payloads.ts';
 
 const eventTypes = Object.keys(eventCatalog) as [keyof typeof eventCatalog, ...(keyof typeof eventCatalog)[]];
 
-let dataObjectSchema: z.ZodType | undefined;
+/** The union of the defined `data.object` schemas (the registry keeps the list, built once). */
 const dataObject = (): z.ZodType =>
-  (dataObjectSchema ??= z
+  z
     .union(eventPayloads.objectSchemas() as [z.ZodType, z.ZodType, ...z.ZodType[]])
     .describe(
       'The object the event is about, as its own operations answer it; its `object` says which (docs/partner-guide.md "Events" maps types to objects)',
-    ));
+    );
 
 export const eventSchema = z
   .object({

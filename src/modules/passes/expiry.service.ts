@@ -7,8 +7,8 @@ import { sweepInBatches } from '../../platform/sweep.ts';
 import { IssuedPassSchema, PassPackageSchema } from './passes.entity.ts';
 import { recordPassEvent } from './passes.events.ts';
 
-// The pass expiry sweep, a service file of its own: the presenter it records events with imports
-// passes.service.ts.
+// The pass expiry sweep, a service file of its own: the events it records are presented
+// (passes.events.ts, passes.presenter.ts) with functions of passes.service.ts.
 
 /**
  * The issued-pass expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, docs/partner-guide.md "Events"):
