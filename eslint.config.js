@@ -60,6 +60,8 @@ export default defineConfig(
       'import-x/no-duplicates': 'error',
       // Every relative import resolves to a file that exists.
       'import-x/no-unresolved': 'error',
+      // A module adds its event types to the events module's EventPayloads as `interface EventPayloads extends ItsEvents {}`.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Namespaces only to augment a library's declared ones (e.g. `declare global { namespace Grafast … }`).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
     },

@@ -4,12 +4,11 @@ import { resellerOf } from '../../platform/request-context.ts';
 import { addDays, localDateOf, timeOfMinutes, zonedInstant } from '../../platform/time.ts';
 import { preparedWrite, type TxCtx } from '../../db/engine/index.ts';
 import { SESSION_LIFETIME_MS, type Holder } from '../bookings/index.ts';
-import { recordEvent } from '../events/index.ts';
 import type { CategoryType } from '../passes/index.ts';
 import type { CopayOption, Provider } from '../providers/index.ts';
 import { AccessCodeSchema, AccessCodeSessionSchema, type AccessCode, type AccessCodeSession } from './access-codes.entity.ts';
-import { presentAccessCode } from './access-codes.presenter.ts';
 import { qrPngDataUrl, signingKey, signQrPayload } from './qr.ts';
+import { recordAccessCodeEvent } from './access-codes.events.ts';
 
 // Making a code and opening a session, shared by POST /access-codes and the session confirm
 // (docs/partner-guide.md "Access codes").
@@ -109,7 +108,7 @@ export async function issueAccessCode(
     exp: Math.floor(expiresAt.getTime() / 1000),
   });
   const qrCode = await qrPngDataUrl(payload);
-  await recordEvent(ctx, 'access_code.created', presentAccessCode(accessCode, now));
+  await recordAccessCodeEvent(ctx, 'access_code.created', accessCode, { now });
   return { accessCode, code, qrCode };
 }
 

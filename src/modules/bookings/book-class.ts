@@ -7,13 +7,12 @@ import { parseInput } from '../../platform/validation.ts';
 import { preparedRead, sqlText } from '../../db/engine/index.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../passes/index.ts';
 import { copayOptionsOf } from '../providers/index.ts';
 import { LIVE_STATUS_LIST, insertBooking, insertSession, type Booking, type BookingSession, type NewBooking } from './bookings.service.ts';
-import { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 import { checkPassLasts, costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
 import { classBooked, classSessionOpened, type Initiation } from './initiation.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
 export type BookClassInput = z.input<typeof bookClassInput>;
@@ -157,7 +156,7 @@ async function openClassSession(
     },
     now,
   );
-  await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
+  await recordBookingEvent(ctx, 'booking_session.created', session);
   return session;
 }
 
@@ -179,7 +178,7 @@ export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableIns
     now,
     id,
   );
-  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.created', booking);
   return booking;
 }
 
