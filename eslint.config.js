@@ -100,7 +100,8 @@ export default defineConfig(
               group: ['pg/*', 'pg-protocol', 'pg-protocol/*', 'pg-pool/*'],
               message: "pg's internals are reached only from src/db/engine.",
             },
-            { regex: 'db/engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
+            // Any path into the folder but its index, relative from src/db (`./engine/x.ts`) too.
+            { regex: '(^|/)engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
           ],
         },
       ],

@@ -1,11 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedRead, preparedWrite } from './engine/index.ts';
+import { inTransaction, preparedRead, preparedWrite, withTransaction, type TxCtx, type TxEm } from './engine/index.ts';
 import { loadConfig } from '../config.ts';
 import { newId } from '../platform/ids.ts';
 import { createLogger } from '../platform/logger.ts';
 import { newRequestId } from '../platform/request-context.ts';
 import { localDateOf, localTimeOf, addDays } from '../platform/time.ts';
-import { inTransaction, withTransaction, type TxCtx, type TxEm } from './engine/transaction.ts';
 import { ResellerSchema } from '../modules/resellers/resellers.entity.ts';
 import { createApiKey, createReseller, fundReseller } from '../modules/resellers/index.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../modules/passes/passes.entity.ts';
