@@ -11,6 +11,17 @@ const modules = readdirSync('src/modules', { withFileTypes: true })
   .map((d) => d.name);
 const surfaces = ['src/rest/**', 'src/graphql/**', 'src/modules/*/*.graphql.ts', 'src/modules/*/*.rest.ts', 'src/modules/*/*.page.ts'];
 
+/** One way to open a transaction: the engine's inTransaction, withTransaction and inSavepoint. */
+const noBareTransactional = {
+  selector: "CallExpression[callee.property.name='transactional']",
+  message: 'Open a transaction with inTransaction, withTransaction or inSavepoint (src/db/engine/index.ts).',
+};
+/** One way to send SQL: the engine's front door, by purpose (docs/architecture.md "Sending SQL"); `em.execute` and the like only inside it. */
+const noRawExecute = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='execute']",
+  message: 'Send SQL through src/db/engine/index.ts: the call for each purpose is in docs/architecture.md "Sending SQL".',
+};
+
 /** Another module is used through its front door (index.ts); Pothos types may reference each other, and presenters may nest. */
 const moduleZones = modules.flatMap((m) => {
   const others = `src/modules/!(${m})/**`;
@@ -49,6 +60,8 @@ export default defineConfig(
       'import-x/no-duplicates': 'error',
       // Every relative import resolves to a file that exists.
       'import-x/no-unresolved': 'error',
+      // A module adds its event types to the events module's EventPayloads as `interface EventPayloads extends ItsEvents {}`.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Namespaces only to augment a library's declared ones (e.g. `declare global { namespace Grafast … }`).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
     },
@@ -87,7 +100,8 @@ export default defineConfig(
               group: ['pg/*', 'pg-protocol', 'pg-protocol/*', 'pg-pool/*'],
               message: "pg's internals are reached only from src/db/engine.",
             },
-            { regex: 'db/engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
+            // Any path into the folder but its index, relative from src/db (`./engine/x.ts`) too.
+            { regex: '(^|/)engine/(?!index\\.ts$)', message: 'Use the data engine through src/db/engine/index.ts.' },
           ],
         },
       ],
@@ -96,16 +110,14 @@ export default defineConfig(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/db/engine/**'],
-    rules: {
-      // One way to open a transaction: the engine's inTransaction, withTransaction and inSavepoint.
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.property.name='transactional']",
-          message: 'Open a transaction with inTransaction, withTransaction or inSavepoint (src/db/engine/index.ts).',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', noBareTransactional] },
+  },
+  {
+    // A later setting of a rule replaces an earlier one, so this one repeats noBareTransactional.
+    // Migrations are MikroORM's own, run by its migrator: their SQL is theirs.
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/engine/**', 'src/db/migrations/**'],
+    rules: { 'no-restricted-syntax': ['error', noBareTransactional, noRawExecute] },
   },
   {
     files: ['src/**/*.ts'],
@@ -135,6 +147,12 @@ export default defineConfig(
                 '**/src/modules/*/*.presenter.ts',
               ],
               message: 'Use a module through its index.ts (docs/architecture.md "Module boundaries").',
+            },
+            // GraphQL types and REST presenters are two views of one use-case result: neither reads the other.
+            {
+              target: 'src/modules/*/*.graphql.ts',
+              from: 'src/modules/*/*.presenter.ts',
+              message: 'GraphQL types read the use case’s result, never a REST presenter (docs/architecture.md "Module boundaries").',
             },
             // The platform sits below every module.
             { target: 'src/platform/**', from: 'src/modules/**', message: 'src/platform never imports a module.' },

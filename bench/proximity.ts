@@ -89,29 +89,30 @@ async function statementsOf(
   limit = 20,
 ): Promise<{ statements: Statement[]; ids: string[] }> {
   const statements: Statement[] = [];
-  // Records what proximityPage sends, also inside the transaction it opens for its planner
-  // settings; the settings themselves are replayed by explain() (proximityPlannerSettings).
-  const record = (target: EntityManager): EntityManager =>
-    new Proxy(target, {
-      get(t, prop, receiver) {
-        if (prop === 'transactional') {
-          return (cb: (tx: EntityManager) => Promise<unknown>, options?: object) => t.transactional((tx) => cb(record(tx)), options);
-        }
-        if (prop !== 'execute') return Reflect.get(t, prop, receiver);
-        return (sql: string, params: unknown[] = []) => {
-          if (!/^\s*set /i.test(sql)) statements.push({ sql, params });
-          return t.execute(sql, params);
-        };
-      },
-    });
-  const recording = record(em);
-  const page = await proximityPage<{ id: string }>(recording, providersQuery, { lat, lon, radiusKm: 10 }, { limit, startingAfter });
-  return { statements, ids: page.data.map((r) => r.id) };
+  // Records what proximityPage sends where every engine's statement arrives, pg's Client.query
+  // (src/db/engine sends it there, as a named statement or not). Its planner settings and the
+  // transaction's edges are left out: explain() replays the settings (proximityPlannerSettings).
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first, values] = args as [string | { text?: string; values?: unknown[] }, unknown[] | undefined];
+    const text = typeof first === 'string' ? first : first?.text;
+    if (text && !/^\s*(set|begin|commit|rollback|savepoint|release)\b/i.test(text)) {
+      // Back to `?` placeholders, as explain() sends them ($1, $2, … come in order).
+      statements.push({ sql: text.replace(/\$\d+/g, '?'), params: (typeof first === 'string' ? values : first.values) ?? [] });
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    const page = await proximityPage<{ id: string }>(em, providersQuery, { lat, lon, radiusKm: 10 }, { limit, startingAfter });
+    return { statements, ids: page.data.map((r) => r.id) };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
 }
 
 async function explain(em: EntityManager, s: Statement, seqScan = false): Promise<{ ms: number; plan: unknown }> {
   return em.transactional(async (tx) => {
-    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    for (const setting of proximityPlannerSettings) await tx.execute(`set local ${setting}`);
     if (seqScan)
       await tx.execute('set local enable_indexscan = off; set local enable_bitmapscan = off; set local enable_indexonlyscan = off');
     const [row] = await tx.execute<{ 'QUERY PLAN': [{ 'Execution Time': number; Plan: unknown }] }[]>(
@@ -125,7 +126,7 @@ async function explain(em: EntityManager, s: Statement, seqScan = false): Promis
 
 async function explainText(em: EntityManager, s: Statement): Promise<string> {
   return em.transactional(async (tx) => {
-    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    for (const setting of proximityPlannerSettings) await tx.execute(`set local ${setting}`);
     const rows = await tx.execute<{ 'QUERY PLAN': string }[]>(`explain (analyze, buffers) ${s.sql}`, s.params);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   });

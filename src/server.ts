@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { preparedRead } from './db/engine/index.ts';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
@@ -133,7 +134,7 @@ async function route(
   }
   if (path === '/readyz' && req.method === 'GET') {
     try {
-      await deps.orm.em.fork().execute('select 1');
+      await preparedRead(deps.orm.em.fork(), 'select 1', []);
       return sendJson(res, 200, { status: 'ready' });
     } catch (err) {
       if (!pipeline.unavailable(err)) log.error({ err }, 'readiness check failed');

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { exitWithParent } from './processes.ts';
-import { coveredProviderCountsSql } from '../../src/modules/providers/index.ts';
+import { coveredProviderCountsSql } from '../../src/modules/passes/provider-counts.ts';
 
 exitWithParent();
 const resellerId = process.env.BENCH_RESELLER_ID!;

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction, preparedRead, preparedWrite, withTransaction, type TxCtx, type TxEm } from './engine/index.ts';
 import { loadConfig } from '../config.ts';
 import { newId } from '../platform/ids.ts';
 import { createLogger } from '../platform/logger.ts';
 import { newRequestId } from '../platform/request-context.ts';
 import { localDateOf, localTimeOf, addDays } from '../platform/time.ts';
-import { inTransaction, withTransaction, type TxCtx, type TxEm } from './engine/transaction.ts';
 import { ResellerSchema } from '../modules/resellers/resellers.entity.ts';
 import { createApiKey, createReseller, fundReseller } from '../modules/resellers/index.ts';
 import { PassPackageSchema, type Duration, type PassCategory, type PaymentModel } from '../modules/passes/passes.entity.ts';
@@ -364,20 +364,19 @@ interface Catalogue {
 async function readCatalogue(em: TxEm, at: Date, city: string | undefined): Promise<Catalogue> {
   const inCity = city === undefined ? '' : 'and p.city = ?';
   const cityParam = city === undefined ? [] : [city];
-  const instances = await em.execute<
-    {
-      id: string;
-      class_id: string;
-      class_name: string;
-      provider_id: string;
-      provider_name: string;
-      tier: string;
-      timezone: string;
-      starts_at: Date;
-      capacity: number;
-      spots_taken: number;
-    }[]
-  >(
+  const instances = await preparedRead<{
+    id: string;
+    class_id: string;
+    class_name: string;
+    provider_id: string;
+    provider_name: string;
+    tier: string;
+    timezone: string;
+    starts_at: Date;
+    capacity: number;
+    spots_taken: number;
+  }>(
+    em,
     `select i.id, i.class_id, c.name as class_name, p.id as provider_id, p.name as provider_name, p.tier, p.timezone,
             i.starts_at, i.capacity, i.spots_taken
        from class_instance i join class c on c.id = i.class_id join provider p on p.id = c.provider_id
@@ -385,27 +384,30 @@ async function readCatalogue(em: TxEm, at: Date, city: string | undefined): Prom
       order by i.starts_at, i.id`,
     [at, ...cityParam],
   );
-  const services = await em.execute<
-    {
-      provider_id: string;
-      provider_name: string;
-      tier: string;
-      timezone: string;
-      id: string;
-      name: string;
-      credits: string;
-      copay_amount: string | null;
-      currency: string;
-      duration_minutes: number;
-    }[]
-  >(
+  const services = await preparedRead<{
+    provider_id: string;
+    provider_name: string;
+    tier: string;
+    timezone: string;
+    id: string;
+    name: string;
+    credits: string;
+    copay_amount: string | null;
+    currency: string;
+    duration_minutes: number;
+  }>(
+    em,
     `select p.id as provider_id, p.name as provider_name, p.tier, p.timezone, s.id, s.name, s.credits, s.copay_amount, s.currency, s.duration_minutes
        from provider p join spa_service s on s.provider_id = p.id
       where p.category = 'SPA' ${inCity}
       order by p.id, s.credits, s.id`,
     cityParam,
   );
-  const copay = await em.execute<{ provider_id: string; currency: string }[]>('select distinct provider_id, currency from copay_option');
+  const copay = await preparedRead<{ provider_id: string; currency: string }>(
+    em,
+    'select distinct provider_id, currency from copay_option',
+    [],
+  );
   const spas = new Map<string, SpaRow>();
   for (const s of services) {
     const spa = spas.get(s.provider_id) ?? { id: s.provider_id, name: s.provider_name, tier: s.tier, timezone: s.timezone, services: [] };
@@ -498,12 +500,13 @@ async function spaSlot(
 
 /** The demo catalogue through the import path: validated like any file, written in bulk. */
 async function seedDemoCatalog(em: EntityManager, at: Date): Promise<DemoCatalogSummary> {
-  const stored = await em.execute<{ id: string; name: string }[]>('select id, name from class_category');
+  const stored = await preparedRead<{ id: string; name: string }>(em, 'select id, name from class_category', []);
   const { catalog, cities, heldSpots } = buildDemoCatalog(at, new Map(stored.map((c) => [c.name, c.id])));
   await importCatalog(em, catalog, { at });
   // Some instances nearly or completely full, as if the provider's own members held the spots,
   // so "few spots left" and class_full are reachable in the demo.
-  await em.execute(
+  await preparedWrite(
+    em,
     `update class_instance i set spots_taken = r.taken
        from jsonb_to_recordset(?::jsonb) as r(id text, taken int) where i.id = r.id`,
     [JSON.stringify([...heldSpots].map(([id, taken]) => ({ id, taken })))],

@@ -21,9 +21,9 @@ import type { Metrics } from '../platform/metrics.ts';
  *   client that inlines changing literals) runs on graphql-js and never pays it.
  *
  * Which engine ran is counted (`graphql_executions_total` on GET /metrics). The schema goes
- * through `compilable` first. The plugin comes before the pipeline's in yoga's list: that one
- * wraps whatever executor is current into the mutation's transaction, and must wrap this one, not
- * be replaced by it.
+ * through `compilable` first. The plugin comes before the write stage's in yoga's list: that one
+ * (src/graphql/plugins/write-stage.ts) wraps whatever executor is current into the mutation's
+ * transaction, and must wrap this one, not be replaced by it.
  */
 export function compiledExecution(metrics: Pick<Metrics, 'executed'>) {
   // Per parsed document: seen once so far, or compiled from now on, or never (`compilableDocument`).

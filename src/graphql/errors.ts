@@ -1,6 +1,18 @@
-import { GraphQLError, Source, type SourceLocation } from 'graphql';
+import { GraphQLError, Source, type GraphQLErrorExtensions, type SourceLocation } from 'graphql';
 import { DomainError, type ErrorType } from '../platform/errors.ts';
 import { builder } from './builder.ts';
+
+// The extensions every error of /graphql leaves with (docs/errors.md "GraphQL over HTTP"); yoga
+// declares `http` beside them, the status and headers it answers with.
+declare module 'graphql' {
+  interface GraphQLErrorExtensions {
+    /** The catalogue code; graphql-js's and yoga's own until they are restated as the catalogue's. */
+    code?: string;
+    type?: ErrorType;
+    param?: string;
+    request_id?: string;
+  }
+}
 
 // Domain errors become typed members of a mutation's result union, one GraphQL type per
 // catalogue error type; `code` is the same catalogue code the REST adapter answers with.
@@ -83,6 +95,14 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A GraphQLError of any copy of graphql-js (CJS or ESM): `instanceof GraphQLError` sees only this one's. */
+export function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
+}
+
+/** Where an error is in the document and the response; an error raised outside execution has none of it. */
+type ErrorPlace = Partial<Pick<GraphQLError, 'nodes' | 'path' | 'locations' | 'originalError' | 'source' | 'positions'>>;
+
 /**
  * `error` with another message and extensions, at the same path and locations, and with its
  * original error when `keepOriginal`. graphql-jit's errors (src/graphql/compiled-execution.ts)
@@ -90,7 +110,7 @@ export async function asGraphQLErrors<T>(run: () => Promise<T>): Promise<T> {
  * nodes or its source and positions when it writes the response: such locations are restated as
  * positions in a blank source of the same shape, so graphql-js and graphql-jit answer alike.
  */
-export function restated(error: GraphQLError, message: string, extensions: Record<string, unknown>, keepOriginal = false): GraphQLError {
+export function restated(error: ErrorPlace, message: string, extensions: GraphQLErrorExtensions, keepOriginal = false): GraphQLError {
   const { nodes, path, locations, originalError } = error;
   const at =
     nodes?.length || error.source || !locations?.length ? { source: error.source, positions: error.positions } : positionsOf(locations);

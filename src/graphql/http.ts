@@ -12,7 +12,7 @@ import { checkBodyType, checkGetParams } from './transport-errors.ts';
  * GraphQL over HTTP, the pipeline's first two stages: read and check the transport input (body
  * limit, the text rule on the bytes), authenticate (a top-level 401/403), then yoga parses the
  * request in whatever format it takes and runs it; mutations go through the pipeline's write stage
- * (src/graphql/pipeline-plugin.ts), so every body format meets the same idempotency rules.
+ * (src/graphql/plugins/write-stage.ts), so every body format meets the same idempotency rules.
  */
 export async function handleGraphQL(
   pipeline: Pipeline,
@@ -31,13 +31,13 @@ export async function handleGraphQL(
     const raw = req.method === 'POST' ? await readBody(req, pipeline.bodyLimit) : Buffer.alloc(0);
     checkTransportText(req, raw, search);
     // GraphQL is the reseller surface: a provider key is refused here, 403, before anything runs. A
-    // Service-Lookup-Token is read here; the plugin refuses it, 403, unless every root field takes one.
+    // Service-Lookup-Token is read here; plugins/lookup-token-scope.ts refuses it, 403, unless every root field takes one.
     const caller = await pipeline.authenticate(
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
       'reseller',
       { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) },
     );
-    // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by the plugin.
+    // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by plugins/write-stage.ts.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
@@ -56,7 +56,7 @@ export async function handleGraphQL(
 
 /**
  * The text rule on the transport: bytes must be UTF-8 and percent-encoding strict before yoga
- * decodes them (it would put U+FFFD in their place). Parsed strings are checked by the plugin.
+ * decodes them (it would put U+FFFD in their place). Parsed strings are checked by plugins/text-rule.ts.
  */
 function checkTransportText(req: IncomingMessage, raw: Buffer, search: string): void {
   const params = parseQueryString(search);

@@ -78,7 +78,7 @@ function costErrors(
   document: DocumentNode,
   variables: Record<string, unknown>,
   operationName: string | undefined,
-  context: unknown,
+  context: object,
   cache: WeakMap<DocumentNode, readonly GraphQLError[]>,
 ): readonly GraphQLError[] {
   const operation = getOperationAST(document, operationName);
@@ -87,7 +87,7 @@ function costErrors(
   if (cached) return cached;
   const errors = validate(schema, document, [
     createComplexityRule({
-      context: context as object,
+      context,
       variableValues: variables,
       operationName,
       validate(result, reportError) {

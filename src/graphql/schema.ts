@@ -36,10 +36,8 @@ export function synchronousNodeIds(built: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(built.getTypeMap())) {
     if (!isObjectType(type) || !type.getInterfaces().some((i) => i.name === 'Node')) continue;
     const field = type.getFields().id;
-    const own = (type.extensions as { pothosOptions?: { id?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } }).pothosOptions?.id
-      ?.resolve;
-    const relays = (field?.extensions as { pothosOptions?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } | undefined)
-      ?.pothosOptions?.resolve;
+    const own = type.extensions.pothosOptions?.id?.resolve;
+    const relays = field?.extensions.pothosOptions?.resolve;
     if (!field || !own || !relays || !encode || field.resolve !== relays) continue;
     field.resolve = (parent, args, ctx, info) => {
       const id = own(parent, args, ctx, info);
@@ -53,4 +51,14 @@ export function synchronousNodeIds(built: GraphQLSchema): GraphQLSchema {
 /** The text committed as schema.graphql; a test fails when it drifts from the code. */
 export function printedSchema(): string {
   return `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;
+}
+
+// Pothos keeps the options a type or field was built with in its extensions; the parts read above.
+declare module 'graphql' {
+  interface GraphQLObjectTypeExtensions<_TSource, _TContext> {
+    pothosOptions?: { id?: { resolve?: GraphQLFieldResolver<_TSource, _TContext> } };
+  }
+  interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
+    pothosOptions?: { resolve?: GraphQLFieldResolver<_TSource, _TContext, _TArgs> };
+  }
 }

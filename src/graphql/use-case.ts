@@ -31,7 +31,7 @@ export function nullWhenNotFound(err: unknown): null {
 }
 
 /**
- * Field extensions the pipeline plugin reads (src/graphql/pipeline-plugin.ts), the GraphQL side of
+ * Field extensions the pipeline's plugins read (src/graphql/plugins/root-fields.ts), the GraphQL side of
  * a REST route's declaration (src/rest/route.ts):
  * - `takesLookupToken`: a root field a Service-Lookup-Token caller may select (docs/partner-guide.md "Lookup"); an
  *   operation with a token and any other root field is a top-level 403 `permission_denied`, nothing run.
@@ -40,3 +40,10 @@ export function nullWhenNotFound(err: unknown): null {
  */
 export const takesLookupToken = { takesLookupToken: true } as const;
 export const showsSecretOnce = { showsSecretOnce: true } as const;
+
+declare module 'graphql' {
+  interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
+    takesLookupToken?: true;
+    showsSecretOnce?: true;
+  }
+}

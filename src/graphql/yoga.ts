@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createYoga, useErrorHandler, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { DomainError, errorExtensions } from '../platform/errors.ts';
 import type { Ctx } from '../platform/request-context.ts';
@@ -8,8 +8,14 @@ import type { Pipeline } from '../platform/pipeline.ts';
 import { graphqlSchema } from './schema.ts';
 import { operationLimits, queryCostLimits } from './limits.ts';
 import { compilable, compiledExecution } from './compiled-execution.ts';
-import { GraphQLDomainError, restated } from './errors.ts';
-import { pipelinePlugin, type ServerContext } from './pipeline-plugin.ts';
+import { GraphQLDomainError, isGraphQLError, restated } from './errors.ts';
+import type { ServerContext } from './context.ts';
+import { useCatalogueCodes } from './plugins/catalogue-codes.ts';
+import { useDisableIntrospection } from './plugins/disable-introspection.ts';
+import { useLogUnexpectedErrors } from './plugins/log-unexpected-errors.ts';
+import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
+import { useTextRule } from './plugins/text-rule.ts';
+import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
 import { hideSuggestions } from './hide-suggestions.ts';
 
@@ -19,8 +25,12 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
   return createYoga<ServerContext, Ctx>({
     schema: compilable(graphqlSchema()),
     graphqlEndpoint: '/graphql',
-    // The request's use-case context (src/graphql/http.ts) is the GraphQL context; the GraphiQL page has none.
-    context: ({ ctx }) => ctx ?? ({} as Ctx),
+    // The request's use-case context (src/graphql/http.ts) is the GraphQL context. The GraphiQL page
+    // has none, and yoga answers it before building any (its useGraphiQL plugin's onRequest).
+    context: ({ ctx }) => {
+      if (!ctx) throw new Error('A GraphQL request reached execution without its use-case context');
+      return ctx;
+    },
     landingPage: false,
     // GraphiQL with its assets bundled, so the page works without reaching a CDN: 28 MB of strings
     // once loaded, imported on the first page a browser asks for, so a process that only serves
@@ -37,62 +47,50 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
         // Resolver errors can arrive wrapped twice, by a GraphQLError of another module copy
         // (CJS/ESM), so `instanceof GraphQLError` misses it: unwrap by name to the cause.
         let original: unknown = error;
-        while ((original as Error)?.name === 'GraphQLError' && (original as GraphQLError).originalError)
-          original = (original as GraphQLError).originalError;
-        const requestId = (error as GraphQLError).extensions?.request_id;
+        while (isGraphQLError(original) && original.originalError) original = original.originalError;
+        // A failure yoga caught outside execution (building the context, say) may be any Error: no place in the document.
+        const masked = isGraphQLError(error) ? error : {};
+        const requestId = isGraphQLError(error) ? error.extensions?.request_id : undefined;
         // Queries throw GraphQLDomainError (runQuery); it carries the same catalogue code.
         if (original instanceof DomainError || original instanceof GraphQLDomainError) {
-          return restated(error as GraphQLError, original.message, {
+          return restated(masked, original.message, {
             code: original.code,
             type: original.type,
             ...(original.param ? { param: original.param } : {}),
           });
         }
         // yoga's transport failures (body, method, operation) leave with their catalogue code.
-        const transport = transportError(error as GraphQLError);
-        if (transport) return asGraphQLError(transport, requestId as string | undefined);
+        const transport = isGraphQLError(error) ? transportError(error) : undefined;
+        if (transport) return asGraphQLError(transport, requestId);
         if (error instanceof GraphQLError && !error.originalError) return error;
         // The database unreachable: 503 with Retry-After (yoga takes both from `http`), data or not.
         const down = pipeline.unavailable(original);
         if (down) {
-          return restated(error as GraphQLError, down.message, {
+          return restated(masked, down.message, {
             ...errorExtensions(down),
             http: { status: down.status, headers: down.headers },
           });
         }
-        return restated(
-          error as GraphQLError,
-          message,
-          errorExtensions(new DomainError('internal_error', message), requestId as string | undefined),
-        );
+        return restated(masked, message, errorExtensions(new DomainError('internal_error', message), requestId));
       },
     },
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
     plugins: [
-      logUnexpectedErrors(pipeline),
+      useLogUnexpectedErrors(pipeline),
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),
-      pipelinePlugin(pipeline),
-      ...(config.GRAPHQL_INTROSPECTION ? [] : [disableIntrospection()]),
+      // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
+      // caller the lookup-token scope refuses never reaches the write stage.
+      useTextRule(),
+      useLookupTokenScope(),
+      useWriteStage(pipeline),
+      useCatalogueCodes(),
+      ...(config.GRAPHQL_INTROSPECTION ? [] : [useDisableIntrospection()]),
       ...(config.GRAPHQL_INTROSPECTION && config.NODE_ENV !== 'production' ? [] : [hideSuggestions()]),
     ],
   });
-}
-
-function disableIntrospection() {
-  return {
-    onValidate({ addValidationRule }: { addValidationRule: (rule: unknown) => void }) {
-      addValidationRule((context: { reportError: (e: GraphQLError) => void }) => ({
-        Field(node: { name: { value: string } }) {
-          if (node.name.value === '__schema' || node.name.value === '__type') {
-            context.reportError(new GraphQLError('Introspection is disabled', { extensions: { code: 'validation_error' } }));
-          }
-        },
-      }));
-    },
-  };
 }
 
 /**
@@ -190,17 +188,3 @@ const graphiqlOptions = (): GraphiQLOptions => {
   const options = { title: 'Reseller gateway GraphiQL', defaultQuery: GRAPHIQL_QUERY, variables: GRAPHIQL_VARIABLES };
   return options;
 };
-
-/** Unexpected resolver failures are masked for the caller; the log keeps them, with the request id. */
-function logUnexpectedErrors(pipeline: Pipeline) {
-  return useErrorHandler(({ errors, context }) => {
-    const ctx = context as Partial<Ctx>;
-    for (const error of errors) {
-      const original = (error as GraphQLError).originalError ?? error;
-      if (original instanceof DomainError || original instanceof GraphQLDomainError) continue;
-      if (error instanceof GraphQLError && !error.originalError) continue; // a validation error, not a failure
-      if (pipeline.unavailable(original)) continue; // logged once when the database went down
-      ctx.log?.error({ err: original, path: (error as GraphQLError).path }, 'graphql resolver failed');
-    }
-  });
-}

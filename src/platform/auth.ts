@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
 import { DomainError } from './errors.ts';
+import { preparedRead } from '../db/engine/index.ts';
 import { sha256Hex } from './crypto.ts';
 import type { KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
 
@@ -69,9 +70,15 @@ export async function authenticate<K extends KeyKind>(
 const invalidKey = () => new DomainError('invalid_api_key', 'Invalid API key');
 
 async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
-  const [row] = await em.execute<
-    { key_id: string; reseller_id: string; status: string; currency: string; per_second: number | null; burst: number | null }[]
-  >(
+  const [row] = await preparedRead<{
+    key_id: string;
+    reseller_id: string;
+    status: string;
+    currency: string;
+    per_second: number | null;
+    burst: number | null;
+  }>(
+    em,
     `select k.id as key_id, r.id as reseller_id, r.status, r.currency, r.rate_limit_per_second as per_second, r.rate_limit_burst as burst
        from api_key k join reseller r on r.id = k.reseller_id
       where k.secret_hash = ? and k.revoked_at is null`,
@@ -90,7 +97,8 @@ async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdi
 }
 
 async function lookUpProviderKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
-  const [row] = await em.execute<{ key_id: string; provider_id: string }[]>(
+  const [row] = await preparedRead<{ key_id: string; provider_id: string }>(
+    em,
     'select id as key_id, provider_id from provider_api_key where secret_hash = ? and revoked_at is null',
     [hash],
   );
@@ -175,21 +183,20 @@ async function authenticateLookupToken(em: EntityManager, clock: Clock, token: s
 }
 
 async function lookUpLookupToken(em: EntityManager, hash: string): Promise<TokenVerdict | undefined> {
-  const [row] = await em.execute<
-    {
-      lookup_id: string;
-      reseller_id: string;
-      status: string;
-      currency: string;
-      client_id: string;
-      issuer_id: string;
-      issued_pass_id: string;
-      pass_status: string;
-      pass_expires_at: Date;
-      issuer_enabled: boolean;
-      issuer_status: string;
-    }[]
-  >(
+  const [row] = await preparedRead<{
+    lookup_id: string;
+    reseller_id: string;
+    status: string;
+    currency: string;
+    client_id: string;
+    issuer_id: string;
+    issued_pass_id: string;
+    pass_status: string;
+    pass_expires_at: Date;
+    issuer_enabled: boolean;
+    issuer_status: string;
+  }>(
+    em,
     `select l.id as lookup_id, l.reseller_id, r.status, r.currency, l.client_id, l.issuer_id, l.issued_pass_id,
             ip.status as pass_status, ip.expires_at as pass_expires_at, i.lookup_enabled as issuer_enabled, i.status as issuer_status
        from lookup l

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validationError } from './errors.ts';
 import { parseInput } from './validation.ts';
 import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
-import { withTransaction } from '../db/engine/index.ts';
+import { preparedRead, setLocal, withTransaction } from '../db/engine/index.ts';
 
 // Proximity search on earthdistance's cube points: a GiST index on ll_to_earth(lat, lon) serves
 // both the radius box and nearest-first order. Ordering uses the chord distance (`<->`), which
@@ -109,18 +109,18 @@ export function proximityPage<T extends { id: string }>(
   // rows in a city) and sorts it, many times slower (docs/adr/0023-proximity-knn-scan.md).
   // The KNN index scan reads only what the page needs, so bitmap scans are off for these statements.
   return withTransaction(em, async (tx) => {
-    for (const setting of proximityPlannerSettings) await tx.execute(setting);
+    for (const setting of proximityPlannerSettings) await setLocal(tx, setting);
     try {
       return await nearestPage<T>(tx, q, near, page);
     } finally {
       // For the rest of a caller's transaction; after an SQL error the transaction is gone anyway.
-      await tx.execute('set local enable_bitmapscan = on').catch(() => undefined);
+      await setLocal(tx, 'enable_bitmapscan = on').catch(() => undefined);
     }
   });
 }
 
-/** Planner settings the proximity statements run under; bench/proximity.ts replays them too. */
-export const proximityPlannerSettings = ['set local enable_bitmapscan = off'];
+/** Planner settings (`set local`) the proximity statements run under; bench/proximity.ts replays them too. */
+export const proximityPlannerSettings = ['enable_bitmapscan = off'];
 
 async function nearestPage<T extends { id: string }>(
   em: EntityManager,
@@ -145,7 +145,8 @@ async function nearestPage<T extends { id: string }>(
   let keyset = '';
   let keysetParams: unknown[] = [];
   if (cursor !== undefined) {
-    const [row] = await em.execute<{ chord: number; distance_m: number }[]>(
+    const [row] = await preparedRead<{ chord: number; distance_m: number }>(
+      em,
       `select ${chord} as chord, earth_distance(${point}, ${origin}) as distance_m from ${q.from} where ${conditions.join(' and ')} and ${q.idColumn} = ?`,
       [near.lat, near.lon, near.lat, near.lon, ...baseParams, cursor],
     );
@@ -163,7 +164,8 @@ async function nearestPage<T extends { id: string }>(
   // outer LIMIT stops after the first rows; its never-reached LIMIT keeps PostgreSQL from planning
   // it as a sort of everything in the radius (docs/adr/0023-proximity-knn-scan.md). The outer sort breaks chord ties
   // by id (an Incremental Sort over the KNN order), so the keyset stays exact.
-  const rows = await em.execute<(T & { distance_m: number; proximity_chord?: number; proximity_id?: string })[]>(
+  const rows = await preparedRead<T & { distance_m: number; proximity_chord?: number; proximity_id?: string }>(
+    em,
     `select * from (
        select ${q.select}, earth_distance(${point}, ${origin}) as distance_m, ${chord} as proximity_chord, ${q.idColumn} as proximity_id
          from ${q.from}

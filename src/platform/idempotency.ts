@@ -6,7 +6,7 @@ import { DomainError, validationError } from './errors.ts';
 import type { Ctx } from './request-context.ts';
 import { masterKey, secretBox, type SecretBox } from './secrets.ts';
 import { inTransaction, type TxCtx } from '../db/engine/index.ts';
-import { lastWriteWithCommit } from '../db/engine/index.ts';
+import { autocommitWrite, lastWriteWithCommit, preparedRead } from '../db/engine/index.ts';
 
 // docs/errors.md "Idempotency" and docs/architecture.md "Request pipeline". The record is written in the same transaction as
 // the effects, after them, in the statement sent with COMMIT: the
@@ -179,7 +179,8 @@ async function storeDomainError(ctx: Ctx, scope: Scope, box: SecretBox, response
  * Undefined when no record holds the key.
  */
 async function findStored(em: EntityManager, scope: Scope, box: SecretBox): Promise<IdempotentResult | undefined> {
-  const [stored] = await em.execute<{ fingerprint: string; status_code: number | null; response_text: string | null }[]>(
+  const [stored] = await preparedRead<{ fingerprint: string; status_code: number | null; response_text: string | null }>(
+    em,
     `select fingerprint, status_code, response_body #>> '{}' as response_text from idempotency_record where reseller_id = ? and key = ?`,
     [scope.resellerId, scope.key],
   );
@@ -216,6 +217,11 @@ async function responseBox(ctx: Pick<Ctx, 'em' | 'config'>): Promise<SecretBox> 
 /** Removes records past retention: the background jobs call it on an interval, never a request. */
 export async function sweepIdempotencyRecords(em: EntityManager, clock: Clock, config: Config): Promise<number> {
   const before = new Date(clock.now().getTime() - config.IDEMPOTENCY_TTL_SECONDS * 1000);
-  const res = await em.execute<{ affectedRows: number }>('delete from idempotency_record where created_at < ?', [before], 'run');
-  return res.affectedRows ?? 0;
+  // Counted in the statement: the engine's calls give rows, not a command's row count.
+  const [swept] = await autocommitWrite<{ count: number }>(
+    em,
+    'with swept as (delete from idempotency_record where created_at < ? returning 1) select count(*)::int as count from swept',
+    [before],
+  );
+  return swept.count;
 }

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { queueWrite, withTransaction } from '../db/engine/index.ts';
+import { preparedRead, preparedWrite, queueWrite, withTransaction } from '../db/engine/index.ts';
 import type { Logger } from './logger.ts';
 import { isDatabaseUnreachable } from './unavailable.ts';
 
@@ -49,7 +49,8 @@ export async function dispatchOnce(
   const topics = Object.keys(handlers);
   if (topics.length === 0) return 0;
   return withTransaction(orm.em.fork(), async (em) => {
-    const rows = await em.execute<OutboxRow[]>(
+    const rows = await preparedRead<OutboxRow>(
+      em,
       `select id, topic, reseller_id, payload, attempts from outbox
         where processed_at is null and available_at <= ? and topic in (select jsonb_array_elements_text(?::jsonb))
         order by id limit ? for update skip locked`,
@@ -58,13 +59,13 @@ export async function dispatchOnce(
     for (const row of rows) {
       try {
         await withTransaction(em, (inner) => handlers[row.topic](row, inner));
-        await em.execute('update outbox set processed_at = ?, attempts = attempts + 1 where id = ?', [clock.now(), row.id]);
+        await preparedWrite(em, 'update outbox set processed_at = ?, attempts = attempts + 1 where id = ?', [clock.now(), row.id]);
       } catch (err) {
         // The database gone: the row stays as it was (no attempt counted); the dispatcher's caller logs it once.
         if (isDatabaseUnreachable(err)) throw err;
         const delay = RETRY_SECONDS[Math.min(row.attempts, RETRY_SECONDS.length - 1)];
         log.warn({ err, outboxId: row.id, topic: row.topic }, 'outbox handler failed; will retry');
-        await em.execute('update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?', [
+        await preparedWrite(em, 'update outbox set attempts = attempts + 1, last_error = ?, available_at = ? where id = ?', [
           String((err as Error).message).slice(0, 500),
           new Date(clock.now().getTime() + delay * 1000),
           row.id,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../db/engine/index.ts';
 import type { DomainError } from './errors.ts';
 import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
 
@@ -47,7 +48,8 @@ export async function pagesPerParent(
   let keysetParams: unknown[] = [];
   let cursorParent: string | undefined;
   if (cursor !== undefined) {
-    const [row] = await em.execute<Record<string, unknown>[]>(
+    const [row] = await preparedRead<Record<string, unknown>>(
+      em,
       `select ${a}.${q.parentColumn} as parent${q.sortColumn ? `, ${a}.${q.sortColumn} as sort` : ''} from ${q.table} where ${a}.id = ?`,
       [cursor],
     );
@@ -61,8 +63,10 @@ export async function pagesPerParent(
   }
   if (parents.length === 0) return result;
 
-  const conditions = [`${a}.${q.parentColumn} in (${parents.map(() => '?').join(', ')})`, ...q.where, ...(keyset ? [keyset] : [])];
-  const rows = await em.execute<(Row & { parent_rank: number })[]>(
+  // The parents as one array parameter: one text whatever their number (each text is a prepared statement, src/db/engine/README.md).
+  const conditions = [`${a}.${q.parentColumn} = any(?)`, ...q.where, ...(keyset ? [keyset] : [])];
+  const rows = await preparedRead<Row & { parent_rank: number }>(
+    em,
     `select * from (
        select ${a}.*, row_number() over (partition by ${a}.${q.parentColumn} order by ${order}) as parent_rank
          from ${q.table}
@@ -70,7 +74,7 @@ export async function pagesPerParent(
      ) ranked
      where ranked.parent_rank <= ?
      order by ranked.${q.parentColumn}, ranked.parent_rank`,
-    [...parents, ...q.params, ...keysetParams, page.limit + 1],
+    [parents, ...q.params, ...keysetParams, page.limit + 1],
   );
   const byParent = new Map<string, Row[]>(parents.map((id) => [id, []]));
   for (const { parent_rank: _rank, ...row } of rows) byParent.get(row[q.parentColumn] as string)?.push(row as Row);

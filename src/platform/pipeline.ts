@@ -63,8 +63,8 @@ export interface Pipeline {
    * Stage 1: who is calling, with a key of the kind this surface takes (`accepts`): the reseller
    * API and GraphQL take reseller keys, the provider API provider keys (401/403 as DomainErrors).
    * A Service-Lookup-Token is read only where the operation takes one (`takesLookupToken`; docs/partner-guide.md
-   * "Lookup"), else it is 403 before anything runs; GraphQL takes it here and the plugin holds the
-   * operation's fields to it (src/graphql/pipeline-plugin.ts).
+   * "Lookup"), else it is 403 before anything runs; GraphQL takes it here and a plugin holds the
+   * operation's fields to it (src/graphql/plugins/lookup-token-scope.ts).
    */
   authenticate(headers: RequestHeaders, accepts: KeyKind, options?: AuthenticateOptions): Promise<Caller>;
   /** The use-case context of one request; the Idempotency-Key is checked here (400 when malformed). */

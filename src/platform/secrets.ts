@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { autocommitWrite } from '../db/engine/index.ts';
 import { secretsKeyBytes, type Config } from '../config.ts';
 
 // Secrets kept at rest that must be read back (a stored idempotent response that shows a code or
@@ -58,7 +59,8 @@ export function masterKey(em: EntityManager, config: Config): Promise<Buffer> {
 async function databaseKey(em: EntityManager): Promise<Buffer> {
   // A first use racing another process's finds neither row in its snapshot: the next statement sees it.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const [row] = await em.fork().execute<{ value: string }[]>(
+    const [row] = await autocommitWrite<{ value: string }>(
+      em.fork(),
       `with made as (
          insert into instance_secret (name, value) values ('master', ?) on conflict (name) do nothing returning value
        )

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from './clock.ts';
-import { withTransaction, type TxEm } from '../db/engine/index.ts';
+import { preparedRead, withTransaction, type TxEm } from '../db/engine/index.ts';
 
 /** Rows one transaction of a sweep claims; a sweep goes on until a batch comes back short. */
 export const SWEEP_BATCH = 200;
@@ -23,7 +23,7 @@ export async function sweepInBatches(
   for (;;) {
     const now = clock.now();
     const { claimed, counted } = await withTransaction(em.fork(), async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(claim.sql, [...(claim.params ?? []), now, SWEEP_BATCH]);
+      const rows = await preparedRead<{ id: string }>(tx, claim.sql, [...(claim.params ?? []), now, SWEEP_BATCH]);
       return {
         claimed: rows.length,
         counted:

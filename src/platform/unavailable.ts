@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { preparedRead } from '../db/engine/index.ts';
 import { DomainError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -75,18 +76,15 @@ export function databaseHealth(orm: MikroORM, log: Logger): DatabaseHealth {
   let down = false;
   let since = 0;
   const probe = () => {
-    orm.em
-      .fork()
-      .execute('select 1')
-      .then(
-        () => {
-          down = false;
-          log.info({ down_ms: Date.now() - since }, 'database reachable again');
-        },
-        (err: unknown) => {
-          if (isDatabaseUnreachable(err)) setTimeout(probe, PROBE_MS).unref();
-        },
-      );
+    preparedRead(orm.em.fork(), 'select 1', []).then(
+      () => {
+        down = false;
+        log.info({ down_ms: Date.now() - since }, 'database reachable again');
+      },
+      (err: unknown) => {
+        if (isDatabaseUnreachable(err)) setTimeout(probe, PROBE_MS).unref();
+      },
+    );
   };
   const health: DatabaseHealth = {
     get down() {

@@ -7,7 +7,7 @@ import type { Pipeline } from '../platform/pipeline.ts';
 import { labelRoute } from '../platform/metrics.ts';
 import { parseQueryString, textProblem } from '../platform/text.ts';
 import { passesRoutes } from '../modules/passes/passes.rest.ts';
-import { clientsRoutes } from '../modules/clients/clients.rest.ts';
+import { clientsRoutes } from '../modules/passes/clients.rest.ts';
 import { providersRoutes } from '../modules/providers/providers.rest.ts';
 import { spaRoutes } from '../modules/spa/spa.rest.ts';
 import { classesRoutes } from '../modules/classes/classes.rest.ts';
@@ -15,6 +15,7 @@ import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
 import { providerBookingsRoutes } from '../modules/bookings/provider-bookings.rest.ts';
 import { resellersRoutes } from '../modules/resellers/resellers.rest.ts';
 import { lookupsRoutes } from '../modules/lookups/lookups.rest.ts';
+import { lookupSettingsRoutes } from '../modules/lookups/lookup-settings.rest.ts';
 import { hostedSessionsRoutes } from '../modules/hosted-sessions/hosted-sessions.rest.ts';
 import { accessCodesRoutes } from '../modules/access-codes/access-codes.rest.ts';
 import { providerAccessCodesRoutes } from '../modules/access-codes/provider-access-codes.rest.ts';
@@ -39,6 +40,7 @@ export const routes: Route[] = [
   ...webhooksRoutes,
   ...eventsRoutes,
   ...creditsRoutes,
+  ...lookupSettingsRoutes,
   ...resellersRoutes,
   ...lookupsRoutes,
   ...hostedSessionsRoutes,

@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { eventCatalog, recordEvent, type EmittedEventType, type EventObjects, type EventType } from '../../src/modules/events/index.ts';
+import { z } from 'zod';
+import {
+  eventCatalog,
+  recordEvent,
+  type EmittedEventType,
+  type EventObjects,
+  type EventSubjects,
+  type EventType,
+} from '../../src/modules/events/index.ts';
+import { EventPayloadRegistry } from '../../src/modules/events/events.payloads.ts';
 import { isId } from '../../src/platform/ids.ts';
 import type { Ctx } from '../../src/platform/request-context.ts';
 import { useApp } from '../support/app.ts';
@@ -51,6 +60,25 @@ describe('event catalogue', () => {
     const documented = documentedEvents();
     expect(documented.map(([type]) => type)).toEqual(types); // each once, in the catalogue's order
     expect(documented).toEqual(Object.entries(eventCatalog).map(([type, s]) => [type, s.object, s.emitted ? 'yes' : 'planned', s.meaning]));
+  });
+});
+
+describe('event payloads (src/modules/events/events.payloads.ts)', () => {
+  const booking = { schema: z.object({ object: z.literal('booking') }), present: () => ({ object: 'booking' as const }) };
+
+  it('a type no module defined › recording it fails naming the type; the schema of data.object names every missing type', () => {
+    const payloads = new EventPayloadRegistry();
+    expect(() => payloads.present('booking.created', {}, new Date())).toThrow(/booking\.created: no payload is defined/);
+    payloads.define({ 'booking.created': booking });
+    expect(payloads.present('booking.created', {}, new Date())).toEqual({ object: 'booking' });
+    expect(() => payloads.objectSchemas()).toThrow(/No payload defined for issued_pass\.created, .*booking\.confirmed/);
+  });
+
+  it('a type defined twice, or not catalogued › refused', () => {
+    const payloads = new EventPayloadRegistry();
+    payloads.define({ 'booking.created': booking });
+    expect(() => payloads.define({ 'booking.created': booking })).toThrow(/booking\.created: its payload is defined twice/);
+    expect(() => payloads.define({ ['booking.deleted' as 'booking.created']: booking })).toThrow(/not in the event catalogue/);
   });
 });
 
@@ -218,8 +246,13 @@ describe('outbox rows of the passes flows', () => {
 });
 
 // Compile-time half of the contract, checked by `npm run typecheck` (never run): only a catalogued
-// type that some use case records, with its declared payload.
-async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass.created'], renewal: EventObjects['issued_pass.renewed']) {
+// type that some use case records, with the domain result its module defined, and its payload.
+async function _onlyCataloguedEvents(
+  ctx: Ctx,
+  issued: EventSubjects['issued_pass.created'],
+  renewal: EventSubjects['issued_pass.renewed'],
+  booking: EventSubjects['booking.created'],
+) {
   expectTypeOf<EmittedEventType>().toEqualTypeOf<
     | 'issued_pass.created'
     | 'issued_pass.updated'
@@ -243,6 +276,8 @@ async function _onlyCataloguedEvents(ctx: Ctx, issued: EventObjects['issued_pass
   await recordEvent(ctx, 'issued_pass.renewed', renewal);
   // @ts-expect-error an unknown type
   await recordEvent(ctx, 'issued_pass.deleted', issued);
-  // @ts-expect-error the payload of another type
-  await recordEvent(ctx, 'issued_pass.created', renewal);
+  // @ts-expect-error the domain result of another type
+  await recordEvent(ctx, 'issued_pass.created', booking);
+  expectTypeOf<EventObjects['issued_pass.renewed']['issued_pass']>().toEqualTypeOf<EventObjects['issued_pass.created']>();
+  expectTypeOf<EventObjects['booking.created']['object']>().toEqualTypeOf<'booking'>();
 }

@@ -61,9 +61,19 @@ describe('module boundaries (eslint.config.js)', () => {
     ).toEqual([expect.stringMatching(/no-restricted-paths/)]);
   });
 
+  it('GraphQL types reading a REST presenter, their own module’s or another’s › refused; the use case’s result › allowed', async () => {
+    const path = 'src/modules/bookings/bookings.graphql.ts';
+    for (const from of ['./bookings.presenter.ts', '../passes/passes.presenter.ts']) {
+      expect(await violations(path, `import * as m from '${from}';\nexport const x = m;\n`), from).toContainEqual(
+        expect.stringMatching(/no-restricted-paths.*never a REST presenter/),
+      );
+    }
+    expect(await violations(path, "import { spaBooked } from './initiation.ts';\nexport const x = spaBooked;\n")).toEqual([]);
+  });
+
   it('a runtime import cycle › refused; a type-only one › allowed', async () => {
-    // get-client.ts imports clients.service.ts at run time, so the service importing it back is a cycle.
-    const path = 'src/modules/clients/clients.service.ts';
+    // get-client.ts imports passes.service.ts at run time, so the service importing it back is a cycle.
+    const path = 'src/modules/passes/passes.service.ts';
     expect(await violations(path, "import { getClient } from './get-client.ts';\nexport const x = getClient;\n")).toEqual([
       expect.stringMatching(/no-cycle/),
     ]);
@@ -86,6 +96,10 @@ describe('module boundaries (eslint.config.js)', () => {
     expect(
       await engineRules(service, "import { queueWrite } from '../../db/engine/prepared-read.ts';\nexport const x = queueWrite;\n"),
     ).toEqual([expect.stringMatching(/through src\/db\/engine\/index\.ts/)]);
+    // From src/db itself, the same file by its relative path.
+    expect(
+      await engineRules('src/db/seed-x.ts', "import { inTransaction } from './engine/transaction.ts';\nexport const x = inTransaction;\n"),
+    ).toEqual([expect.stringMatching(/through src\/db\/engine\/index\.ts/)]);
     expect(
       await engineRules(
         service,
@@ -99,6 +113,30 @@ describe('module boundaries (eslint.config.js)', () => {
       ),
     ).toEqual([]);
     expect(await engineRules('src/db/engine/x.ts', "import { sql } from 'kysely';\nexport const x = sql;\n")).toEqual([]);
+  });
+
+  it('a raw execute outside src/db/engine and src/db/migrations › refused, pointing to "Sending SQL"; the engine’s calls › allowed', async () => {
+    const sqlRules = async (path: string, code: string) =>
+      (await eslint.lintText(code, { filePath: path }))[0]!.messages
+        .filter((m) => m.ruleId === 'no-restricted-syntax')
+        .map((m) => m.message);
+    const em = "import type { EntityManager } from '@mikro-orm/postgresql';\n";
+    for (const [path, call] of [
+      ['src/modules/passes/x.ts', "em.execute('select 1')"],
+      ['src/platform/x.ts', "em.fork().execute('update outbox set attempts = 0', [], 'run')"],
+      ['src/server.ts', "em.getConnection().execute('select 1')"],
+      ['src/db/seed.ts', "em.execute('select id from class_category')"],
+    ]) {
+      expect(await sqlRules(path, `${em}export const x = (em: EntityManager) => ${call};\n`), path).toEqual([
+        expect.stringMatching(/Send SQL through src\/db\/engine\/index\.ts.*docs\/architecture\.md "Sending SQL"/),
+      ]);
+    }
+    const engineCall =
+      "import { preparedRead } from '../../db/engine/index.ts';\nexport const x = (em: EntityManager) => preparedRead(em, 'select 1', []);\n";
+    expect(await sqlRules('src/modules/passes/x.ts', em + engineCall)).toEqual([]);
+    for (const path of ['src/db/engine/x.ts', 'src/db/migrations/Migration20990101000000_x.ts']) {
+      expect(await sqlRules(path, `${em}export const x = (em: EntityManager) => em.execute('select 1');\n`), path).toEqual([]);
+    }
   });
 
   it('code outside the modules › a module file past its index.ts refused; its index.ts and the files the surfaces wire in allowed', async () => {

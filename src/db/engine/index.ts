@@ -12,6 +12,8 @@ export {
   sqlText,
   type Deferred,
 } from './prepared-read.ts';
+/** Statements of one purpose each: a lock on a name, a setting for the transaction, a write that commits by itself. */
+export { advisoryXactLock, setLocal, autocommitWrite } from './purposes.ts';
 /** Transactions: the only ways to open one, and the rules at their edges. */
 export {
   inTransaction,

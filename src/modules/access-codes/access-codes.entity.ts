@@ -3,6 +3,11 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const accessCodeStatuses = ['ACTIVE', 'REDEEMED', 'EXPIRED'] as const;
 export type AccessCodeStatus = (typeof accessCodeStatuses)[number];
 
+/** ACTIVE until its expiry, then EXPIRED even before the sweep marks it (as a pass's status is read). */
+export function accessCodeStatusAt(code: Pick<AccessCode, 'status' | 'expiresAt'>, now: Date): AccessCodeStatus {
+  return code.status === 'ACTIVE' && code.expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : code.status;
+}
+
 /** A single-use code for one visit (docs/partner-guide.md "Access codes"); only the SHA-256 of the code is kept. */
 export const AccessCodeSchema = defineEntity({
   name: 'AccessCode',

@@ -4,110 +4,97 @@ import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
 import { ExtraVisitsDurationEnum } from '../bookings/bookings.graphql.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
-import { accessCodeStatuses } from './access-codes.entity.ts';
-import {
-  presentAccessCodeSession,
-  presentIssuedAccessCode,
-  type AccessCodeSessionObject,
-  type IssuedAccessCodeObject,
-} from './access-codes.presenter.ts';
+import { accessCodeStatusAt, accessCodeStatuses } from './access-codes.entity.ts';
 import { confirmAccessCodeSession } from './confirm-access-code.ts';
-import { createAccessCode, type AccessCodeCreation } from './create-access-code.ts';
+import { createAccessCode, type AccessCodeSessionOpened } from './create-access-code.ts';
 import type { IssuedAccessCode } from './issue-access-code.ts';
 
 // The GraphQL surface of access codes (docs/partner-guide.md "Access codes"): each mutation calls the use case its
-// REST route calls (access-codes.rest.ts) with the same V3 input, and reads the answer through the
-// REST presenters, so both surfaces show the same code, status and amounts.
+// REST route calls (access-codes.rest.ts) with the same V3 input, and its types read the use case's
+// result (the code as issued, or the session opened instead), as access-codes.presenter.ts does for REST.
 
 const AccessCodeStatusEnum = builder.enumType('AccessCodeStatus', {
   description: 'ACTIVE until a provider redeems it (REDEEMED) or its day ends (EXPIRED).',
   values: accessCodeStatuses,
 });
 
-interface AccessCodeShape {
-  kind: 'code';
-  issued: IssuedAccessCode;
-  v3: IssuedAccessCodeObject;
-}
-interface SessionShape {
-  kind: 'session';
-  made: AccessCodeCreation;
-  v3: AccessCodeSessionObject;
-}
-
-const AccessCodeRef = builder.objectRef<AccessCodeShape>('AccessCode').implement({
+const AccessCodeRef = builder.objectRef<IssuedAccessCode>('AccessCode').implement({
   description:
     'A single-use access code for one visit (the V3 `access_code`). `code` and `qrCode` are shown only in the answer that made it.',
-  isTypeOf: (value) => (value as AccessCodeShape).kind === 'code',
+  isTypeOf: (value) => (value as Partial<IssuedAccessCode>).accessCode !== undefined,
   fields: (t) => ({
-    id: t.id({ description: 'Access code id (`ac_…`).', resolve: (c) => c.v3.id }),
-    code: t.string({ description: 'The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I).', resolve: (c) => c.v3.code }),
+    id: t.id({ description: 'Access code id (`ac_…`).', resolve: (c) => c.accessCode.id }),
+    code: t.string({ description: 'The 8-character single-use code (A–Z and 2–9 without 0/O and 1/I).', resolve: (c) => c.code }),
     qrCode: t.string({
       description:
         '`data:image/png;base64,…`: a QR of the signed payload `AC1.<payload>.<signature>` (docs/partner-guide.md "Access codes").',
-      resolve: (c) => c.v3.qr_code,
+      resolve: (c) => c.qrCode,
     }),
     client: t.field({
       type: ClientRef,
       description: 'The client the code is for.',
-      resolve: (c, _, ctx) => ClientRef.getDataloader(ctx).load(c.v3.client_id),
+      resolve: (c, _, ctx) => ClientRef.getDataloader(ctx).load(c.accessCode.clientId),
     }),
-    issuedPassId: t.id({ description: 'The issued pass whose visit the code holds.', resolve: (c) => c.v3.issued_pass_id }),
+    issuedPassId: t.id({ description: 'The issued pass whose visit the code holds.', resolve: (c) => c.accessCode.issuedPassId }),
     provider: t.field({
       type: ProviderRef,
       nullable: true,
       description: 'The provider the code is valid at; null: any provider the pass covers (gyms).',
-      resolve: (c, _, ctx) => (c.v3.provider_id ? ProviderRef.getDataloader(ctx).load(c.v3.provider_id) : null),
+      resolve: (c, _, ctx) => (c.accessCode.providerId ? ProviderRef.getDataloader(ctx).load(c.accessCode.providerId) : null),
     }),
-    status: t.field({ type: AccessCodeStatusEnum, description: 'ACTIVE when made.', resolve: (c) => c.v3.status }),
+    status: t.field({
+      type: AccessCodeStatusEnum,
+      description: 'ACTIVE when made.',
+      resolve: (c, _, ctx) => accessCodeStatusAt(c.accessCode, ctx.clock.now()),
+    }),
     expiresAt: t.field({
       type: 'DateTime',
       description: "End of the local day at the provider (UTC without one), or the pass's expiry when sooner.",
-      resolve: (c) => c.issued.accessCode.expiresAt,
+      resolve: (c) => c.accessCode.expiresAt,
     }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was made.', resolve: (c) => c.issued.accessCode.createdAt }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was made.', resolve: (c) => c.accessCode.createdAt }),
   }),
 });
 
-const AccessCodeSessionRef = builder.objectRef<SessionShape>('AccessCodeSession').implement({
+const AccessCodeSessionRef = builder.objectRef<AccessCodeSessionOpened>('AccessCodeSession').implement({
   description: 'An access code waiting for a co-pay or extra visits (spec 2.4): confirm it with confirmAccessCodeSession.',
-  isTypeOf: (value) => (value as SessionShape).kind === 'session',
+  isTypeOf: (value) => (value as Partial<AccessCodeSessionOpened>).session !== undefined,
   fields: (t) => ({
-    message: t.string({ description: 'Human-readable result.', resolve: (s) => s.v3.message }),
+    message: t.string({ description: 'Human-readable result.', resolve: (s) => s.message }),
     copayRequired: t.boolean({
       description: "true: the pass does not cover the provider's tier; confirm with one of `copayOptions`.",
-      resolve: (s) => s.v3.copay_required,
+      resolve: (s) => s.copayRequired,
     }),
     additionalVisitsRequired: t.boolean({
       description: "true: the month's visits are used up; confirm with extra visits at `costPerVisit`.",
-      resolve: (s) => s.v3.additional_visits_required,
+      resolve: (s) => s.additionalVisitsRequired,
     }),
-    sessionId: t.id({ description: 'The session to confirm.', resolve: (s) => s.v3.session_id }),
+    sessionId: t.id({ description: 'The session to confirm.', resolve: (s) => s.session.id }),
     sessionExpiresAt: t.field({
       type: 'DateTime',
       description: 'When the session expires (24 hours after it was opened).',
-      resolve: (s) => s.made.session!.expiresAt,
+      resolve: (s) => s.session.expiresAt,
     }),
     copayOptions: t.field({
       type: [CopayOptionRef],
       nullable: true,
       description: 'What can be bought, when a co-pay is required; null otherwise.',
-      resolve: (s) => (s.v3.copay_required ? (s.made.copayOptions ?? []) : null),
+      resolve: (s) => (s.copayRequired ? s.copayOptions : null),
     }),
     visitsUsed: t.int({
       nullable: true,
       description: 'Visits used this month, when extra visits are required.',
-      resolve: (s) => s.v3.visits_used,
+      resolve: (s) => s.session.visitsUsed,
     }),
     maxVisits: t.int({
       nullable: true,
       description: 'Visits the pass allows a month, when extra visits are required.',
-      resolve: (s) => s.v3.max_visits,
+      resolve: (s) => s.session.maxVisits,
     }),
     costPerVisit: t.int({
       nullable: true,
       description: "Price of one extra visit in the reseller's currency (minor units), when extra visits are required.",
-      resolve: (s) => s.v3.cost_per_visit,
+      resolve: (s) => s.session.costPerVisit,
     }),
   }),
 });
@@ -140,12 +127,6 @@ function body<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: 
   };
 }
 
-const codeShape = (issued: IssuedAccessCode, now: Date): AccessCodeShape => ({
-  kind: 'code',
-  issued,
-  v3: presentIssuedAccessCode(issued, now),
-});
-
 builder.mutationFields((t) => ({
   createAccessCode: t.errorUnionField({
     types: [AccessCodeRef, AccessCodeSessionRef, ...mutationErrors],
@@ -160,8 +141,7 @@ builder.mutationFields((t) => ({
       const made = await runMutation(ctx, (c) =>
         createAccessCode(c, body({ pass_code: input.passCode, client_id: input.clientId, provider_id: input.providerId })),
       );
-      if (made.issued) return codeShape(made.issued, ctx.clock.now());
-      return { kind: 'session' as const, made, v3: presentAccessCodeSession(made.session, made.copayOptions) };
+      return made.issued ?? made;
     },
   }),
   confirmAccessCodeSession: t.field({
@@ -173,8 +153,8 @@ builder.mutationFields((t) => ({
     extensions: takesLookupToken,
     args: { input: t.arg({ type: ConfirmAccessCodeSessionInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'ConfirmAccessCodeSessionResult' } },
-    resolve: async (_, { input }, ctx) => {
-      const issued = await runMutation(ctx, (c) =>
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) =>
         confirmAccessCodeSession(
           c,
           input.sessionId,
@@ -184,8 +164,6 @@ builder.mutationFields((t) => ({
             copay_package_id: input.copayPackageId,
           }),
         ),
-      );
-      return codeShape(issued, ctx.clock.now());
-    },
+      ),
   }),
 }));

@@ -1,19 +1,14 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { copayOptionSchema, presentCopayOption } from '../providers/providers.presenter.ts';
-import type { CopayOption } from '../providers/index.ts';
-import { accessCodeStatuses, type AccessCode, type AccessCodeSession, type AccessCodeStatus } from './access-codes.entity.ts';
+import { accessCodeStatusAt, accessCodeStatuses, type AccessCode } from './access-codes.entity.ts';
+import type { AccessCodeSessionOpened } from './create-access-code.ts';
 
 // V3 presenters of access codes and their sessions (docs/partner-guide.md "Access codes"); each returns z.infer of
 // the schema the OpenAPI document publishes. The code and its QR are a secret shown once: only the
 // answer that made the code carries them (IssuedAccessCode), never a later read or an event.
 
 const unixTime = (what: string) => z.int().min(0).describe(`${what}, Unix seconds`);
-
-/** ACTIVE until its expiry, then EXPIRED even before the sweep marks it (as a pass's status is read). */
-export function accessCodeStatusAt(code: Pick<AccessCode, 'status' | 'expiresAt'>, now: Date): AccessCodeStatus {
-  return code.status === 'ACTIVE' && code.expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : code.status;
-}
 
 const accessCodeFields = {
   client_id: z.string().describe('Id of the client the code is for'),
@@ -96,18 +91,17 @@ export const accessCodeSessionSchema = z
   .meta({ id: 'AccessCodeSession', description: 'An access code waiting for a co-pay or extra visits (spec 2.4)' });
 export type AccessCodeSessionObject = z.infer<typeof accessCodeSessionSchema>;
 
-export function presentAccessCodeSession(s: AccessCodeSession, options: CopayOption[]): AccessCodeSessionObject {
-  const copay = s.kind === 'COPAY';
+export function presentAccessCodeSession(r: AccessCodeSessionOpened): AccessCodeSessionObject {
+  const s = r.session;
+  const copay = r.copayRequired;
   return {
     object: 'access_code_session',
-    message: copay
-      ? 'The pass does not cover this provider: collect a co-pay option, then confirm the session with its id'
-      : "This month's visits are used up: buy extra visits, then confirm the session",
-    copay_required: copay,
-    additional_visits_required: !copay,
+    message: r.message,
+    copay_required: r.copayRequired,
+    additional_visits_required: r.additionalVisitsRequired,
     session_id: s.id,
     session_expires_at: unixSeconds(s.expiresAt),
-    copay_options: copay ? options.map(presentCopayOption) : null,
+    copay_options: copay ? r.copayOptions.map(presentCopayOption) : null,
     visits_used: copay ? null : (s.visitsUsed ?? 0),
     max_visits: copay ? null : (s.maxVisits ?? 0),
     cost_per_visit: copay ? null : (s.costPerVisit ?? 0),

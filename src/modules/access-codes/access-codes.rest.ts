@@ -36,7 +36,7 @@ export const accessCodesRoutes = defineRoutes([
       const now = ctx.clock.now();
       return {
         status: 201,
-        body: made.issued ? presentIssuedAccessCode(made.issued, now) : presentAccessCodeSession(made.session, made.copayOptions),
+        body: made.issued ? presentIssuedAccessCode(made.issued, now) : presentAccessCodeSession(made),
       };
     },
   },

@@ -28,10 +28,34 @@ export const createAccessCodeInput = z.strictObject({
 });
 export type CreateAccessCodeInput = z.input<typeof createAccessCodeInput>;
 
-/** What POST /access-codes made: a code now, or a session to confirm first. */
-export type AccessCodeCreation =
-  | { issued: IssuedAccessCode; session?: undefined; copayOptions?: undefined }
-  | { issued?: undefined; session: AccessCodeSession; copayOptions: CopayOption[] };
+/**
+ * What POST /access-codes made, one result for every surface (access-codes.presenter.ts writes it as V3
+ * JSON, access-codes.graphql.ts reads it): a code now, or a session to confirm first.
+ */
+export type AccessCodeCreation = { issued: IssuedAccessCode; session?: undefined } | AccessCodeSessionOpened;
+
+/** A session to confirm once a co-pay (one of `copayOptions`) or extra visits (at the session's `costPerVisit`) are bought. */
+export interface AccessCodeSessionOpened {
+  issued?: undefined;
+  session: AccessCodeSession;
+  copayRequired: boolean;
+  additionalVisitsRequired: boolean;
+  message: string;
+  copayOptions: CopayOption[];
+}
+
+function sessionOpened(session: AccessCodeSession, copayOptions: CopayOption[]): AccessCodeSessionOpened {
+  const copay = session.kind === 'COPAY';
+  return {
+    session,
+    copayRequired: copay,
+    additionalVisitsRequired: !copay,
+    message: copay
+      ? 'The pass does not cover this provider: collect a co-pay option, then confirm the session with its id'
+      : "This month's visits are used up: buy extra visits, then confirm the session",
+    copayOptions,
+  };
+}
 
 /**
  * Without a provider a code is valid at any provider the pass covers, and holds a gym visit: the
@@ -81,7 +105,7 @@ export async function createAccessCode(ctx: TxCtx, raw: CreateAccessCodeInput): 
       visitsUsed: Math.max(visitsUsed(holder.issuedPass, category, now), passCategory.visits_allowed ?? 0),
       maxVisits: passCategory.visits_allowed,
     });
-    return { session, copayOptions: [] };
+    return sessionOpened(session, []);
   }
   if (!provider)
     throw new DomainError(
@@ -119,5 +143,5 @@ async function notCovered(ctx: TxCtx, holder: Holder, provider: Provider, visit:
     visitsUsed: null,
     maxVisits: null,
   });
-  return { session, copayOptions: options };
+  return sessionOpened(session, options);
 }

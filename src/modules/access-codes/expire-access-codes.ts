@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { autocommitWrite } from '../../db/engine/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import { restoreVisit } from '../passes/index.ts';
@@ -51,12 +52,12 @@ export async function expireAccessCodes(em: EntityManager, deps: { clock: Clock 
     },
   );
   const now = deps.clock.now();
-  const sessions = await em
-    .fork()
-    .execute<{ affectedRows?: number }>(
-      `update access_code_session set status = 'EXPIRED', updated_at = ? where status = 'OPEN' and expires_at <= ?`,
-      [now, now],
-      'run',
-    );
-  return { expired, visitsRestored, sessionsExpired: sessions.affectedRows ?? 0 };
+  // Counted in the statement: the engine's calls give rows, not a command's row count.
+  const [sessions] = await autocommitWrite<{ count: number }>(
+    em.fork(),
+    `with expired as (update access_code_session set status = 'EXPIRED', updated_at = ? where status = 'OPEN' and expires_at <= ? returning 1)
+     select count(*)::int as count from expired`,
+    [now, now],
+  );
+  return { expired, visitsRestored, sessionsExpired: sessions.count };
 }

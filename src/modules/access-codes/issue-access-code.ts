@@ -2,14 +2,13 @@ import { randomFrom, sha256Hex } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { addDays, localDateOf, timeOfMinutes, zonedInstant } from '../../platform/time.ts';
-import type { TxCtx } from '../../db/engine/index.ts';
+import { preparedWrite, type TxCtx } from '../../db/engine/index.ts';
 import { SESSION_LIFETIME_MS, type Holder } from '../bookings/index.ts';
-import { recordEvent } from '../events/index.ts';
 import type { CategoryType } from '../passes/index.ts';
 import type { CopayOption, Provider } from '../providers/index.ts';
 import { AccessCodeSchema, AccessCodeSessionSchema, type AccessCode, type AccessCodeSession } from './access-codes.entity.ts';
-import { presentAccessCode } from './access-codes.presenter.ts';
 import { qrPngDataUrl, signingKey, signQrPayload } from './qr.ts';
+import { recordAccessCodeEvent } from './access-codes.events.ts';
 
 // Making a code and opening a session, shared by POST /access-codes and the session confirm
 // (docs/partner-guide.md "Access codes").
@@ -74,7 +73,8 @@ export async function issueAccessCode(
   let row: Record<string, unknown> | undefined;
   for (let attempt = 0; attempt < 5 && !row; attempt++) {
     code = randomFrom(ACCESS_CODE_ALPHABET, ACCESS_CODE_LENGTH);
-    [row] = await ctx.em.execute<Record<string, unknown>[]>(
+    [row] = await preparedWrite<Record<string, unknown>>(
+      ctx.em,
       `insert into access_code (id, reseller_id, client_id, issued_pass_id, provider_id, category, code_hash, status,
                                 visit_period, visit_entitlement_id, session_id, expires_at, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?, ?, ?)
@@ -108,7 +108,7 @@ export async function issueAccessCode(
     exp: Math.floor(expiresAt.getTime() / 1000),
   });
   const qrCode = await qrPngDataUrl(payload);
-  await recordEvent(ctx, 'access_code.created', presentAccessCode(accessCode, now));
+  await recordAccessCodeEvent(ctx, 'access_code.created', accessCode, { now });
   return { accessCode, code, qrCode };
 }
 

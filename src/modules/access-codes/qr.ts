@@ -1,4 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { autocommitWrite } from '../../db/engine/index.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import QRCode from 'qrcode';
 import { accessCodeSigningKeyBytes, type Config } from '../../config.ts';
@@ -62,7 +63,8 @@ async function databaseSecret(em: EntityManager): Promise<Buffer> {
   // Outside the request's transaction (a fork), so the key is committed at once and a racing first
   // use in another process reads the same row on its next statement.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const [row] = await em.fork().execute<{ key: string }[]>(
+    const [row] = await autocommitWrite<{ key: string }>(
+      em.fork(),
       `with made as (
          insert into access_code_signing_key (key, created_at) values (?, ?) on conflict (id) do nothing returning key
        )

@@ -5,13 +5,12 @@ import { providerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { coverageOf } from '../bookings/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { effectiveStatus, findIssuedPassWithPackage } from '../passes/index.ts';
 import { findProviders } from '../providers/index.ts';
-import { AccessCodeSchema, type AccessCode } from './access-codes.entity.ts';
-import { accessCodeStatusAt, presentAccessCode } from './access-codes.presenter.ts';
+import { AccessCodeSchema, accessCodeStatusAt, type AccessCode } from './access-codes.entity.ts';
 import { accessCodeHash, normalisedCode } from './issue-access-code.ts';
 import { isQrPayload, signingKey, verifyQrPayload, type SigningKey } from './qr.ts';
+import { recordAccessCodeEvent } from './access-codes.events.ts';
 
 // The provider side of access codes (docs/partner-guide.md "Access codes"), with a provider key: the key to verify
 // QR payloads offline, and redemption, which is the authority.
@@ -86,6 +85,6 @@ export async function redeemAccessCode(ctx: TxCtx, raw: RedeemAccessCodeInput): 
   accessCode.redeemedProviderId = providerId;
   accessCode.updatedAt = now;
   await ctx.em.flush();
-  await recordEvent(ctx, 'access_code.redeemed', presentAccessCode(accessCode, now), accessCode.resellerId);
+  await recordAccessCodeEvent(ctx, 'access_code.redeemed', accessCode, { resellerId: accessCode.resellerId, now });
   return accessCode;
 }

@@ -7,12 +7,12 @@ import { parseInput } from '../../platform/validation.ts';
 import { preparedRead, sqlText } from '../../db/engine/index.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { lockClassInstance, takeSpot, type BookableInstance } from '../classes/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { idParam, takeEntitlementVisit, takePassVisit, visitsUsed } from '../passes/index.ts';
 import { copayOptionsOf } from '../providers/index.ts';
-import { LIVE_STATUS_LIST, insertBooking, insertSession, type Booking, type NewBooking } from './bookings.service.ts';
-import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
+import { LIVE_STATUS_LIST, insertBooking, insertSession, type Booking, type BookingSession, type NewBooking } from './bookings.service.ts';
 import { checkPassLasts, costPerVisit, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
+import { classBooked, classSessionOpened, type Initiation } from './initiation.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 export const bookClassInput = z.strictObject({ class_instance_id: idParam, ...holderFields });
 export type BookClassInput = z.input<typeof bookClassInput>;
@@ -97,19 +97,20 @@ export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initia
 
   if (covered) {
     const period = await takePassVisit(ctx.em, { ...visit, allowed: category!.visits_allowed });
-    if (period) return { booking: await bookInstance(ctx, holder, slot, { payment: 'PASS', visitPeriod: period }, id) };
+    if (period) return classBooked(await bookInstance(ctx, holder, slot, { payment: 'PASS', visitPeriod: period }, id));
     const extra = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'EXTRA_VISITS' });
-    if (extra) return { booking: await bookInstance(ctx, holder, slot, { payment: 'EXTRA_VISITS', visitEntitlementId: extra }, id) };
-    return openClassSession(ctx, holder, slot, {
+    if (extra) return classBooked(await bookInstance(ctx, holder, slot, { payment: 'EXTRA_VISITS', visitEntitlementId: extra }, id));
+    const session = await openClassSession(ctx, holder, slot, {
       kind: 'CLASS_EXTRA_VISITS',
       copayOptionIds: [],
       costPerVisit: costPerVisit(holder.pass, category!),
       visitsUsed: visitsUsed(holder.issuedPass, slot.provider.category, now),
       maxVisits: category!.visits_allowed,
     });
+    return classSessionOpened(session, []);
   }
   const copay = await takeEntitlementVisit(ctx.em, { ...visit, kind: 'COPAY', providerId: slot.provider.id });
-  if (copay) return { booking: await bookInstance(ctx, holder, slot, { payment: 'COPAY', visitEntitlementId: copay }, id) };
+  if (copay) return classBooked(await bookInstance(ctx, holder, slot, { payment: 'COPAY', visitEntitlementId: copay }, id));
   const options = await copayOptionsOf(ctx.em, slot.provider.id, resellerOf(ctx).currency);
   if (options.length === 0) {
     throw new DomainError(
@@ -117,14 +118,14 @@ export async function bookClass(ctx: TxCtx, raw: BookClassInput): Promise<Initia
       `The client's pass does not cover provider '${slot.provider.id}' (tier ${slot.provider.tier}) and it offers no co-pay option`,
     );
   }
-  const { session } = await openClassSession(ctx, holder, slot, {
+  const session = await openClassSession(ctx, holder, slot, {
     kind: 'CLASS_COPAY',
     copayOptionIds: options.map((o) => o.id),
     costPerVisit: null,
     visitsUsed: null,
     maxVisits: null,
   });
-  return { session: session!, copayOptions: options };
+  return classSessionOpened(session, options);
 }
 
 async function openClassSession(
@@ -138,7 +139,7 @@ async function openClassSession(
     visitsUsed: number | null;
     maxVisits: number | null;
   },
-): Promise<Initiation> {
+): Promise<BookingSession> {
   const now = ctx.clock.now();
   const session = await insertSession(
     ctx.em,
@@ -155,8 +156,8 @@ async function openClassSession(
     },
     now,
   );
-  await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
-  return { session, copayOptions: [] };
+  await recordBookingEvent(ctx, 'booking_session.created', session);
+  return session;
 }
 
 type Payment = Pick<NewBooking, 'payment'> & Partial<Pick<Booking, 'visitPeriod' | 'visitEntitlementId' | 'sessionId' | 'rescheduledFrom'>>;
@@ -177,7 +178,7 @@ export async function bookInstance(ctx: TxCtx, holder: Holder, slot: BookableIns
     now,
     id,
   );
-  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.created', booking);
   return booking;
 }
 

@@ -6,13 +6,13 @@ import { resellerOf } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { zonedInstant } from '../../platform/time.ts';
 import { debitWallet } from '../credits/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { idParam } from '../passes/index.ts';
 import { MAX_SERVICES_PER_APPOINTMENT, readBookedAhead, slotAt, spaWithServices, type BookedAhead, type SpaService } from '../spa/index.ts';
 import type { Provider } from '../providers/index.ts';
 import { insertBooking, insertSession } from './bookings.service.ts';
-import { presentBooking, presentBookingSession, type Initiation } from './bookings.presenter.ts';
 import { checkPassLasts, coverageOf, holderFields, holderOf, type Holder } from './eligibility.ts';
+import { spaBooked, spaCopayRequired, type Initiation } from './initiation.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 export const localTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Expected a time as HH:MM (24-hour)');
 
@@ -97,7 +97,7 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
   const [holder, appointment, ahead] = [held.value, asked.value, read.value];
   remember(appointment);
   checkPassLasts(holder, appointment.startsAt);
-  if (coverageOf(holder.pass, appointment.spa).covered) return { booking: await bookCoveredSpa(ctx, holder, appointment, ahead) };
+  if (coverageOf(holder.pass, appointment.spa).covered) return spaBooked(await bookCoveredSpa(ctx, holder, appointment, ahead));
 
   const { currency } = resellerOf(ctx);
   const priced = appointment.services.every((s) => s.copayAmount !== null && s.currency === currency);
@@ -134,8 +134,8 @@ export async function bookSpa(ctx: TxCtx, raw: BookSpaInput): Promise<Initiation
     },
     now,
   );
-  await recordEvent(ctx, 'booking_session.created', presentBookingSession(session));
-  return { session, copayOptions: [] };
+  await recordBookingEvent(ctx, 'booking_session.created', session);
+  return spaCopayRequired(session);
 }
 
 async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead: BookedAhead | undefined) {
@@ -165,7 +165,7 @@ async function bookCoveredSpa(ctx: TxCtx, holder: Holder, a: Appointment, ahead:
     now,
     id,
   );
-  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.created', booking);
   return booking;
 }
 

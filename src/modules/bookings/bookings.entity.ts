@@ -2,6 +2,14 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const bookingStatuses = ['PENDING', 'CONFIRMED', 'CANCELLED', 'COMPLETED', 'RESCHEDULED'] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
+/** A booking's state in words, as both surfaces show it beside its status. */
+export const bookingMessages: Record<BookingStatus, string> = {
+  PENDING: 'Booking created; awaiting confirmation by the provider',
+  CONFIRMED: 'Booking confirmed by the provider',
+  COMPLETED: 'The client checked in',
+  CANCELLED: 'Booking cancelled',
+  RESCHEDULED: 'Booking moved to another time',
+};
 export const bookingTypes = ['spa', 'class'] as const;
 export type BookingType = (typeof bookingTypes)[number];
 export const bookingPayments = ['PASS', 'COPAY', 'EXTRA_VISITS'] as const;

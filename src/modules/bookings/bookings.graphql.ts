@@ -11,20 +11,13 @@ import { cancelBooking } from './cancel-booking.ts';
 import { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';
 import { rescheduleBooking } from './reschedule-booking.ts';
 import { bookingPagesOfClients } from './bookings.service.ts';
-import {
-  presentBooking,
-  presentClassInitiation,
-  presentSpaInitiation,
-  type ClassInitiationObject,
-  type Initiation,
-  type SpaInitiationObject,
-} from './bookings.presenter.ts';
-import { BookingSchema, bookingStatuses, type Booking, type Refund, type StatusChange } from './bookings.entity.ts';
+import { BookingSchema, bookingMessages, bookingStatuses, type Booking, type Refund, type StatusChange } from './bookings.entity.ts';
+import { initiationStatuses, type Initiation } from './initiation.ts';
 
 // The GraphQL surface of bookings (docs/architecture.md "Layout"): every mutation calls the use case its REST
 // route calls (bookings.rest.ts) with the same V3 input, camelCase fields mapped to snake_case, so
-// both surfaces answer the same catalogue codes; the initiations are read through the REST
-// presenters, so their status and amounts are the V3 ones.
+// both surfaces answer the same catalogue codes; the types read the use cases' results (the
+// booking, the initiation of initiation.ts), as bookings.presenter.ts does for REST.
 
 const BookingStatusEnum = builder.enumType('BookingStatus', {
   description: 'Where a booking is: PENDING until the provider confirms it; then CONFIRMED, COMPLETED, CANCELLED or RESCHEDULED.',
@@ -39,7 +32,6 @@ const BookingTypeEnum = builder.enumType('BookingType', {
   },
 });
 
-const initiationStatuses = [...bookingStatuses, 'AWAITING_COPAY', 'AWAITING_VISITS'] as const;
 const BookingInitiationStatusEnum = builder.enumType('BookingInitiationStatus', {
   description: 'The status of the booking made now (PENDING), or of the session opened instead: AWAITING_COPAY or AWAITING_VISITS.',
   values: initiationStatuses,
@@ -101,7 +93,7 @@ export const BookingRef = builder.loadableNode(builder.objectRef<Booking>('Booki
       resolve: (b) => b.status,
     }),
     type: t.field({ type: BookingTypeEnum, description: 'SPA or CLASS.', resolve: (b) => b.type }),
-    message: t.string({ description: 'Human-readable state of the booking.', resolve: (b) => presentBooking(b).message }),
+    message: t.string({ description: 'Human-readable state of the booking.', resolve: (b) => bookingMessages[b.status] }),
     serviceName: t.exposeString('serviceName', { description: 'The booked services (joined with ", ") or the class name.' }),
     providerName: t.exposeString('providerName', { description: 'The provider’s name when booked.' }),
     date: t.field({ type: 'Date', description: "Appointment date in the provider's zone.", resolve: (b) => b.localDate }),
@@ -280,147 +272,139 @@ const RescheduleBookingInputRef = builder.inputType('RescheduleBookingInput', {
   }),
 });
 
-/** An initiation with its V3 presentation, so both surfaces answer the same status and amounts. */
-interface SpaInitiationShape {
-  result: Initiation;
-  v3: SpaInitiationObject;
-}
-interface ClassInitiationShape {
-  result: Initiation;
-  v3: ClassInitiationObject;
-}
+/** What holds the appointment: the booking made now, or the session opened instead. */
 const heldBy = (r: Initiation) => r.booking ?? r.session;
 
-const SpaBookingInitiationRef = builder.objectRef<SpaInitiationShape>('SpaBookingInitiation').implement({
+const SpaBookingInitiationRef = builder.objectRef<Initiation>('SpaBookingInitiation').implement({
   description: 'The result of bookSpa: the appointment booked now (credits debited), or a session to confirm once the co-pay is collected.',
   fields: (t) => ({
     copayRequired: t.boolean({
       description: 'false: the booking was made; true: a session was opened and a co-pay must be collected, then confirmed.',
-      resolve: (r) => r.v3.copay_required,
+      resolve: (r) => r.copayRequired,
     }),
     status: t.field({
       type: BookingInitiationStatusEnum,
       description: 'The booking status (PENDING), or AWAITING_COPAY for a session.',
-      resolve: (r) => r.v3.status,
+      resolve: (r) => r.status,
     }),
-    message: t.string({ description: 'Human-readable result.', resolve: (r) => r.v3.message }),
+    message: t.string({ description: 'Human-readable result.', resolve: (r) => r.message }),
     booking: t.field({
       type: BookingRef,
       nullable: true,
       description: 'The booking, when it was made now; null when a co-pay is required.',
-      resolve: (r) => r.result.booking ?? null,
+      resolve: (r) => r.booking ?? null,
     }),
     sessionId: t.id({
       nullable: true,
       description: 'The session to confirm with confirmSpaBooking, when a co-pay is required.',
-      resolve: (r) => r.v3.session_id ?? null,
+      resolve: (r) => r.session?.id ?? null,
     }),
     copayAmount: t.int({
       nullable: true,
       description: 'Co-pay to collect, minor units of `currency`, when a co-pay is required.',
-      resolve: (r) => r.v3.copay_amount ?? null,
+      resolve: (r) => r.session?.copayAmount ?? null,
     }),
     copayCredits: t.int({
       nullable: true,
       description: 'The co-pay in credits, when a co-pay is required.',
-      resolve: (r) => r.v3.copay_credits ?? null,
+      resolve: (r) => r.session?.copayCredits ?? null,
     }),
-    currency: t.string({ description: 'ISO-4217 currency code of the co-pay amounts.', resolve: (r) => r.v3.currency }),
+    currency: t.string({ description: 'ISO-4217 currency code of the co-pay amounts.', resolve: (r) => heldBy(r).currency }),
     sessionExpiresAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the session expires (24 hours after it was opened), when a co-pay is required.',
-      resolve: (r) => r.result.session?.expiresAt ?? null,
+      resolve: (r) => r.session?.expiresAt ?? null,
     }),
-    date: t.field({ type: 'Date', description: "Appointment date in the spa's zone.", resolve: (r) => r.v3.date }),
-    time: t.string({ description: "Appointment time in the spa's zone, HH:MM.", resolve: (r) => r.v3.time }),
+    date: t.field({ type: 'Date', description: "Appointment date in the spa's zone.", resolve: (r) => heldBy(r).localDate }),
+    time: t.string({ description: "Appointment time in the spa's zone, HH:MM.", resolve: (r) => heldBy(r).localTime }),
     scheduledFor: t.field({
       type: 'DateTime',
       description: 'The instant the appointment starts.',
-      resolve: (r) => heldBy(r.result).startsAt,
+      resolve: (r) => heldBy(r).startsAt,
     }),
-    serviceName: t.string({ description: 'Names of the booked services, joined with ", ".', resolve: (r) => r.v3.service_name }),
-    providerName: t.string({ description: 'The spa’s name.', resolve: (r) => r.v3.provider_name }),
+    serviceName: t.string({ description: 'Names of the booked services, joined with ", ".', resolve: (r) => heldBy(r).serviceName }),
+    providerName: t.string({ description: 'The spa’s name.', resolve: (r) => heldBy(r).providerName }),
     createdAt: t.field({
       type: 'DateTime',
       description: 'When the booking or the session was made.',
-      resolve: (r) => heldBy(r.result).createdAt,
+      resolve: (r) => heldBy(r).createdAt,
     }),
   }),
 });
 
-const ClassBookingInitiationRef = builder.objectRef<ClassInitiationShape>('ClassBookingInitiation').implement({
+const ClassBookingInitiationRef = builder.objectRef<Initiation>('ClassBookingInitiation').implement({
   description:
     'The result of bookClass: booked now (a visit taken), or a session to confirm once extra visits or a co-pay option are bought.',
   fields: (t) => ({
     copayRequired: t.boolean({
       description: "true: the pass does not cover the provider's tier; collect one of `copayOptions`, then confirm with its id.",
-      resolve: (r) => r.v3.copay_required,
+      resolve: (r) => r.copayRequired,
     }),
     additionalVisitsRequired: t.boolean({
       description: "true: the month's visits are used up; buy extra visits, then confirm.",
-      resolve: (r) => r.v3.additional_visits_required,
+      resolve: (r) => r.additionalVisitsRequired,
     }),
     status: t.field({
       type: BookingInitiationStatusEnum,
       description: 'PENDING when booked now; AWAITING_COPAY or AWAITING_VISITS for a session.',
-      resolve: (r) => r.v3.status,
+      resolve: (r) => r.status,
     }),
-    message: t.string({ description: 'Human-readable result.', resolve: (r) => r.v3.message }),
+    message: t.string({ description: 'Human-readable result.', resolve: (r) => r.message }),
     booking: t.field({
       type: BookingRef,
       nullable: true,
       description: 'The booking, when made now; null when a session was opened.',
-      resolve: (r) => r.result.booking ?? null,
+      resolve: (r) => r.booking ?? null,
     }),
     visitsDeducted: t.int({
       nullable: true,
       description: 'Visits taken for the booking, when booked now.',
-      resolve: (r) => r.v3.visits_deducted ?? null,
+      resolve: (r) => r.booking?.visitsDeducted ?? null,
     }),
     sessionId: t.id({
       nullable: true,
       description: 'The session to confirm with confirmClassBooking, when a purchase is required.',
-      resolve: (r) => r.v3.session_id ?? null,
+      resolve: (r) => r.session?.id ?? null,
     }),
     sessionExpiresAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the session expires (24 hours after it was opened), when a purchase is required.',
-      resolve: (r) => r.result.session?.expiresAt ?? null,
+      resolve: (r) => r.session?.expiresAt ?? null,
     }),
     copayOptions: t.field({
       type: [CopayOptionRef],
       nullable: true,
       description: 'What can be bought, when a co-pay is required; null otherwise.',
-      resolve: (r) => (r.v3.copay_required ? (r.result.copayOptions ?? []) : null),
+      resolve: (r) => (r.copayRequired ? (r.copayOptions ?? []) : null),
     }),
     visitsUsed: t.int({
       nullable: true,
       description: 'Visits used this month, when extra visits are required.',
-      resolve: (r) => r.v3.visits_used ?? null,
+      resolve: (r) => r.session?.visitsUsed ?? null,
     }),
     maxVisits: t.int({
       nullable: true,
       description: 'Visits the pass allows a month, when extra visits are required.',
-      resolve: (r) => r.v3.max_visits ?? null,
+      resolve: (r) => r.session?.maxVisits ?? null,
     }),
     costPerVisit: t.int({
       nullable: true,
       description: 'Price of one extra visit, minor units of `currency`, when extra visits are required.',
-      resolve: (r) => r.v3.cost_per_visit ?? null,
+      resolve: (r) => r.session?.costPerVisit ?? null,
     }),
-    currency: t.string({ description: 'ISO-4217 currency code of the amounts.', resolve: (r) => r.v3.currency }),
-    classInstanceId: t.id({ description: 'The class instance.', resolve: (r) => r.v3.class_instance_id }),
-    className: t.string({ description: 'The class name.', resolve: (r) => r.v3.class_name }),
-    providerName: t.string({ description: 'The provider’s name.', resolve: (r) => r.v3.provider_name }),
-    date: t.field({ type: 'Date', description: "Class date in the provider's zone.", resolve: (r) => r.v3.date }),
-    time: t.string({ description: "Class time in the provider's zone, HH:MM.", resolve: (r) => r.v3.time }),
-    scheduledFor: t.field({ type: 'DateTime', description: 'The instant the class starts.', resolve: (r) => heldBy(r.result).startsAt }),
+    currency: t.string({ description: 'ISO-4217 currency code of the amounts.', resolve: (r) => heldBy(r).currency }),
+    classInstanceId: t.id({ description: 'The class instance.', resolve: (r) => heldBy(r).classInstanceId ?? '' }),
+    className: t.string({ description: 'The class name.', resolve: (r) => heldBy(r).serviceName }),
+    providerName: t.string({ description: 'The provider’s name.', resolve: (r) => heldBy(r).providerName }),
+    date: t.field({ type: 'Date', description: "Class date in the provider's zone.", resolve: (r) => heldBy(r).localDate }),
+    time: t.string({ description: "Class time in the provider's zone, HH:MM.", resolve: (r) => heldBy(r).localTime }),
+    scheduledFor: t.field({ type: 'DateTime', description: 'The instant the class starts.', resolve: (r) => heldBy(r).startsAt }),
     createdAt: t.field({
       type: 'DateTime',
       description: 'When the booking or the session was made.',
-      resolve: (r) => heldBy(r.result).createdAt,
+      resolve: (r) => heldBy(r).createdAt,
     }),
   }),
 });
@@ -442,8 +426,8 @@ builder.mutationFields((t) => ({
     extensions: takesLookupToken,
     args: { input: t.arg({ type: BookSpaInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookSpaResult' } },
-    resolve: async (_, { input }, ctx) => {
-      const result = await runMutation(ctx, (c) =>
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) =>
         bookSpa(c, {
           spa_id: input.spaId,
           service_ids: input.serviceIds,
@@ -451,9 +435,7 @@ builder.mutationFields((t) => ({
           time: input.time,
           ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
         }),
-      );
-      return { result, v3: presentSpaInitiation(result) };
-    },
+      ),
   }),
   confirmSpaBooking: t.field({
     type: BookingPayloadRef,
@@ -474,15 +456,13 @@ builder.mutationFields((t) => ({
     extensions: takesLookupToken,
     args: { input: t.arg({ type: BookClassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookClassResult' } },
-    resolve: async (_, { input }, ctx) => {
-      const result = await runMutation(ctx, (c) =>
+    resolve: (_, { input }, ctx) =>
+      runMutation(ctx, (c) =>
         bookClass(c, {
           class_instance_id: input.classInstanceId,
           ...body({ client_id: input.clientId, user_pass_id: input.userPassId, first_name: input.firstName, last_name: input.lastName }),
         }),
-      );
-      return { result, v3: presentClassInitiation(result) };
-    },
+      ),
   }),
   confirmClassBooking: t.field({
     type: BookingPayloadRef,

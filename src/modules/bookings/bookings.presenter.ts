@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
 import { copayOptionSchema, presentCopayOption } from '../providers/providers.presenter.ts';
-import type { CopayOption } from '../providers/index.ts';
-import { bookingStatuses, bookingTypes, type Booking, type BookingSession } from './bookings.entity.ts';
+import { bookingMessages, bookingStatuses, bookingTypes, type Booking, type BookingSession } from './bookings.entity.ts';
+import { initiationStatuses, type Initiation } from './initiation.ts';
 
 // V3 presenters of bookings and their sessions (docs/partner-guide.md "Bookings"); each returns z.infer of the
 // schema the OpenAPI document publishes. Amounts are minor units of `currency`.
@@ -47,14 +47,6 @@ export const bookingSchema = z
   .meta({ id: 'Booking', description: 'A spa appointment or class booking (spec 2.3)' });
 export type BookingObject = z.infer<typeof bookingSchema>;
 
-const messages: Record<Booking['status'], string> = {
-  PENDING: 'Booking created; awaiting confirmation by the provider',
-  CONFIRMED: 'Booking confirmed by the provider',
-  COMPLETED: 'The client checked in',
-  CANCELLED: 'Booking cancelled',
-  RESCHEDULED: 'Booking moved to another time',
-};
-
 export function presentBooking(b: Booking): BookingObject {
   return {
     object: 'booking',
@@ -67,7 +59,7 @@ export function presentBooking(b: Booking): BookingObject {
     time: b.localTime,
     scheduled_for: unixSeconds(b.startsAt),
     created: unixSeconds(b.createdAt),
-    message: messages[b.status],
+    message: bookingMessages[b.status],
     client_id: b.clientId,
     provider_id: b.providerId,
     ...(b.classInstanceId ? { class_instance_id: b.classInstanceId } : { service_ids: b.serviceIds }),
@@ -106,9 +98,6 @@ export function presentBookingStatus(b: Booking): z.infer<typeof bookingStatusSc
   };
 }
 
-/** A session's status as the initiation shows it: no booking exists until the confirm. */
-const initiationStatuses = [...bookingStatuses, 'AWAITING_COPAY', 'AWAITING_VISITS'] as const;
-
 export const spaInitiationSchema = z
   .object({
     object: z.literal('spa_booking_initiation').describe('Always `spa_booking_initiation`'),
@@ -131,11 +120,6 @@ export const spaInitiationSchema = z
   .meta({ id: 'SpaBookingInitiation', description: 'The result of POST /bookings/spa (spec 2.2)' });
 export type SpaInitiationObject = z.infer<typeof spaInitiationSchema>;
 
-/** What an initiation produced: a booking now, or a session to confirm. */
-export type Initiation =
-  | { booking: Booking; session?: undefined; copayOptions?: undefined }
-  | { booking?: undefined; session: BookingSession; copayOptions: CopayOption[] };
-
 export function presentSpaInitiation(r: Initiation): SpaInitiationObject {
   const at = r.booking ?? r.session;
   const common = {
@@ -149,13 +133,13 @@ export function presentSpaInitiation(r: Initiation): SpaInitiationObject {
     scheduled_for: unixSeconds(at.startsAt),
   };
   if (r.booking) {
-    return { ...common, copay_required: false, status: r.booking.status, message: 'Spa appointment booked', booking_id: r.booking.id };
+    return { ...common, copay_required: r.copayRequired, status: r.status, message: r.message, booking_id: r.booking.id };
   }
   return {
     ...common,
-    copay_required: true,
-    status: 'AWAITING_COPAY',
-    message: 'Co-pay required: collect it from the client, then confirm the session',
+    copay_required: r.copayRequired,
+    status: r.status,
+    message: r.message,
     session_id: r.session.id,
     copay_amount: r.session.copayAmount ?? 0,
     copay_credits: r.session.copayCredits ?? 0,
@@ -209,33 +193,33 @@ export function presentClassInitiation(r: Initiation): ClassInitiationObject {
   if (r.booking) {
     return {
       ...common,
-      copay_required: false,
-      additional_visits_required: false,
-      status: r.booking.status,
-      message: 'Class booked',
+      copay_required: r.copayRequired,
+      additional_visits_required: r.additionalVisitsRequired,
+      status: r.status,
+      message: r.message,
       booking_id: r.booking.id,
       visits_deducted: r.booking.visitsDeducted,
     };
   }
   const session = { session_id: r.session.id, session_expires_at: unixSeconds(r.session.expiresAt) };
-  if (r.session.kind === 'CLASS_COPAY') {
+  if (r.copayRequired) {
     return {
       ...common,
       ...session,
-      copay_required: true,
-      additional_visits_required: false,
-      status: 'AWAITING_COPAY',
-      message: 'The pass does not cover this provider: collect a co-pay option, then confirm with its id',
+      copay_required: r.copayRequired,
+      additional_visits_required: r.additionalVisitsRequired,
+      status: r.status,
+      message: r.message,
       copay_options: r.copayOptions.map(presentCopayOption),
     };
   }
   return {
     ...common,
     ...session,
-    copay_required: false,
-    additional_visits_required: true,
-    status: 'AWAITING_VISITS',
-    message: "This month's visits are used up: buy extra visits, then confirm",
+    copay_required: r.copayRequired,
+    additional_visits_required: r.additionalVisitsRequired,
+    status: r.status,
+    message: r.message,
     visits_used: r.session.visitsUsed ?? 0,
     max_visits: r.session.maxVisits ?? 0,
     cost_per_visit: r.session.costPerVisit ?? 0,

@@ -285,7 +285,7 @@ export async function bookingPagesOfClients(
   const cursor = page.startingAfter ?? page.endingBefore;
   if (cursor !== undefined) {
     const [owner] = isId('booking', cursor)
-      ? await ctx.em.execute<{ client_id: string }[]>('select client_id from booking where id = ? and reseller_id = ?', [
+      ? await preparedRead<{ client_id: string }>(ctx.em, 'select client_id from booking where id = ? and reseller_id = ?', [
           cursor,
           resellerId,
         ])

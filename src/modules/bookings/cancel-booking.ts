@@ -3,13 +3,12 @@ import type { TxCtx } from '../../db/engine/index.ts';
 import { releaseSpot } from '../classes/index.ts';
 import { walletResellerOf } from '../clients/index.ts';
 import { creditWallet } from '../credits/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { creditBusinessAccount } from '../ledger/index.ts';
 import { restoreVisit } from '../passes/index.ts';
 import { findProviders } from '../providers/index.ts';
 import { isLive, lockOwnBooking, moveTo, type Booking } from './bookings.service.ts';
-import { presentBooking } from './bookings.presenter.ts';
 import type { Refund } from './bookings.entity.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 /**
  * POST /bookings/{id}/cancel. A PENDING or CONFIRMED booking that has not started becomes
@@ -74,6 +73,6 @@ export async function cancelBooking(ctx: TxCtx, id: string): Promise<Booking> {
   booking.refund = refund;
   moveTo(booking, 'CANCELLED', now);
   await ctx.em.flush();
-  await recordEvent(ctx, 'booking.cancelled', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.cancelled', booking);
   return booking;
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../../platform/ids.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { debitBusinessAccount } from '../ledger/index.ts';
 import { checkSlot, spaBookingFields, type Appointment } from './book-spa.ts';
@@ -14,8 +13,8 @@ import {
   readBookedAheadOfSession,
   type Booking,
 } from './bookings.service.ts';
-import { presentBooking } from './bookings.presenter.ts';
 import { buyVisits, checkOpen, holderOfPass, purchaseInput, purchaseOf } from './eligibility.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 // Every confirm is one transaction: lock the session, re-check, book, mark the session used,
 // write the outbox row and the business account's ledger row, which moves the balance at COMMIT
@@ -66,7 +65,7 @@ export async function confirmSpaBooking(ctx: TxCtx, sessionId: string): Promise<
     id,
   );
   await markSessionUsed(ctx.em, session, booking.id, now);
-  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.created', booking);
   // The co-pay moves the business account at COMMIT (src/modules/ledger/ledger.service.ts); an
   // overdraft is 422 insufficient_balance and rolls the writes above back.
   if (copay > 0) {

@@ -4,9 +4,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
-import { recordEvent } from '../events/index.ts';
 import { BookingSessionSchema } from './bookings.entity.ts';
-import { presentBookingSession } from './bookings.presenter.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 /**
  * The session expiry sweep (in `serve` and `worker`, docs/partner-guide.md "Bookings"): OPEN sessions past their
@@ -31,7 +30,7 @@ export function expireBookingSessions(em: EntityManager, deps: { clock: Clock; c
       // The sweep is no reseller's request: its events name the reseller that opened each session.
       const ctx = backgroundCtx(tx, deps);
       for (const session of sessions) {
-        await recordEvent(ctx, 'booking_session.expired', presentBookingSession(session), session.resellerId);
+        await recordBookingEvent(ctx, 'booking_session.expired', session, { resellerId: session.resellerId });
       }
       return sessions.length;
     },

@@ -4,10 +4,9 @@ import { isId } from '../../platform/ids.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { providerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { BookingSchema } from './bookings.entity.ts';
-import { presentBooking } from './bookings.presenter.ts';
 import { bookingsOfProvider, moveTo, type Booking, type BookingFilters, type BookingStatus } from './bookings.service.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 // The provider side of bookings (docs/partner-guide.md "Provider side"): a provider, with its own API key, sees
 // the bookings made at it and moves them on: PENDING → CONFIRMED (confirm), CONFIRMED → COMPLETED
@@ -53,6 +52,6 @@ async function advance(ctx: TxCtx, id: string, from: BookingStatus, to: keyof ty
   }
   moveTo(booking, to, ctx.clock.now());
   await ctx.em.flush();
-  await recordEvent(ctx, events[to], presentBooking(booking), booking.resellerId);
+  await recordBookingEvent(ctx, events[to], booking, { resellerId: booking.resellerId });
   return booking;
 }

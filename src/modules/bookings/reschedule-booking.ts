@@ -4,13 +4,12 @@ import { newId } from '../../platform/ids.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
 import { lockClassInstance, releaseSpot } from '../classes/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { idParam } from '../passes/index.ts';
 import { appointmentOf, checkSlot, localTime, spaBookingFields } from './book-spa.ts';
 import { bookInstance, checkSpot, lockBookableInstance } from './book-class.ts';
 import { insertBooking, isLive, lockOwnBooking, moveTo, type Booking } from './bookings.service.ts';
-import { presentBooking } from './bookings.presenter.ts';
 import { holderOf } from './eligibility.ts';
+import { recordBookingEvent } from './bookings.events.ts';
 
 export const rescheduleInput = z.strictObject({
   date: localDate.optional(),
@@ -35,7 +34,7 @@ export async function rescheduleBooking(ctx: TxCtx, id: string, raw: RescheduleI
   const moved = old.type === 'spa' ? await moveSpa(ctx, old, input) : await moveClass(ctx, old, input);
   old.rescheduledTo = moved.id;
   await ctx.em.flush();
-  await recordEvent(ctx, 'booking.rescheduled', presentBooking(old));
+  await recordBookingEvent(ctx, 'booking.rescheduled', old);
   return moved;
 }
 
@@ -69,7 +68,7 @@ async function moveSpa(ctx: TxCtx, old: Booking, input: z.infer<typeof reschedul
     now,
     newId('booking', now.getTime()),
   );
-  await recordEvent(ctx, 'booking.created', presentBooking(booking));
+  await recordBookingEvent(ctx, 'booking.created', booking);
   return booking;
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sectionNames, type CatalogSection } from './catalog.schema.ts';
 import { validateCatalog, type ValidCatalog } from './catalog.validate.ts';
-import { withTransaction } from '../../db/engine/index.ts';
+import { preparedWrite, withTransaction } from '../../db/engine/index.ts';
 
 // `catalog import FILE`: validate every record first, then upsert by id in batches, all in one
 // transaction, so a refused or failed import leaves the database exactly as it was.
@@ -149,7 +149,8 @@ async function upsertBatch(
   const columns = Object.keys(table.columns);
   // created_at stays the first import's time.
   const changing = columns.filter((c) => c !== 'id' && c !== 'created_at');
-  const [result] = await em.execute<{ inserted: string; updated: string }[]>(
+  const [result] = await preparedWrite<{ inserted: string; updated: string }>(
+    em,
     `with written as (
        insert into ${table.name} as t (${columns.join(', ')})
        select ${columns.join(', ')} from jsonb_to_recordset(?::jsonb) as r(${columns.map((c) => `${c} ${table.columns[c]}`).join(', ')})
@@ -195,7 +196,8 @@ export async function importCatalog(
 
 /** A provider moved to another zone keeps its instances' instants; their local dates follow the zone. */
 async function redateInstances(em: EntityManager, providerIds: string[]): Promise<void> {
-  await em.execute(
+  await preparedWrite(
+    em,
     `update class_instance i set local_date = (i.starts_at at time zone p.timezone)::date
        from class c join provider p on p.id = c.provider_id
       where c.id = i.class_id and p.id in (select jsonb_array_elements_text(?::jsonb))`,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../../db/engine/index.ts';
 import type { z } from 'zod';
 import { zonedInstant } from '../../platform/time.ts';
 import { catalogSections, sectionNames, type Catalog, type CatalogSection } from './catalog.schema.ts';
@@ -66,7 +67,7 @@ async function loadByIds<T extends { id: string }>(em: EntityManager, select: st
   const all = [...new Set(ids)];
   const found = new Map<string, T>();
   for (let i = 0; i < all.length; i += 10_000) {
-    const rows = await em.execute<T[]>(select.replace('$IDS', 'select jsonb_array_elements_text(?::jsonb)'), [
+    const rows = await preparedRead<T>(em, select.replace('$IDS', 'select jsonb_array_elements_text(?::jsonb)'), [
       JSON.stringify(all.slice(i, i + 10_000)),
     ]);
     for (const row of rows) found.set(row.id, row);
@@ -293,7 +294,8 @@ async function checkCategoryNames(em: EntityManager, catalog: Catalog, at: At, p
   }
   if (byName.size === 0) return;
   const fileIds = new Set(catalog.class_categories.map((c) => c.id));
-  const stored = await em.execute<{ id: string; name: string }[]>(
+  const stored = await preparedRead<{ id: string; name: string }>(
+    em,
     'select id, name from class_category where name in (select jsonb_array_elements_text(?::jsonb))',
     [JSON.stringify([...byName.keys()])],
   );

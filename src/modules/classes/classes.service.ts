@@ -203,18 +203,17 @@ export interface UpcomingClass {
 
 /** SCHEDULED instances starting after now and by `until` with a spot left, soonest first; one statement. */
 export async function upcomingOpenClasses(ctx: Ctx, until: Date, limit: number): Promise<UpcomingClass[]> {
-  const rows = await ctx.em.execute<
-    {
-      id: string;
-      class_name: string;
-      provider_name: string;
-      category: Provider['category'];
-      tier: string;
-      timezone: string;
-      starts_at: Date;
-      spots_left: number;
-    }[]
-  >(
+  const rows = await preparedRead<{
+    id: string;
+    class_name: string;
+    provider_name: string;
+    category: Provider['category'];
+    tier: string;
+    timezone: string;
+    starts_at: Date;
+    spots_left: number;
+  }>(
+    ctx.em,
     `select ci.id, c.name as class_name, p.name as provider_name, p.category, p.tier, p.timezone, ci.starts_at, ci.capacity - ci.spots_taken as spots_left
        from class_instance ci join class c on c.id = ci.class_id join provider p on p.id = c.provider_id
       where ci.status = 'SCHEDULED' and ci.starts_at > ? and ci.starts_at <= ? and ci.spots_taken < ci.capacity

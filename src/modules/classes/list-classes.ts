@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { plainRow } from '../../db/engine/index.ts';
+import { plainRow, preparedRead } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
 import { providerExists } from '../providers/index.ts';
@@ -90,7 +90,7 @@ const scheduledOn = (alias: string) =>
 
 /** Active categories with this name in any case; none is a 400 on `category`. */
 async function categoryIdsNamed(ctx: Ctx, name: string): Promise<string[]> {
-  const rows = await ctx.em.execute<{ id: string }[]>('select id from class_category where active and lower(name) = lower(?)', [name]);
+  const rows = await preparedRead<{ id: string }>(ctx.em, 'select id from class_category where active and lower(name) = lower(?)', [name]);
   if (rows.length === 0) throw validationError('category', `No class category is named '${name}'`);
   return rows.map((r) => r.id);
 }

@@ -100,7 +100,8 @@ export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise
   if (wanted.length === 0) return [];
   if (scope) return ctx.em.find(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
   const readable = readableClientSql(ctx, 'c');
-  const rows = await ctx.em.execute<Record<string, unknown>[]>(
+  const rows = await preparedRead<Record<string, unknown>>(
+    ctx.em,
     `select c.* from client c where c.id in (select jsonb_array_elements_text(?::jsonb)) and ${readable.sql}`,
     [JSON.stringify(wanted), ...readable.params],
   );
@@ -145,7 +146,7 @@ export async function findClientOf(em: EntityManager, resellerId: string, client
 
 /** The reseller whose client this is: the wallet's owner, whoever booked (docs/partner-guide.md "Lookup"). */
 export async function walletResellerOf(em: EntityManager, clientId: string): Promise<string> {
-  const [row] = await em.execute<{ reseller_id: string }[]>('select reseller_id from client where id = ?', [clientId]);
+  const [row] = await preparedRead<{ reseller_id: string }>(em, 'select reseller_id from client where id = ?', [clientId]);
   if (!row) throw new Error(`no client ${clientId}`);
   return row.reseller_id;
 }

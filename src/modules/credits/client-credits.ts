@@ -1,4 +1,5 @@
 import { notFound } from '../../platform/errors.ts';
+import { preparedRead } from '../../db/engine/index.ts';
 import { isId } from '../../platform/ids.ts';
 import { invalidCursor, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
@@ -59,7 +60,8 @@ export async function clientCredits(ctx: Ctx, clientId: string, page: PageArgs):
   const backward = page.endingBefore !== undefined || page.backward === true;
   const order = backward ? 'asc' : 'desc';
   const bound = cursor === undefined ? 'true' : `t.seq ${backward ? '>' : '<'} (select seq from cur)`;
-  const rows = await ctx.em.execute<(Partial<WalletRow> & { credit_balance: string; cursor_ok: boolean; seq: string | null })[]>(
+  const rows = await preparedRead<Partial<WalletRow> & { credit_balance: string; cursor_ok: boolean; seq: string | null }>(
+    ctx.em,
     `with c as (select id, credit_balance from client where id = ? and ${readable.sql}),
           cur as (select seq from credit_transaction where id = ? and client_id = ?)
      select c.credit_balance, exists (select 1 from cur) as cursor_ok, t.*

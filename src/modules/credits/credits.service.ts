@@ -2,12 +2,9 @@ import { newId } from '../../platform/ids.ts';
 import { preparedRead, preparedWrite, queueWrite, sqlText } from '../../db/engine/index.ts';
 import type { TxEm } from '../../db/engine/index.ts';
 import { CreditPackageSchema, type CreditPackage, type CreditTransaction } from './credits.entity.ts';
-import type { presentCreditPurchase } from './credits.presenter.ts';
 
 // Other modules reach credits only through this file (docs/architecture.md "Module boundaries").
 export type { CreditPackage, CreditPurchase, CreditTransaction } from './credits.entity.ts';
-/** The payload (`data.object`) of the credits.purchased event: the V3 `credit_purchase`. */
-export type CreditPurchaseObject = ReturnType<typeof presentCreditPurchase>;
 
 export interface WalletChange {
   resellerId: string;

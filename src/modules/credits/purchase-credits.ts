@@ -5,11 +5,10 @@ import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { getOwnClient } from '../clients/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { debitBusinessAccount } from '../ledger/index.ts';
 import { CreditPackageSchema, CreditPurchaseSchema, type CreditPurchase } from './credits.entity.ts';
 import { creditWalletShowingBalance } from './credits.service.ts';
-import { presentCreditPurchase } from './credits.presenter.ts';
+import { recordCreditEvent } from './credits.events.ts';
 
 const idField = (what: string) => z.string().min(1).max(64).refine(noNul, 'Must not contain NUL characters').describe(what);
 
@@ -66,6 +65,6 @@ export async function purchaseCredits(ctx: TxCtx, raw: PurchaseCreditsInput): Pr
     createdAt: now,
   });
   await ctx.em.flush();
-  await recordEvent(ctx, 'credits.purchased', presentCreditPurchase(purchase));
+  await recordCreditEvent(ctx, 'credits.purchased', purchase);
   return purchase;
 }

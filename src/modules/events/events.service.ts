@@ -5,21 +5,51 @@ import { enqueue } from '../../platform/outbox.ts';
 import { queueWrite } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import { eventCatalog, type DomainEvent, type EmittedEventType, type EventObjects, type EventType } from './events.catalog.ts';
+import { eventCatalog, type DomainEvent, type EventType } from './events.catalog.ts';
 import { EventSchema, type EventRecord } from './events.entity.ts';
+import {
+  eventPayloads,
+  type EmittedEventType,
+  type EventOptions,
+  type EventPayload,
+  type EventRecorder,
+  type EventSubjects,
+} from './events.payloads.ts';
 
 // Other modules record events only through this file (docs/architecture.md "Module boundaries", docs/partner-guide.md "Events").
 export { eventCatalog } from './events.catalog.ts';
-export type { DomainEvent, EmittedEventType, EventObjects, EventType } from './events.catalog.ts';
+export type { DomainEvent, EventType } from './events.catalog.ts';
 export type { EventRecord } from './events.entity.ts';
+export type {
+  EmittedEventType,
+  EventObjects,
+  EventOptions,
+  EventPayload,
+  EventPayloads,
+  EventRecorder,
+  EventSubjects,
+} from './events.payloads.ts';
 
 /** The outbox topic of domain events; the webhook dispatcher registers its handler under it. */
 export const EVENT_TOPIC = 'event';
 
 /**
+ * Defines a module's event types: how each one's `data.object` is built from what its use cases
+ * pass (events.payloads.ts). Call it once per module, in its `<m>.events.ts`, and record through
+ * what it returns: a use case that records an event has thereby loaded its definition.
+ */
+export function defineEvents<
+  const D extends { [T in keyof D]: T extends EventType ? EventPayload<never, { object: (typeof eventCatalog)[T]['object'] }> : never },
+>(payloads: D): EventRecorder<D> {
+  eventPayloads.define(payloads);
+  return recordEvent;
+}
+
+/**
  * Records a domain event (`evt_…`) for webhook delivery, in the use case's transaction (ctx.em).
- * Only a catalogued type with its declared payload type-checks. Events go to the caller's
- * reseller; a provider caller acts on a reseller's booking, so it names that reseller (`resellerId`).
+ * Only a catalogued type with the domain result its module defined type-checks; that module's
+ * presenter builds `data.object` from it. Events go to the caller's reseller; a provider caller
+ * acts on a reseller's booking, so it names that reseller (`resellerId`).
  * The `event` row (GET /events) and the outbox row that fans it out to webhook endpoints (docs/partner-guide.md
  * "Webhooks") are queued (src/db/engine/prepared-read.ts queueWrite): they go with the use case's
  * next statement or at its end, in its transaction, so recording an event costs no round trip of its own.
@@ -27,10 +57,11 @@ export const EVENT_TOPIC = 'event';
 export async function recordEvent<T extends EmittedEventType>(
   ctx: Ctx,
   type: T,
-  object: EventObjects[T],
-  resellerId?: string,
+  subject: EventSubjects[T],
+  options: EventOptions = {},
 ): Promise<void> {
   const at = ctx.clock.now();
+  let { resellerId } = options;
   if (resellerId === undefined && ctx.caller.kind === 'provider')
     throw new Error(`${type}: a provider's event must name the reseller it goes to`);
   resellerId ??= ctx.caller.kind === 'reseller' ? ctx.caller.resellerId : undefined;
@@ -40,7 +71,7 @@ export async function recordEvent<T extends EmittedEventType>(
     object: 'event',
     type,
     created: unixSeconds(at),
-    data: { object },
+    data: { object: eventPayloads.present(type, subject, options.now ?? at) as DomainEvent<T>['data']['object'] },
     request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
   };
   const payloadJson = JSON.stringify(event);

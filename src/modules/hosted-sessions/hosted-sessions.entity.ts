@@ -6,6 +6,11 @@ export type HostedSessionMode = (typeof hostedSessionModes)[number];
 export const hostedSessionStatuses = ['OPEN', 'COMPLETED', 'EXPIRED'] as const;
 export type HostedSessionStatus = (typeof hostedSessionStatuses)[number];
 
+/** OPEN past its time is EXPIRED, whether or not the sweep has marked it yet. */
+export function hostedSessionStatus(session: Pick<HostedSession, 'status' | 'expiresAt'>, now: Date): HostedSessionStatus {
+  return session.status === 'OPEN' && session.expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : session.status;
+}
+
 /** A page of this service acting for one client of one reseller (docs/partner-guide.md "Hosted sessions"). */
 export const HostedSessionSchema = defineEntity({
   name: 'HostedSession',

@@ -3,8 +3,7 @@ import { mutationErrors } from '../../graphql/errors.ts';
 import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { createHostedSession } from './create-hosted-session.ts';
-import { hostedSessionStatuses, type HostedSession } from './hosted-sessions.entity.ts';
-import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
+import { hostedSessionStatus, hostedSessionStatuses, type HostedSession } from './hosted-sessions.entity.ts';
 import { getOwnHostedSession } from './hosted-sessions.service.ts';
 
 // Hosted sessions on GraphQL (docs/partner-guide.md "Hosted sessions"): the use case of hosted-sessions.rest.ts.

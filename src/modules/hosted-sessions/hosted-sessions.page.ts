@@ -13,7 +13,7 @@ import { currentPassOf, effectiveStatus, type PassPackage } from '../passes/inde
 import { getReseller } from '../resellers/index.ts';
 import { getSpaAvailability, listSpaTreatments, spaOfService, type Slot, type SpaTreatment } from '../spa/index.ts';
 import { completeSession, lockSession, sessionOfSecret, type HostedSession } from './hosted-sessions.service.ts';
-import { hostedSessionStatus } from './hosted-sessions.presenter.ts';
+import { hostedSessionStatus } from './hosted-sessions.entity.ts';
 import { html, page, type Html } from './hosted-sessions.html.ts';
 import { formToken, isFormTokenOf } from './form-token.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
-import { hostedSessionModes, hostedSessionStatuses, type HostedSession, type HostedSessionStatus } from './hosted-sessions.entity.ts';
+import { hostedSessionModes, hostedSessionStatus, hostedSessionStatuses, type HostedSession } from './hosted-sessions.entity.ts';
 
 // V3 presenters: allow-lists from rows to the wire. The URL (it holds the session's secret) is in
 // the creation's answer only, never in a read or an event.
@@ -44,11 +44,6 @@ export const hostedSessionCreationSchema = hostedSessionSchema
   })
   .meta({ id: 'HostedSessionCreation', description: 'A new hosted session with its URL, answered once' });
 export type HostedSessionCreationResource = z.infer<typeof hostedSessionCreationSchema>;
-
-/** OPEN past its time is EXPIRED, whether or not the sweep has marked it yet. */
-export function hostedSessionStatus(session: HostedSession, now: Date): HostedSessionStatus {
-  return session.status === 'OPEN' && session.expiresAt.getTime() <= now.getTime() ? 'EXPIRED' : session.status;
-}
 
 export function presentHostedSession(session: HostedSession, now: Date): HostedSessionResource {
   return {

@@ -9,14 +9,11 @@ import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
-import { recordEvent } from '../events/index.ts';
 import { HostedSessionSchema, type HostedSession } from './hosted-sessions.entity.ts';
-import { presentHostedSession } from './hosted-sessions.presenter.ts';
+import { recordHostedSessionEvent } from './hosted-sessions.events.ts';
 
 // Other modules reach hosted sessions only through this file (docs/architecture.md "Module boundaries").
 export type { HostedSession } from './hosted-sessions.entity.ts';
-/** The `data.object` of hosted_session.* events: the session without its URL. */
-export type HostedSessionObject = ReturnType<typeof presentHostedSession>;
 
 /** A hosted session of the caller's reseller (never its URL: only the secret's hash is kept); any other id is 404. */
 export async function getOwnHostedSession(ctx: Ctx, id: string): Promise<HostedSession> {
@@ -53,7 +50,7 @@ export async function completeSession(
   if ('bookingId' in result) session.bookingId = result.bookingId;
   else session.accessCodeId = result.accessCodeId;
   await tx.em.flush();
-  await recordEvent(tx, 'hosted_session.completed', presentHostedSession(session, now), session.resellerId);
+  await recordHostedSessionEvent(tx, 'hosted_session.completed', session, { resellerId: session.resellerId, now });
 }
 
 /**
@@ -79,7 +76,7 @@ export function expireHostedSessions(em: EntityManager, deps: { clock: Clock; co
       // The sweep is no reseller's request: its events name each session's reseller.
       const ctx = backgroundCtx(tx, deps);
       for (const session of sessions)
-        await recordEvent(ctx, 'hosted_session.expired', presentHostedSession(session, now), session.resellerId);
+        await recordHostedSessionEvent(ctx, 'hosted_session.expired', session, { resellerId: session.resellerId, now });
       return sessions.length;
     },
   );

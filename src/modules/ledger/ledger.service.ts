@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../platform/ids.ts';
-import { queueWrite } from '../../db/engine/index.ts';
+import { preparedRead, preparedWrite, queueWrite } from '../../db/engine/index.ts';
 import { assertInTransaction, deferredToCommit, settleDeferred, type TxEm } from '../../db/engine/index.ts';
 
 export interface BalanceChange {
@@ -59,18 +59,18 @@ export const creditBusinessAccount = (em: TxEm, c: BalanceChange) => change(em, 
 /** The balance; inside a transaction, after applying the ledger rows it wrote (so it reads what it wrote). */
 export async function businessAccountBalance(em: EntityManager, resellerId: string): Promise<number> {
   if (em.isInTransaction()) await settleDeferred(em as TxEm);
-  const [row] = await em.execute<{ balance: string }[]>('select balance from business_account where reseller_id = ?', [resellerId]);
+  const [row] = await preparedRead<{ balance: string }>(em, 'select balance from business_account where reseller_id = ?', [resellerId]);
   return row ? Number(row.balance) : 0;
 }
 
 /** Every reseller's business-account balance (the operator's `resellers list`). */
 export async function businessAccountBalances(em: EntityManager): Promise<Map<string, number>> {
-  const rows = await em.execute<{ reseller_id: string; balance: string }[]>('select reseller_id, balance from business_account');
+  const rows = await preparedRead<{ reseller_id: string; balance: string }>(em, 'select reseller_id, balance from business_account', []);
   return new Map(rows.map((r) => [r.reseller_id, Number(r.balance)]));
 }
 
 /** A new reseller's business account, at 0, in the transaction that creates the reseller. */
 export async function openBusinessAccount(em: TxEm, resellerId: string): Promise<void> {
   assertInTransaction(em);
-  await em.execute('insert into business_account (reseller_id, balance) values (?, 0)', [resellerId]);
+  await preparedWrite(em, 'insert into business_account (reseller_id, balance) values (?, 0)', [resellerId]);
 }

@@ -4,6 +4,8 @@ import { nullWhenNotFound, runMutation, runQuery, showsSecretOnce } from '../../
 import { getOwnLookup, lookupStatus, presentedLookupStatuses, type LookupView } from './lookups.service.ts';
 import { startLookup } from './start-lookup.ts';
 import { verifyLookup } from './verify-lookup.ts';
+import { setLookupEnabled } from './lookup-settings.ts';
+import { getOwnReseller, type Reseller } from '../resellers/index.ts';
 
 // Lookups on GraphQL (docs/partner-guide.md "Lookup"): the same use cases as lookups.rest.ts.
 
@@ -95,5 +97,39 @@ builder.mutationFields((t) => ({
       if ('wrongCode' in outcome) throw toGraphQLError(outcome.wrongCode);
       return outcome;
     },
+  }),
+}));
+
+// The reseller's lookup setting, as REST's lookup-settings.rest.ts.
+
+const LookupSettingsRef = builder.objectRef<Reseller>('LookupSettings').implement({
+  description: "The reseller's lookup setting.",
+  fields: (t) => ({
+    lookupEnabled: t.boolean({
+      description: "true: other resellers may look up this reseller's clients (it is listed in `issuers`).",
+      resolve: (r) => r.lookupEnabled,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  lookupSettings: t.field({
+    type: LookupSettingsRef,
+    description: "Whether other resellers may look up this reseller's clients.",
+    authScopes: { reseller: true },
+    resolve: (_, __, ctx) => runQuery(() => getOwnReseller(ctx)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setLookupEnabled: t.field({
+    type: LookupSettingsRef,
+    description:
+      "Lets other resellers look up this reseller's clients (`enabled: true`), or stops it: off revokes every lookup " +
+      'of its clients for good (REVOKED; on again revives none). Idempotency-Key accepted.',
+    authScopes: { reseller: true },
+    args: { enabled: t.arg.boolean({ required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'SetLookupEnabledResult' } },
+    resolve: (_, { enabled }, ctx) => runMutation(ctx, (c) => setLookupEnabled(c, { enabled })),
   }),
 }));

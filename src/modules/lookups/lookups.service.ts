@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../../db/engine/index.ts';
 import { LockMode } from '@mikro-orm/core';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { grantClientReads } from '../clients/index.ts';
 import { LookupSchema, type Lookup, type LookupStatus } from './lookups.entity.ts';
-import type { presentLookup } from './lookups.presenter.ts';
 
 // Lookups (docs/partner-guide.md "Lookup"): a reseller asks an issuer's client, by a 6-digit code mailed to the
 // client, for a token to act for that client. The code and the token are kept only as hashes.
@@ -14,8 +14,6 @@ import type { presentLookup } from './lookups.presenter.ts';
 export type { Lookup, LookupStatus } from './lookups.entity.ts';
 export { presentedLookupStatuses } from './lookups.entity.ts';
 export { setLookupEnabled } from './lookup-settings.ts';
-/** Payload (`data.object`) of lookup.verified: the V3 `lookup`, which never carries the token. */
-export type LookupObject = ReturnType<typeof presentLookup>;
 
 /** How long a mailed code works, how many wrong codes a lookup takes, how many lookups a client gets an hour. */
 export const CODE_LIFETIME_MS = 15 * 60_000;
@@ -57,7 +55,8 @@ export async function findOwnLookup(ctx: Ctx, id: string, lock: boolean): Promis
 }
 
 export async function viewOf(em: EntityManager, lookup: Lookup): Promise<LookupView> {
-  const [row] = await em.execute<{ pass_status: string; pass_expires_at: Date; issuer_enabled: boolean }[]>(
+  const [row] = await preparedRead<{ pass_status: string; pass_expires_at: Date; issuer_enabled: boolean }>(
+    em,
     `select ip.status as pass_status, ip.expires_at as pass_expires_at, (i.lookup_enabled and i.status = 'ACTIVE') as issuer_enabled
        from issued_pass ip, reseller i where ip.id = ? and i.id = ?`,
     [lookup.issuedPassId, lookup.issuerId],

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { resellerOf } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../db/engine/index.ts';
+import { advisoryXactLock, preparedRead, type TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { findClientOf } from '../clients/index.ts';
 import { queueMail } from '../mail/index.ts';
@@ -78,8 +78,9 @@ export async function startLookup(ctx: TxCtx, raw: StartLookupInput): Promise<Lo
  * leaves the hour.
  */
 async function checkRate(ctx: TxCtx, clientId: string, now: Date): Promise<void> {
-  await ctx.em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`lookup:${clientId}`]);
-  const recent = await ctx.em.execute<{ created_at: Date }[]>(
+  await advisoryXactLock(ctx.em, `lookup:${clientId}`);
+  const recent = await preparedRead<{ created_at: Date }>(
+    ctx.em,
     'select created_at from lookup where client_id = ? and created_at > ? order by created_at desc limit ?',
     [clientId, new Date(now.getTime() - HOUR_MS), LOOKUPS_PER_CLIENT_PER_HOUR],
   );

@@ -3,10 +3,9 @@ import { randomBase62, sha256Hex } from '../../platform/crypto.ts';
 import { DomainError } from '../../platform/errors.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { recordEvent } from '../events/index.ts';
 import { findOwnLookup, tokenWorks, viewOf, type LookupView } from './lookups.service.ts';
 import { codeMatches } from './lookup-code.ts';
-import { presentLookup } from './lookups.presenter.ts';
+import { recordLookupEvent } from './lookups.events.ts';
 
 export const verifyLookupInput = z.strictObject({
   access_code: z
@@ -66,6 +65,6 @@ export async function verifyLookup(ctx: TxCtx, id: string, raw: VerifyLookupInpu
   lookup.verifiedAt = now;
   lookup.updatedAt = now;
   await ctx.em.flush();
-  await recordEvent(ctx, 'lookup.verified', presentLookup(view, now));
+  await recordLookupEvent(ctx, 'lookup.verified', view, { now });
   return { view, token };
 }

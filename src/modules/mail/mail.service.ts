@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { enqueue, type OutboxHandler, type OutboxRow } from '../../platform/outbox.ts';
 import { masterKey, secretBox, type SecretBox } from '../../platform/secrets.ts';
-import type { TxEm } from '../../db/engine/index.ts';
+import { preparedRead, preparedWrite, type TxEm } from '../../db/engine/index.ts';
 
 // E-mail (docs/partner-guide.md "E-mail"). A message is queued in the use case's transaction: a mail_message row
 // with its body sealed (it may hold a code: docs/operator-guide.md "Secrets at rest") and an outbox row (topic
@@ -31,7 +31,8 @@ export interface OutgoingMail {
 /** Queues `mail` in the caller's transaction; the outbox payload names the message, never its content. */
 export async function queueMail(em: TxEm, config: Config, mail: OutgoingMail, at: Date): Promise<void> {
   const box = await mailBox(em, config);
-  const [row] = await em.execute<{ id: string }[]>(
+  const [row] = await preparedWrite<{ id: string }>(
+    em,
     `insert into mail_message (reseller_id, to_address, subject, sealed_body, status, expires_at, created_at)
      values (?, ?, ?, ?, 'QUEUED', ?, ?) returning id::text as id`,
     [
@@ -80,7 +81,8 @@ export function mailHandler(deps: { config: Config; clock: Clock; log: Logger })
   const transport = config.SMTP_URL === undefined ? undefined : createTransport({ url: config.SMTP_URL, ...SMTP_TIMEOUTS });
   return async (outboxRow: OutboxRow, em: EntityManager) => {
     const id = (outboxRow.payload as { mail_message_id?: string }).mail_message_id;
-    const [mail] = await em.execute<MailRow[]>(
+    const [mail] = await preparedRead<MailRow>(
+      em,
       'select id::text as id, to_address, subject, sealed_body, status, expires_at, created_at from mail_message where id = ? for update',
       [id ?? null],
     );
@@ -136,7 +138,7 @@ async function finish(
   messageId: string | null,
   at: Date,
 ): Promise<void> {
-  await em.execute('update mail_message set status = ?, message_id = ?, sealed_body = null, delivered_at = ? where id = ?', [
+  await preparedWrite(em, 'update mail_message set status = ?, message_id = ?, sealed_body = null, delivered_at = ? where id = ?', [
     status,
     messageId,
     status === 'EXPIRED' ? null : at,

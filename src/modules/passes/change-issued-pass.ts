@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { DomainError, validationError } from '../../platform/errors.ts';
-import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { parseInput, unixTimestamp } from '../../platform/validation.ts';
 import { findOwnClient, getOwnClient, type Client } from '../clients/index.ts';
 import { PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { addDuration, findCurrentIssuedPass, idParam } from './passes.service.ts';
-import { presentIssuedPass } from './passes.presenter.ts';
 import type { IssuedPassResult } from './issue-pass.ts';
 import { coverageStart, refundUnusedPeriod, startPaidPeriod } from './paid-period.ts';
+import { recordPassEvent } from './passes.events.ts';
 
 export const updateIssuedPassInput = z.strictObject({ client_id: idParam, pass_id: idParam });
 export type UpdateIssuedPassInput = z.input<typeof updateIssuedPassInput>;
@@ -48,7 +47,7 @@ export async function updateIssuedPass(ctx: TxCtx, raw: UpdateIssuedPassInput): 
   const now = ctx.clock.now();
   const previous = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
   await changePackage(ctx, { issuedPass, previous, next: pass, client }, now);
-  await recordEvent(ctx, 'issued_pass.updated', presentIssuedPass({ issuedPass, pass }, now));
+  await recordPassEvent(ctx, 'issued_pass.updated', { issuedPass, pass }, { now });
   return { issuedPass, pass, client };
 }
 
@@ -98,7 +97,7 @@ export async function setIssuedPassExpiry(ctx: TxCtx, clientId: string, raw: Set
   issuedPass.updatedAt = now;
   await ctx.em.flush();
   const pass = await ctx.em.findOneOrFail(PassPackageSchema, { id: issuedPass.passId });
-  await recordEvent(ctx, 'issued_pass.updated', presentIssuedPass({ issuedPass, pass }, now));
+  await recordPassEvent(ctx, 'issued_pass.updated', { issuedPass, pass }, { now });
   return { issuedPass, pass, client };
 }
 

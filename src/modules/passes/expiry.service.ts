@@ -4,12 +4,11 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { backgroundCtx } from '../../platform/request-context.ts';
 import { sweepInBatches } from '../../platform/sweep.ts';
-import { recordEvent } from '../events/index.ts';
 import { IssuedPassSchema, PassPackageSchema } from './passes.entity.ts';
-import { presentIssuedPass } from './passes.presenter.ts';
+import { recordPassEvent } from './passes.events.ts';
 
-// The pass expiry sweep, a service file of its own: the presenter it records events with imports
-// passes.service.ts.
+// The pass expiry sweep, a service file of its own: the events it records are presented
+// (passes.events.ts, passes.presenter.ts) with functions of passes.service.ts.
 
 /**
  * The issued-pass expiry sweep (in `serve` and `worker` every SESSION_SWEEP_MS, docs/partner-guide.md "Events"):
@@ -40,11 +39,11 @@ export function expireIssuedPasses(em: EntityManager, deps: { clock: Clock; conf
       // The sweep is no reseller's request: each event names the pass's reseller.
       const ctx = backgroundCtx(tx, deps);
       for (const issuedPass of passes) {
-        await recordEvent(
+        await recordPassEvent(
           ctx,
           'issued_pass.expired',
-          presentIssuedPass({ issuedPass, pass: packages.get(issuedPass.passId)! }, now),
-          issuedPass.resellerId,
+          { issuedPass, pass: packages.get(issuedPass.passId)! },
+          { resellerId: issuedPass.resellerId, now },
         );
       }
       return passes.length;

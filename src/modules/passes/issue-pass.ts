@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { email, localDate, parseInput, phone, shortText } from '../../platform/validation.ts';
@@ -10,7 +9,7 @@ import { creditWallet } from '../credits/index.ts';
 import { debitBusinessAccount } from '../ledger/index.ts';
 import { IssuedPassSchema, PassPackageSchema, type IssuedPass, type PassPackage } from './passes.entity.ts';
 import { addDuration, idParam, newPasscode, visitsPeriodOf } from './passes.service.ts';
-import { presentIssuedPass } from './passes.presenter.ts';
+import { recordPassEvent } from './passes.events.ts';
 
 export const issuePassInput = z.strictObject({
   pass_id: idParam,
@@ -86,7 +85,7 @@ export async function issuePass(ctx: TxCtx, raw: IssuePassInput): Promise<Issued
   }
   await grantPeriodCredits(ctx, pass, client, now, `Credits of pass '${pass.name}'`);
   const result = { issuedPass, pass, client };
-  await recordEvent(ctx, 'issued_pass.created', presentIssuedPass(result, now));
+  await recordPassEvent(ctx, 'issued_pass.created', result, { now });
   return result;
 }
 

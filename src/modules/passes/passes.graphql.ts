@@ -21,7 +21,7 @@ import {
   type PassPackage,
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { countCoveredProviders } from '../providers/index.ts';
+import { countCoveredProviders } from './provider-counts.ts';
 
 const Duration = builder.enumType('PassDuration', { values: durations });
 const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });

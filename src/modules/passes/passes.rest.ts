@@ -12,7 +12,7 @@ import {
 import { renewInput, renewIssuedPass, type RenewInput } from './renew-issued-pass.ts';
 import { getIssuedPassOfClient, getPass, listPassesWithProviderCounts } from './passes.service.ts';
 import { issuedPassSchema, passRenewalSchema, passSchema, presentIssuedPass, presentPass, presentRenewal } from './passes.presenter.ts';
-import { countCoveredProviders } from '../providers/index.ts';
+import { countCoveredProviders } from './provider-counts.ts';
 
 const passErrors = ['validation_error', 'invalid_api_key', 'account_disabled'] as const;
 

@@ -17,7 +17,7 @@ import {
   ownClientsReseller,
   type Client,
 } from '../clients/index.ts';
-import { coveredProviderCountsSql } from '../providers/index.ts';
+import { coveredProviderCountsSql } from './provider-counts.ts';
 import {
   IssuedPassSchema,
   PassPackageSchema,
@@ -27,7 +27,6 @@ import {
   type IssuedPassStatus,
   type PassPackage,
 } from './passes.entity.ts';
-import type { presentIssuedPass, presentRenewal } from './passes.presenter.ts';
 
 // Other modules reach passes only through this file (docs/architecture.md "Module boundaries").
 export { durations, issuedPassStatuses, paymentModels } from './passes.entity.ts';
@@ -44,9 +43,6 @@ export type {
 export { grantEntitlement, restoreVisit, takeEntitlementVisit, takePassVisit, visitsPeriodOf } from './visits.ts';
 export type { VisitReason } from './visits.ts';
 import { visitsPeriodOf } from './visits.ts';
-/** Payloads (`data.object`) of the issued_pass.* events: the V3 representations (src/modules/events/events.catalog.ts). */
-export type IssuedPassObject = ReturnType<typeof presentIssuedPass>;
-export type PassRenewalObject = ReturnType<typeof presentRenewal>;
 
 /**
  * The columns of a pass list a caller may leave unread: the two costliest to send and decode

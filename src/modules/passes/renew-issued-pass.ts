@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../platform/errors.ts';
 import { parseInput } from '../../platform/validation.ts';
-import { recordEvent } from '../events/index.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import type { TxCtx } from '../../db/engine/index.ts';
 import { debitBusinessAccount } from '../ledger/index.ts';
@@ -10,7 +9,7 @@ import { getOwnClient } from '../clients/index.ts';
 import { addDuration, findCurrentIssuedPass, visitsPeriodOf } from './passes.service.ts';
 import { grantPeriodCredits } from './issue-pass.ts';
 import { resetPassVisits } from './visits.ts';
-import { presentRenewal } from './passes.presenter.ts';
+import { recordPassEvent } from './passes.events.ts';
 
 export const renewInput = z.strictObject({});
 export type RenewInput = z.input<typeof renewInput>;
@@ -60,6 +59,6 @@ export async function renewIssuedPass(ctx: TxCtx, clientId: string, raw: RenewIn
   }
   await grantPeriodCredits(ctx, pass, client, now, `Credits of renewed pass '${pass.name}'`);
   const result = { issuedPass, pass, amount: pass.price, previousExpiresAt };
-  await recordEvent(ctx, 'issued_pass.renewed', presentRenewal(result, now));
+  await recordPassEvent(ctx, 'issued_pass.renewed', result, { now });
   return result;
 }

@@ -194,7 +194,8 @@ export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
   const reason = v.reason ?? 'CANCELLATION';
   const rows =
     v.entitlementId !== null
-      ? await em.execute(
+      ? await preparedWrite(
+          em,
           `with moved as (
          update visit_entitlement set visits_used = visits_used - 1 where id = ? and visits_used > 0
          returning id, reseller_id, client_id, issued_pass_id, category
@@ -203,7 +204,8 @@ export async function restoreVisit(em: TxEm, v: TakenVisit): Promise<number> {
        select ?, reseller_id, client_id, issued_pass_id, id, category, -1, ?, ?, ?, ? from moved returning id`,
           [v.entitlementId, txnId, reason, v.bookingId ?? null, v.accessCodeId ?? null, v.at],
         )
-      : await em.execute(
+      : await preparedWrite(
+          em,
           `with moved as (
          update issued_pass set visits_used = visits_used || jsonb_build_object(?::text, (visits_used->>?)::int - 1), updated_at = ?
           where id = ? and visits_period = ? and coalesce((visits_used->>?)::int, 0) > 0
@@ -242,7 +244,8 @@ export async function resetPassVisits(
   assertInTransaction(em);
   for (const [category, used] of Object.entries(issuedPass.visitsUsed)) {
     if (!used) continue;
-    await em.execute(
+    await preparedWrite(
+      em,
       `insert into visit_transaction (id, reseller_id, client_id, issued_pass_id, category, period, delta, reason, created_at)
        values (?, ?, ?, ?, ?, ?, ?, 'RENEWAL', ?)`,
       [

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { preparedRead } from '../../db/engine/index.ts';
 import type { Near } from '../../platform/geo.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { providersFromRows } from './providers.service.ts';
@@ -42,10 +43,12 @@ export async function firstCoveredProviderPages(
     const at = [near.lat, near.lon];
     params = [...at, ...at, ...at, radiusM, ...at, radiusM, ...at];
   }
+  // The passes as one array parameter: one statement text, so one prepared statement, whatever their number.
   const rows =
     passIds.length === 0
       ? []
-      : await em.execute<Record<string, unknown>[]>(
+      : await preparedRead<Record<string, unknown>>(
+          em,
           `select covered.*
        from pass_package pp
        cross join lateral (
@@ -55,9 +58,9 @@ export async function firstCoveredProviderPages(
           order by ${order}
           limit ?
        ) covered
-      where pp.id in (${passIds.map(() => '?').join(', ')})
+      where pp.id = any(?)
       order by covered.covering_pass_id, ${outerOrder}`,
-          [...params, page.limit + 1, ...passIds],
+          [...params, page.limit + 1, passIds],
         );
   const byPass = new Map<string, ProviderShape[]>(passIds.map((id) => [id, []]));
   for (const { covering_pass_id: passId, distance_m: distanceM, rank_key: _, ...columns } of rows) {

@@ -8,7 +8,7 @@ import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } fr
 // Other modules reach providers only through this file (docs/architecture.md "Module boundaries").
 export { providerCategories } from './providers.entity.ts';
 export type { CopayOption, OpeningHours, Provider, ProviderCategory } from './providers.entity.ts';
-export { countCoveredProviders, coveredProviderCountsSql, coveredTiers } from './pass-coverage.ts';
+export { coveredTiers } from './pass-coverage.ts';
 
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {

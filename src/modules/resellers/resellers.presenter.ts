@@ -15,15 +15,3 @@ export type IssuerResource = z.infer<typeof issuerSchema>;
 export function presentIssuer(reseller: Reseller): IssuerResource {
   return { object: 'issuer', id: reseller.id, name: reseller.name };
 }
-
-export const lookupSettingsSchema = z
-  .object({
-    object: z.literal('lookup_settings').describe('Always `lookup_settings`'),
-    lookup_enabled: z.boolean().describe("true: other resellers may look up this reseller's clients (it is listed in GET /issuers)"),
-  })
-  .meta({ id: 'LookupSettings', description: "The reseller's lookup setting" });
-export type LookupSettingsResource = z.infer<typeof lookupSettingsSchema>;
-
-export function presentLookupSettings(reseller: Reseller): LookupSettingsResource {
-  return { object: 'lookup_settings', lookup_enabled: reseller.lookupEnabled };
-}

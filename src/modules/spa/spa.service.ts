@@ -196,18 +196,17 @@ export interface SpaTreatment {
 
 /** Services of every spa, by spa name then service name; one statement, at most `limit`. */
 export async function listSpaTreatments(ctx: Ctx, limit: number): Promise<SpaTreatment[]> {
-  const rows = await ctx.em.execute<
-    {
-      id: string;
-      provider_id: string;
-      name: string;
-      spa_name: string;
-      tier: string;
-      duration_minutes: number;
-      copay_amount: string | null;
-      currency: string;
-    }[]
-  >(
+  const rows = await preparedRead<{
+    id: string;
+    provider_id: string;
+    name: string;
+    spa_name: string;
+    tier: string;
+    duration_minutes: number;
+    copay_amount: string | null;
+    currency: string;
+  }>(
+    ctx.em,
     `select s.id, s.provider_id, s.name, p.name as spa_name, p.tier, s.duration_minutes, s.copay_amount, s.currency
        from spa_service s join provider p on p.id = s.provider_id
       where p.category = 'SPA' order by p.name, s.name, s.id limit ?`,
@@ -228,6 +227,6 @@ export async function listSpaTreatments(ctx: Ctx, limit: number): Promise<SpaTre
 /** The spa a service belongs to; undefined for an unknown or malformed id. */
 export async function spaOfService(em: EntityManager, serviceId: string): Promise<string | undefined> {
   if (!isId('service', serviceId)) return undefined;
-  const [row] = await em.execute<{ provider_id: string }[]>('select provider_id from spa_service where id = ?', [serviceId]);
+  const [row] = await preparedRead<{ provider_id: string }>(em, 'select provider_id from spa_service where id = ?', [serviceId]);
   return row?.provider_id;
 }

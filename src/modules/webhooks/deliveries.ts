@@ -4,7 +4,7 @@ import type { DomainError } from '../../platform/errors.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import type { Page, PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../db/engine/index.ts';
+import { preparedWrite, type TxCtx } from '../../db/engine/index.ts';
 import { getOwnEndpoint } from './endpoints.ts';
 import { WebhookDeliverySchema, type WebhookDelivery } from './webhooks.entity.ts';
 
@@ -56,7 +56,8 @@ export async function listDeliveries(ctx: Ctx, endpointId: string, page: PageArg
 export async function retryDelivery(ctx: TxCtx, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
   const endpoint = await getOwnEndpoint(ctx, endpointId);
   const [row] = isDeliveryId(deliveryId)
-    ? await ctx.em.execute<Record<string, unknown>[]>(
+    ? await preparedWrite<Record<string, unknown>>(
+        ctx.em,
         `update webhook_delivery set status = 'PENDING', next_attempt_at = ?, updated_at = ?
         where id = ? and endpoint_id = ? and reseller_id = ? returning *`,
         [ctx.clock.now(), ctx.clock.now(), deliveryId, endpoint.id, endpoint.resellerId],

@@ -9,7 +9,7 @@ import type { DomainEvent } from '../events/index.ts';
 import { newDeliveryId } from './deliveries.ts';
 import { secretsBox, signature } from './signing.ts';
 import { guardedLookup, refusedTarget } from './urls.ts';
-import { withTransaction } from '../../db/engine/index.ts';
+import { advisoryXactLock, autocommitWrite, preparedRead, preparedWrite, withTransaction } from '../../db/engine/index.ts';
 
 // Delivery, at least once (docs/partner-guide.md "Webhooks"):
 // 1. recordEvent writes the event and its outbox row with the use case's effects (one commit).
@@ -48,7 +48,8 @@ export function webhookFanOut(deps: DeliveryDeps): OutboxHandler {
     const event = row.payload as DomainEvent;
     if (row.reseller_id === null || typeof event?.id !== 'string') return;
     // Endpoints created after the event do not get it; `["*"]` matches every type.
-    const endpoints = await em.execute<{ id: string }[]>(
+    const endpoints = await preparedRead<{ id: string }>(
+      em,
       `select w.id from webhook_endpoint w
         where w.reseller_id = ? and w.status = 'ENABLED'
           and w.created_at <= (select created_at from event where id = ?)
@@ -59,7 +60,8 @@ export function webhookFanOut(deps: DeliveryDeps): OutboxHandler {
     if (endpoints.length === 0) return;
     const now = deps.clock.now();
     deps.log.debug({ event_id: event.id, type: event.type, endpoints: endpoints.length }, 'event queued for webhook endpoints');
-    await em.execute(
+    await preparedWrite(
+      em,
       `insert into webhook_delivery (id, reseller_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
        values ${endpoints.map(() => "(?, ?, ?, ?, ?, 'PENDING', 0, ?, ?, ?)").join(', ')}
        on conflict (endpoint_id, event_id) do nothing`,
@@ -102,13 +104,14 @@ async function claimDue(em: EntityManager, now: Date, config: Config, batch: num
   // Claims run one at a time across processes (a short transaction-scoped lock), so each counts
   // the leases the one before it committed: the per-endpoint cap holds however many workers run.
   return withTransaction(em, async (tx) => {
-    await tx.execute("select pg_advisory_xact_lock(hashtextextended('webhook_delivery:claim', 0))");
+    await advisoryXactLock(tx, 'webhook_delivery:claim');
     return claimStatement(tx, now, config, batch);
   });
 }
 
 function claimStatement(em: EntityManager, now: Date, config: Config, batch: number): Promise<Claimed[]> {
-  return em.execute<Claimed[]>(
+  return preparedWrite<Claimed>(
+    em,
     `with ep as (
        select w.id, f.in_flight, row_number() over (order by f.in_flight, w.last_claimed_at nulls first, w.id) as turn
          from webhook_endpoint w
@@ -260,7 +263,8 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
   const status = outcome.status;
   const context = { delivery_id: d.id, webhook_endpoint_id: d.endpoint_id, event_id: d.event_id, attempt: d.attempts };
   if (status !== undefined && status >= 200 && status < 300) {
-    await em.execute(
+    await autocommitWrite(
+      em,
       `update webhook_delivery set status = 'SUCCEEDED', next_attempt_at = null, locked_until = null,
               last_response_status = ?, last_error = null, updated_at = ?
         where id = ? and attempts = ?`,
@@ -272,8 +276,9 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
   if (status === 410) {
     // Gone: the receiver asks for nothing more. The endpoint is disabled and what was pending fails.
     await withTransaction(em, async (tx) => {
-      await tx.execute("update webhook_endpoint set status = 'DISABLED', updated_at = ? where id = ?", [now, d.endpoint_id]);
-      await tx.execute(
+      await preparedWrite(tx, "update webhook_endpoint set status = 'DISABLED', updated_at = ? where id = ?", [now, d.endpoint_id]);
+      await preparedWrite(
+        tx,
         `update webhook_delivery
             set status = 'FAILED', next_attempt_at = null, locked_until = null, updated_at = ?,
                 last_response_status = case when id = ? then 410 else last_response_status end,
@@ -288,7 +293,8 @@ async function record(em: EntityManager, d: Claimed, outcome: Outcome, deps: Del
   const error = outcome.error ?? (status! >= 300 && status! < 400 ? `HTTP ${status}: redirect not followed` : `HTTP ${status}`);
   const last = d.attempts >= MAX_ATTEMPTS;
   const next = last ? null : new Date(now.getTime() + retryDelayMs(d.attempts));
-  await em.execute(
+  await autocommitWrite(
+    em,
     `update webhook_delivery set status = ?, next_attempt_at = ?, locked_until = null, last_response_status = ?, last_error = ?, updated_at = ?
       where id = ? and attempts = ? and status = 'PENDING'`,
     [last ? 'FAILED' : 'PENDING', next, status ?? null, error, now, d.id, d.attempts],

@@ -4,7 +4,7 @@ import { DomainError, notFound, validationError } from '../../platform/errors.ts
 import { isId, newId } from '../../platform/ids.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
-import type { TxCtx } from '../../db/engine/index.ts';
+import { advisoryXactLock, type TxCtx } from '../../db/engine/index.ts';
 import { noNul, parseInput } from '../../platform/validation.ts';
 import { eventCatalog } from '../events/index.ts';
 import { newWebhookSecret, secretsBox } from './signing.ts';
@@ -92,7 +92,7 @@ export async function createWebhookEndpoint(ctx: TxCtx, raw: CreateWebhookEndpoi
  * cannot both see room for one; nothing else waits for it.
  */
 async function checkEndpointRoom(ctx: TxCtx, resellerId: string): Promise<void> {
-  await ctx.em.execute("select pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || ?, 0))", [resellerId]);
+  await advisoryXactLock(ctx.em, `webhook_endpoints:${resellerId}`);
   const count = await ctx.em.count(WebhookEndpointSchema, { resellerId });
   if (count >= MAX_ENDPOINTS_PER_RESELLER) {
     throw new DomainError(

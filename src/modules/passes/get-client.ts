@@ -1,6 +1,6 @@
 import type { Ctx } from '../../platform/request-context.ts';
-import { currentPassOf, type IssuedPass, type PassPackage } from '../passes/index.ts';
-import { getReadableClient, type Client } from './clients.service.ts';
+import { getReadableClient, type Client } from '../clients/index.ts';
+import { currentPassOf, type IssuedPass, type PassPackage } from './passes.service.ts';
 
 /** `foreign`: another reseller's client, read through a lookup (docs/partner-guide.md "Lookup"): contact details are masked. */
 export interface ClientView {
@@ -11,8 +11,8 @@ export interface ClientView {
 
 /**
  * A client the caller may read with its current pass (GET /clients/{id}): its own, or a looked-up
- * client of another reseller (docs/partner-guide.md "Lookup"). Kept out of clients.service.ts: the passes module
- * builds on clients, so only this read composes the two.
+ * client of another reseller (docs/partner-guide.md "Lookup"). It lives in the passes module, which builds on
+ * clients: the clients module never reads passes, so the two do not depend on each other.
  */
 export async function getClient(ctx: Ctx, clientId: string): Promise<ClientView> {
   const { client, foreign } = await getReadableClient(ctx, clientId);

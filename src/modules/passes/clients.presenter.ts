@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { unixSeconds } from '../../platform/clock.ts';
-import { effectiveStatus, issuedPassStatuses, paymentModels } from '../passes/index.ts';
-import { maskEmail, maskPhone } from './clients.service.ts';
+import { maskEmail, maskPhone } from '../clients/index.ts';
+import { issuedPassStatuses, paymentModels } from './passes.entity.ts';
+import { effectiveStatus } from './passes.service.ts';
 import type { ClientView } from './get-client.ts';
 
 // V3 presenter: an allow-list from rows to the wire; its return type is z.infer of the schema
-// the OpenAPI document publishes (docs/openapi.json).
+// the OpenAPI document publishes (docs/openapi.json). The `client` shows its current pass, so it is
+// presented by the passes module, which builds on clients (get-client.ts).
 
 const activePassSchema = z
   .object({
