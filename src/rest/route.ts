@@ -41,7 +41,6 @@ interface RouteDeclaration {
   repeatableQuery?: string[];
   /** The JSON body it takes (parsed by the service); a route without one refuses a body. */
   body?: z.ZodType;
-  paginated?: boolean;
   /** Accepts Idempotency-Key (spec part 8 rule 1). */
   idempotent?: boolean;
   /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { pageQuerySchema } from '../../platform/pagination.ts';
 import { bookClass, bookClassInput, type BookClassInput } from './book-class.ts';
 import { bookSpa, bookSpaInput, type BookSpaInput } from './book-spa.ts';
 import { cancelBooking } from './cancel-booking.ts';
@@ -123,29 +123,20 @@ export const bookingsRoutes = defineRoutes([
       return { status: 201, body: presentBooking(await confirmClassBooking(ctx, params.session_id, body as ConfirmClassInput)) };
     },
   },
-  {
-    method: 'GET',
+  listRoute({
     path: '/clients/{client_id}/bookings',
     operationId: 'listClientBookings',
     tag: 'Bookings',
-    paginated: true,
     summary: "Get a client's bookings, newest first, optionally of one status and type",
     query: bookingsQuerySchema,
-    success: { status: 200, description: 'A list of `booking` objects', schema: listOf(bookingSchema) },
-    errors: [...authErrors, 'resource_not_found', 'invalid_cursor'],
-    async handler(ctx, { params, query }) {
-      const page = await listClientBookings(ctx, params.client_id, { status: query.status, type: query.type }, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(
-          page,
-          `/v3/api/business/reseller/clients/${params.client_id}/bookings`,
-          'Bookings retrieved successfully',
-          presentBooking,
-        ),
-      };
-    },
-  },
+    item: bookingSchema,
+    description: 'A list of `booking` objects',
+    errors: [...authErrors, 'resource_not_found'],
+    url: (params) => `/v3/api/business/reseller/clients/${params.client_id}/bookings`,
+    message: 'Bookings retrieved successfully',
+    list: (ctx, page, { params, query }) => listClientBookings(ctx, params.client_id, { status: query.status, type: query.type }, page),
+    present: presentBooking,
+  }),
   {
     method: 'GET',
     path: '/bookings/{id}',

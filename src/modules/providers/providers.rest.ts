@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { listEnvelope, listOf } from '../../rest/envelope.ts';
+import { listRoute } from '../../rest/list-route.ts';
 import { defineRoutes } from '../../rest/route.ts';
 import { nearFromQuery, nearQuerySchema } from '../../platform/geo.ts';
-import { pageArgsFromQuery, pageQuerySchema } from '../../platform/pagination.ts';
+import { pageQuerySchema } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { getPass } from '../passes/index.ts';
 import { listCopayOptions } from './copay-options.ts';
@@ -19,23 +19,23 @@ const passProvidersQuery = z.object({ ...pageQuerySchema.shape, ...nearQuerySche
 const present = (p: ProviderShape) => presentProvider(p, p.distanceM);
 
 export const providersRoutes = defineRoutes([
-  {
-    method: 'GET',
+  listRoute({
     path: '/providers',
     operationId: 'listProviders',
     tag: 'Providers',
-    paginated: true,
     summary: 'Get providers: newest first, or nearest first (with `distance_km`) within `radius_km` of `lat`+`lon`',
     query: providersQuery,
-    success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
-    errors: [...providerErrors, 'invalid_cursor'],
-    async handler(ctx, { query }) {
+    item: providerSchema,
+    description: 'A list of `provider` objects',
+    errors: [...providerErrors],
+    url: () => `${BASE}/providers`,
+    message: 'Providers retrieved successfully',
+    list: (ctx, page, { query }) => {
       const filter = parseInput(providerFilterSchema, { category: query.category, tier: query.tier });
-      const near = nearFromQuery(query);
-      const page = await listProviders(ctx, filter, near, pageArgsFromQuery(query));
-      return { status: 200, body: listEnvelope(page, `${BASE}/providers`, 'Providers retrieved successfully', present) };
+      return listProviders(ctx, filter, nearFromQuery(query), page);
     },
-  },
+    present: present,
+  }),
   {
     method: 'GET',
     path: '/providers/{id}',
@@ -48,45 +48,34 @@ export const providersRoutes = defineRoutes([
       return { status: 200, body: presentProvider(await getProvider(ctx, params.id)) };
     },
   },
-  {
-    method: 'GET',
+  listRoute({
     path: '/passes/{id}/providers',
     operationId: 'listPassProviders',
     tag: 'Providers',
-    paginated: true,
     summary: "Get the providers a pass covers (one of its categories has the provider's category and tier), optionally nearest first",
     query: passProvidersQuery,
-    success: { status: 200, description: 'A list of `provider` objects', schema: listOf(providerSchema) },
-    errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
-    async handler(ctx, { params, query }) {
+    item: providerSchema,
+    description: 'A list of `provider` objects',
+    errors: [...providerErrors, 'resource_not_found'],
+    url: (params) => `${BASE}/passes/${params.id}/providers`,
+    message: 'Providers retrieved successfully',
+    list: async (ctx, page, { params, query }) => {
       const near = nearFromQuery(query);
-      const pageArgs = pageArgsFromQuery(query);
-      const pass = await getPass(ctx, params.id);
-      const page = await listCoveredProviders(ctx, pass, near, pageArgs);
-      return { status: 200, body: listEnvelope(page, `${BASE}/passes/${pass.id}/providers`, 'Providers retrieved successfully', present) };
+      return listCoveredProviders(ctx, await getPass(ctx, params.id), near, page);
     },
-  },
-  {
-    method: 'GET',
+    present: present,
+  }),
+  listRoute({
     path: '/providers/{providerBranchId}/gym-copay-options',
     operationId: 'listGymCopayOptions',
     tag: 'Providers',
-    paginated: true,
     summary: "List a provider's gym co-pay options, newest first",
-    query: pageQuerySchema,
-    success: { status: 200, description: 'A list of co-pay options (spec 2.4)', schema: listOf(copayOptionSchema) },
-    errors: [...providerErrors, 'invalid_cursor', 'resource_not_found'],
-    async handler(ctx, { params, query }) {
-      const page = await listCopayOptions(ctx, params.providerBranchId, pageArgsFromQuery(query));
-      return {
-        status: 200,
-        body: listEnvelope(
-          page,
-          `${BASE}/providers/${params.providerBranchId}/gym-copay-options`,
-          'Co-pay options retrieved successfully',
-          presentCopayOption,
-        ),
-      };
-    },
-  },
+    item: copayOptionSchema,
+    description: 'A list of co-pay options (spec 2.4)',
+    errors: [...providerErrors, 'resource_not_found'],
+    url: (params) => `${BASE}/providers/${params.providerBranchId}/gym-copay-options`,
+    message: 'Co-pay options retrieved successfully',
+    list: (ctx, page, { params }) => listCopayOptions(ctx, params.providerBranchId, page),
+    present: presentCopayOption,
+  }),
 ]);
