@@ -16,13 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Result } from 'autocannon';
-import { migrate, openOrm } from '../src/db/orm.ts';
 import { sha256Hex } from '../src/platform/crypto.ts';
 import { startStatementProxy } from './request-path/statement-proxy.ts';
 import { startOurServer, startServer, stopServer } from './request-path/processes.ts';
-import { openDatabase, withPort } from './database.ts';
+import { withPort } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
-import { CLIENTS, issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
+import { CLIENTS, issueClients, openBookingsWorld, type BookingsSeed } from './bookings/seed.ts';
 import { BARE_UNITS, OURS_UNITS, countStatements, openCountSession, openSessionsAhead, type KindCount } from './bookings/statements.ts';
 import { Counters, SessionPool, failuresOf, fire, firePaced, openSessions, type Load, type Paced } from './bookings/load.ts';
 import { CpuMeter } from './bookings/cpu.ts';
@@ -117,18 +116,7 @@ interface Measured {
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = loadAverage(); // the machine is shared: say how busy it was
-  const db = await openDatabase('bookings', progress);
-  onCleanup(() => db.drop());
-
-  progress('migrating and seeding the catalogue …');
-  const orm = await openOrm(db.url, 2);
-  let seed: BookingsSeed;
-  try {
-    await migrate(orm);
-    seed = await seedBookings(orm.em.fork(), new Date());
-  } finally {
-    await orm.close();
-  }
+  const { db, seed } = await openBookingsWorld('bookings', progress);
 
   // SQL statements per request: servers of their own whose database connection goes through the counter.
   const dbAddress = new URL(db.url);

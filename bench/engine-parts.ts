@@ -15,12 +15,10 @@
 // without, it starts an embedded PostgreSQL under the system temp folder and removes it afterwards.
 import os from 'node:os';
 import autocannon, { type Result } from 'autocannon';
-import { migrate, openOrm } from '../src/db/orm.ts';
 import { ENGINE_PARTS } from '../src/db/engine/index.ts';
 import { startOurServer, type Target } from './request-path/processes.ts';
-import { openDatabase } from './database.ts';
 import { onCleanup, runBench } from './lifecycle.ts';
-import { issueClients, seedBookings, type BookingsSeed } from './bookings/seed.ts';
+import { issueClients, openBookingsWorld, type BookingsSeed } from './bookings/seed.ts';
 import { Counters, SessionPool, fire as fireBookings } from './bookings/load.ts';
 import { checkLedgers } from './bookings/ledgers.ts';
 import { CpuMeter } from './bookings/cpu.ts';
@@ -79,17 +77,7 @@ const loadAverage = () =>
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
-  const db = await openDatabase('parts', progress);
-  onCleanup(() => db.drop());
-  progress('migrating and seeding …');
-  const orm = await openOrm(db.url, 2);
-  let seed: BookingsSeed;
-  try {
-    await migrate(orm);
-    seed = await seedBookings(orm.em.fork(), new Date());
-  } finally {
-    await orm.close();
-  }
+  const { db, seed } = await openBookingsWorld('parts', progress);
 
   progress('starting the servers …');
   const servers: Server[] = [{ name: 'tuned', target: await startOurServer('our server, tuned', db.url) }];

@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { migrate, openOrm } from '../../src/db/orm.ts';
+import { openDatabase, type Database } from '../database.ts';
+import { onCleanup } from '../lifecycle.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { createApiKey, createReseller, fundReseller } from '../../src/modules/resellers/index.ts';
 import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';
@@ -68,6 +71,20 @@ export function spaSlot(seed: BookingsSeed, k: number, days = SPA_DAYS): { date:
 /** The count's day `unit` (DAY0 + unit), with its `j`-th quarter hour. */
 export function countSlot(seed: BookingsSeed, unit: number, j: number): { date: string; time: string } {
   return { date: addDays(seed.today, DAY0 + unit), time: hhmm(15 * (j % SLOTS_PER_DAY)) };
+}
+
+/** A database of the bench's own (dropped on exit: bench/database.ts), migrated and seeded with this world. */
+export async function openBookingsWorld(name: string, progress: (message: string) => void): Promise<{ db: Database; seed: BookingsSeed }> {
+  const db = await openDatabase(name, progress);
+  onCleanup(() => db.drop());
+  progress('migrating and seeding the catalogue …');
+  const orm = await openOrm(db.url, 2);
+  try {
+    await migrate(orm);
+    return { db, seed: await seedBookings(orm.em.fork(), new Date()) };
+  } finally {
+    await orm.close();
+  }
 }
 
 export async function seedBookings(em: EntityManager, at: Date): Promise<BookingsSeed> {
