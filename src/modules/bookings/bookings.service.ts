@@ -21,7 +21,6 @@ import {
   type BookingStatus,
   type BookingType,
 } from './bookings.entity.ts';
-import type { presentBooking, presentBookingSession } from './bookings.presenter.ts';
 
 // Other modules reach bookings only through this file (docs/architecture.md "Module boundaries").
 export { expireBookingSessions } from './expire-sessions.ts';
@@ -30,9 +29,6 @@ export { buyVisits, checkOpen, costPerVisit, coverageOf, holderOf, purchaseInput
 export type { Holder, HolderInput, Purchase, PurchaseInput, PurchasingSession } from './eligibility.ts';
 export type { Booking, BookingSession, BookingStatus, BookingType } from './bookings.entity.ts';
 export { bookingStatuses, bookingTypes } from './bookings.entity.ts';
-/** Payloads (`data.object`) of the booking.* and booking_session.* events. */
-export type BookingObject = ReturnType<typeof presentBooking>;
-export type BookingSessionObject = ReturnType<typeof presentBookingSession>;
 
 /** Statuses that hold a slot or a spot. */
 export const LIVE_STATUSES = ['PENDING', 'CONFIRMED'] as const satisfies readonly BookingStatus[];
