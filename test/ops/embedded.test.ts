@@ -1,10 +1,21 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { isRunning, killStartedProcesses, postmasterPid, processUid, runCli, Service, stopLeftoverPostmaster } from './processes.ts';
+import {
+  childEnv,
+  isRunning,
+  killStartedProcesses,
+  postmasterPid,
+  processUid,
+  repoRoot,
+  runCli,
+  Service,
+  stopLeftoverPostmaster,
+} from './processes.ts';
+import { until } from '../support/until.ts';
 
 // The service's embedded PostgreSQL through real `serve` processes with DATABASE_URL unset: first
 // start (initdb, migrate, seed), `kill -9` and restart on the same DATA_DIR (stale postmaster),
@@ -179,6 +190,37 @@ describe('serve on the embedded PostgreSQL (DATABASE_URL unset)', () => {
       expect(after === undefined || !isRunning(after)).toBe(true);
       expect(fs.existsSync(path.join(dataDir, 'owner.pid'))).toBe(false);
       expect(fs.existsSync(path.join(dataDir, 'instance.json'))).toBe(false);
+    },
+    T,
+  );
+
+  it(
+    '`npm start` passes SIGTERM on: the server and its postgres stop with npm',
+    async () => {
+      // npm runs the script through `sh -c`; without `exec` in the script, the shell stayed between
+      // npm and node, npm's SIGTERM ended the shell only, and the server ran on with its postgres.
+      const npm = spawn('npm', ['start'], { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      npm.stderr!.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
+      let server: number | undefined;
+      try {
+        await until(() => /^REST V3: /m.test(stderr), 'npm start has started serve', 60_000);
+        server = Number(fs.readFileSync(path.join(dataDir, 'owner.pid'), 'utf8'));
+        const postmaster = postmasterPid(dataDir)!;
+        expect(server).not.toBe(npm.pid);
+        expect(isRunning(server) && isRunning(postmaster)).toBe(true);
+        npm.kill('SIGTERM');
+        await exited;
+        await until(() => !isRunning(server!) && !isRunning(postmaster), 'the server and its postgres have stopped', 30_000);
+        expect(fs.existsSync(path.join(dataDir, 'owner.pid'))).toBe(false);
+      } finally {
+        // A server left behind by a failure is not this file's child: stop it here.
+        if (server !== undefined && isRunning(server)) process.kill(server, 'SIGKILL');
+        if (npm.exitCode === null) npm.kill('SIGKILL');
+      }
     },
     T,
   );

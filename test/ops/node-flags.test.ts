@@ -28,7 +28,8 @@ it('the pinned Node gets the async-context-frame flag and a larger young generat
   expect(SERVER_NODE_FLAGS).toEqual(['--experimental-async-context-frame', '--max-semi-space-size=32']);
   expect(process.execArgv).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
   const scripts = (JSON.parse(fs.readFileSync(`${repoRoot}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
-  expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts serve`);
+  // `exec`: the shell npm runs the script in becomes node, so npm's SIGTERM reaches the server (test/ops/embedded.test.ts).
+  expect(scripts.start).toBe(`exec node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts serve`);
 });
 
 it(
