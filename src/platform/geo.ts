@@ -5,8 +5,9 @@ import { parseInput } from './validation.ts';
 import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
 import { preparedRead, setLocal, withTransaction } from '../db/engine/index.ts';
 
-// Proximity search on earthdistance's cube points: a GiST index on ll_to_earth(lat, lon) serves
-// both the radius box and nearest-first order. Ordering uses the chord distance (`<->`), which
+// Proximity search on earthdistance's cube points: a GiST index on the provider's stored point
+// (`earth_point`, ll_to_earth(lat, lon) kept by a trigger) serves both the radius box and
+// nearest-first order. Ordering uses the chord distance (`<->`), which
 // is monotonic in the great-circle distance, so (chord, id) is an exact keyset: paging stays
 // keyset on (distance, id), never OFFSET, and ties are broken by id.
 
@@ -128,7 +129,7 @@ async function nearestPage<T extends { id: string }>(
   near: Near,
   page: PageArgs,
 ): Promise<Page<T & { distance_m: number }>> {
-  const point = `ll_to_earth(${q.pointAlias}.lat, ${q.pointAlias}.lon)`;
+  const point = `${q.pointAlias}.earth_point`;
   const origin = 'll_to_earth(?::float8, ?::float8)';
   const radiusM = near.radiusKm * 1000;
   const conditions = [

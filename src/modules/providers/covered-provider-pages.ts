@@ -31,7 +31,7 @@ export async function firstCoveredProviderPages(
   let outerOrder = `covered.id ${backward ? 'asc' : 'desc'}`;
   let params: unknown[] = [];
   if (near) {
-    const point = 'll_to_earth(p.lat, p.lon)';
+    const point = 'p.earth_point';
     const origin = 'll_to_earth(?::float8, ?::float8)';
     const radiusM = near.radiusKm * 1000;
     rankKey = `(${point} <-> ${origin})`;
