@@ -1,8 +1,9 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { Receiver } from '../support/webhooks.ts';
-import { killStartedProcesses, Service } from './processes.ts';
+import { killStartedProcesses, runCli, Service } from './processes.ts';
 
 const app = useApp();
 
@@ -310,6 +311,25 @@ describe('worker with METRICS_PORT', () => {
       } finally {
         jobs.child.kill('SIGTERM');
         expect(await jobs.exited).toEqual({ code: 0, signal: null });
+      }
+    },
+    T,
+  );
+});
+
+describe('worker with a METRICS_PORT that is taken', () => {
+  it(
+    'exits 1 with one line naming the setting',
+    async () => {
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (taken.address() as net.AddressInfo).port;
+        const run = await runCli(['worker'], { DATABASE_URL: app.databaseUrl, METRICS_PORT: String(port) });
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(`METRICS_PORT ${port} is in use; set METRICS_PORT`);
+      } finally {
+        await new Promise((r) => taken.close(r));
       }
     },
     T,
