@@ -101,11 +101,11 @@ export function webhookMetrics(): WebhookMetrics {
 export function reportOutbox(orm: MikroORM): () => void {
   const registry = backgroundMetrics();
   if (!registry.getSingleMetric('outbox_pending_rows')) {
-    // Both from one statement per scrape; the gauges' collect run in turn, the second reads what the first found.
+    // A scrape collects both gauges at once: they share one statement.
     let read: Promise<{ rows: number; oldest: Date | null }> | undefined;
     const backlog = () =>
-      (read ??= readBacklog()
-        // The database unreachable leaves the scrape answering, these two NaN.
+      (read ??= within(BACKLOG_READ_MS, readBacklog())
+        // The database unreachable, or no connection free in time: the scrape answers, these two NaN.
         .catch(() => ({ rows: NaN, oldest: new Date(NaN) }))
         .finally(() => setImmediate(() => (read = undefined))));
     new Gauge({
@@ -128,6 +128,15 @@ export function reportOutbox(orm: MikroORM): () => void {
   }
   outboxReaders.add(orm);
   return () => void outboxReaders.delete(orm);
+}
+
+/** How long a scrape waits for the backlog (a connection, then the statement) before reporting NaN. */
+const BACKLOG_READ_MS = 1000;
+
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**
