@@ -8,6 +8,8 @@ export const configSchema = z
     HOST: z.string().default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     PUBLIC_BASE_URL: z.url().optional(),
+    // `worker` answers GET /metrics and /healthz on this port when set (docs/operator-guide.md "Metrics").
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -12,6 +13,7 @@ import { RETRY_AFTER_SECONDS } from './platform/unavailable.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
 import { clientAddress } from './platform/client-address.ts';
 import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
+import { answerPrimary, scrapeThroughPrimary } from './platform/cluster-metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
 import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from './rest/router.ts';
@@ -47,6 +49,8 @@ export async function warmUp(deps: Pick<AppDeps, 'orm' | 'config' | 'log'>): Pro
  */
 export function buildServer(deps: AppDeps): http.Server {
   const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
+  // An HTTP worker of `serve --workers N`: the primary sums this server's metrics into every scrape.
+  if (cluster.isWorker) answerPrimary(metrics);
   const limits = createRateLimits(deps.config, deps.log, metrics.rateLimited);
   const pipeline = createPipeline({ ...deps, limits });
   // One document for both APIs, served under each base.
@@ -128,7 +132,8 @@ async function route(
   }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (path === '/metrics' && req.method === 'GET') {
-    const text = await metrics.exposition();
+    // With --workers, the whole server's (src/platform/cluster-metrics.ts), not this worker's share.
+    const text = cluster.isWorker ? await scrapeThroughPrimary(metrics) : await metrics.exposition();
     res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
     return void res.end(text);
   }

@@ -14,6 +14,9 @@ import { expireIssuedPasses } from '../modules/passes/index.ts';
 import { MAIL_TOPIC, mailHandler } from '../modules/mail/index.ts';
 import { WEBHOOK_EVENT_TOPIC, webhookDeliveryLoop, webhookFanOut } from '../modules/webhooks/index.ts';
 import { systemClock } from '../platform/clock.ts';
+import { createProcessMetrics, webhookMetrics } from '../platform/metrics.ts';
+import { aggregateForWorkers } from '../platform/cluster-metrics.ts';
+import { listenForScrapes } from '../platform/metrics-listener.ts';
 import type { Logger } from '../platform/logger.ts';
 import { describeEndpoints, describeSeed } from './banner.ts';
 import { ReportedError } from './usage.ts';
@@ -68,6 +71,7 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
 /** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */
 export async function worker(config: Config, log: Logger): Promise<number> {
   const db = await openDatabase(config, log, 'client');
+  if (config.METRICS_PORT !== undefined) await listenForMetrics(config, db, log);
   const jobs = startBackgroundJobs(db.orm, {
     config,
     clock: systemClock,
@@ -92,6 +96,16 @@ export async function worker(config: Config, log: Logger): Promise<number> {
   return new Promise<number>(() => undefined);
 }
 
+/** `worker`'s own GET /metrics and /healthz on METRICS_PORT: the background jobs' metrics, and its pool's. */
+async function listenForMetrics(config: Config, db: Database, log: Logger): Promise<void> {
+  const metrics = createProcessMetrics({ pool: () => db.orm.driver.getConnection().getNativeClient() });
+  const port = await listenForScrapes(config.HOST, config.METRICS_PORT!, metrics).catch(async (err: NodeJS.ErrnoException) => {
+    await db.close();
+    throw err.code === 'EADDRINUSE' ? new StartupFailed(`METRICS_PORT ${config.METRICS_PORT} is in use; set METRICS_PORT`) : err;
+  });
+  log.info({ url: `http://${config.HOST}:${port}/metrics` }, 'metrics listening');
+}
+
 /** The outbox topics delivered wherever background jobs run: mail (docs/partner-guide.md "E-mail") and events, fanned out to webhook endpoints (docs/partner-guide.md "Webhooks"). */
 export function outboxHandlers(config: Config, log: Logger): Record<string, OutboxHandler> {
   return {
@@ -102,7 +116,7 @@ export function outboxHandlers(config: Config, log: Logger): Record<string, Outb
 
 /** The modules' periodic jobs, run beside the outbox wherever background jobs run. */
 export function moduleSweeps(config: Config, log: Logger): Sweep[] {
-  const webhooks = webhookDeliveryLoop({ clock: systemClock, config, log });
+  const webhooks = webhookDeliveryLoop({ clock: systemClock, config, log, metrics: webhookMetrics() });
   return [
     {
       name: 'booking sessions',
@@ -231,11 +245,14 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
 async function forkHttpWorkers(db: Database, log: Logger, count: number) {
   let stopping = false;
   const fork = () => cluster.fork({ DATABASE_URL: db.url });
+  // A scrape reaching any worker answers for all of them and for this process (its pool, the background jobs).
+  aggregateForWorkers(createProcessMetrics({ pool: () => db.orm.driver.getConnection().getNativeClient() }));
   const ready = (w: Worker) =>
     new Promise<number>((resolve, reject) => {
+      // The channel also carries the metrics of scrapes (src/platform/cluster-metrics.ts), from a starting worker too.
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') resolve(m.port);
-        else reject(new StartupFailed(m.message));
+        else if (m.type === 'failed') reject(new StartupFailed(m.message));
       });
       w.once('exit', (code, signal) => reject(new StartupFailed(`an HTTP worker exited during start-up (${signal ?? `code ${code}`})`)));
     });

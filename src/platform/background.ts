@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { sweepIdempotencyRecords } from './idempotency.ts';
 import { startOutboxDispatcher, type OutboxHandler } from './outbox.ts';
+import { reportOutbox } from './metrics.ts';
 import { databaseHealth } from './unavailable.ts';
 
 // The work that runs beside requests, never inside one: outbox delivery, the idempotency expiry
@@ -47,6 +48,8 @@ export function startBackgroundJobs(
     pollMs: config.OUTBOX_POLL_MS,
     failed: (err) => failed(err, 'outbox dispatch failed'),
   });
+  // The backlog is this process's to report while it delivers the outbox (docs/operator-guide.md "Metrics").
+  const unreport = reportOutbox(orm);
   const sweeper = every(
     config.IDEMPOTENCY_SWEEP_MS,
     async () => {
@@ -73,6 +76,7 @@ export function startBackgroundJobs(
   });
   return {
     async stop() {
+      unreport();
       await Promise.all([dispatcher.stop(), sweeper.stop(), ...sweeps.map((s) => s.stop())]);
     },
   };

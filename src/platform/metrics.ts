@@ -1,10 +1,14 @@
 // GET /metrics: Prometheus text (format 0.0.4) through prom-client — the process (CPU, memory,
-// handles, event loop lag, GC), the database pool, the HTTP traffic by matched route, and which
-// engine ran the GraphQL operations.
+// handles, event loop lag, GC), the database pool, the HTTP traffic by matched route, which
+// engine ran the GraphQL operations, and the background jobs (outbox backlog, webhook attempts)
+// of a process that runs them. docs/operator-guide.md "Metrics" lists every family.
 // Labels are bounded sets: route templates, never raw paths, so ids cannot explode cardinality.
+// With `serve --workers N` one scrape sums every process's registries (src/platform/cluster-metrics.ts).
 import type { IncomingMessage } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Pool } from 'pg';
+import { preparedRead } from '../db/engine/index.ts';
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
@@ -34,6 +38,122 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/**
+ * The background jobs' metrics, process-wide like the process metrics: the jobs run once per
+ * process (src/platform/background.ts) and every scrape of the process includes them.
+ */
+let backgroundRegistry: Registry | undefined;
+let webhookSink: WebhookMetrics | undefined;
+/** The ORMs whose outbox the backlog gauges read: those of the background jobs running in this process. */
+const outboxReaders = new Set<MikroORM>();
+
+function backgroundMetrics(): Registry {
+  if (!backgroundRegistry) {
+    const registers = [(backgroundRegistry = new Registry())];
+    const attempts = new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome: delivered (2xx), failed (any other status, or no response), refused (a target the URL rules refuse).',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+    const failures = new Counter({
+      name: 'webhook_failures_total',
+      help: 'Webhook delivery attempts that did not deliver, by reason: status (a non-2xx answer), timeout, network (no answer), refused.',
+      labelNames: ['reason'] as const,
+      registers,
+    });
+    const latency = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Time from starting a webhook delivery attempt to its answer or failure (WEBHOOK_TIMEOUT_MS at most).',
+      labelNames: ['outcome'] as const,
+      buckets: BUCKETS,
+      registers,
+    });
+    webhookSink = {
+      attempted(outcome, reason, seconds) {
+        attempts.inc({ outcome });
+        if (reason) failures.inc({ reason });
+        latency.observe({ outcome }, seconds);
+      },
+    };
+  }
+  return backgroundRegistry;
+}
+
+/** What the webhook delivery loop records of each attempt (src/modules/webhooks/dispatch.ts). */
+export interface WebhookMetrics {
+  /** `reason` is set when the attempt did not deliver. */
+  attempted(outcome: WebhookOutcome, reason: WebhookFailure | undefined, seconds: number): void;
+}
+export type WebhookOutcome = 'delivered' | 'failed' | 'refused';
+export type WebhookFailure = 'status' | 'timeout' | 'network' | 'refused';
+
+/** The sink this process's webhook attempts are counted in. */
+export function webhookMetrics(): WebhookMetrics {
+  backgroundMetrics();
+  return webhookSink!;
+}
+
+/**
+ * Reports the outbox backlog of `orm`'s database in this process's scrapes, read at scrape time,
+ * until the returned function is called (the background jobs stop).
+ */
+export function reportOutbox(orm: MikroORM): () => void {
+  const registry = backgroundMetrics();
+  if (!registry.getSingleMetric('outbox_pending_rows')) {
+    // A scrape collects both gauges at once: they share one statement.
+    let read: Promise<{ rows: number; oldest: Date | null }> | undefined;
+    const backlog = () =>
+      (read ??= within(BACKLOG_READ_MS, readBacklog())
+        // The database unreachable, or no connection free in time: the scrape answers, these two NaN.
+        .catch(() => ({ rows: NaN, oldest: new Date(NaN) }))
+        .finally(() => setImmediate(() => (read = undefined))));
+    new Gauge({
+      name: 'outbox_pending_rows',
+      help: 'Outbox rows not yet handled (events to fan out to webhook endpoints, mail to send), due or waiting for a retry.',
+      registers: [registry],
+      async collect() {
+        this.set((await backlog()).rows);
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest outbox row not yet handled (0 when none is): how far behind the outbox dispatcher is.',
+      registers: [registry],
+      async collect() {
+        const { oldest } = await backlog();
+        this.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
+      },
+    });
+  }
+  outboxReaders.add(orm);
+  return () => void outboxReaders.delete(orm);
+}
+
+/** How long a scrape waits for the backlog (a connection, then the statement) before reporting NaN. */
+const BACKLOG_READ_MS = 1000;
+
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One statement through the partial index outbox_pending_idx (rows with processed_at null): its
+ * cost grows with the backlog, not with the table. With no jobs in this process, nothing is read.
+ */
+async function readBacklog(): Promise<{ rows: number; oldest: Date | null }> {
+  const orm = [...outboxReaders].at(-1);
+  if (!orm) return { rows: 0, oldest: null };
+  const [row] = await preparedRead<{ rows: number; oldest: Date | string | null }>(
+    orm.em.fork(),
+    'select count(*)::int as rows, min(created_at) as oldest from outbox where processed_at is null',
+    [],
+  );
+  return { rows: Number(row.rows), oldest: row.oldest === null ? null : new Date(row.oldest) };
+}
+
 export type ExecutionEngine = 'compiled' | 'graphql-js';
 
 export interface Metrics {
@@ -45,6 +165,8 @@ export interface Metrics {
   rateLimited(kind: string): void;
   /** The current values in the Prometheus text format; pool gauges are read now. */
   exposition(): Promise<string>;
+  /** The same values as prom-client's JSON, for the cluster's primary to sum with the other processes'. */
+  json(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }
 
 /** `pool` gives the ORM's `pg` pool (MikroORM: `orm.driver.getConnection().getNativeClient()`). */
@@ -66,7 +188,46 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
     labelNames: ['limit'] as const,
     registers,
   });
-  const pool = options.pool;
+  poolGauges(options.pool, registers);
+
+  return {
+    rateLimited: (kind) => rejections.inc({ limit: kind }),
+    observe(req, status, seconds) {
+      const method = req.method && METHODS.has(req.method) ? req.method : 'OTHER';
+      traffic.observe(method, routeLabels.get(req) ?? UNMATCHED_ROUTE, status, seconds);
+    },
+    executed(engine) {
+      executions.inc({ engine });
+    },
+    async exposition() {
+      // Each registry's text ends with a newline, so they join into one valid exposition.
+      return (await processMetrics().metrics()) + (await registry.metrics()) + (await backgroundMetrics().metrics());
+    },
+    json: () => json([processMetrics(), registry, backgroundMetrics()]),
+  };
+}
+
+/**
+ * The metrics of a process that serves no HTTP but holds a pool and may run the background jobs:
+ * the primary of `serve --workers N` (its part of the cluster's scrape) and `worker` (METRICS_PORT).
+ */
+export function createProcessMetrics(options: { pool: () => Promise<Pool> }): Pick<Metrics, 'exposition' | 'json'> {
+  const registry = new Registry();
+  poolGauges(options.pool, [registry]);
+  return {
+    async exposition() {
+      return (await processMetrics().metrics()) + (await registry.metrics()) + (await backgroundMetrics().metrics());
+    },
+    json: () => json([processMetrics(), registry, backgroundMetrics()]),
+  };
+}
+
+async function json(registries: Registry[]): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+  return (await Promise.all(registries.map((r) => r.getMetricsAsJSON()))).flat();
+}
+
+/** The pool's gauges, read at scrape time; with `--workers N` the cluster's scrape sums them over the processes. */
+function poolGauges(pool: () => Promise<Pool>, registers: Registry[]): void {
   new Gauge({
     name: 'db_pool_max_connections',
     help: 'The most connections the database pool opens (DB_POOL_MAX).',
@@ -94,21 +255,6 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
       this.set((await pool()).waitingCount);
     },
   });
-
-  return {
-    rateLimited: (kind) => rejections.inc({ limit: kind }),
-    observe(req, status, seconds) {
-      const method = req.method && METHODS.has(req.method) ? req.method : 'OTHER';
-      traffic.observe(method, routeLabels.get(req) ?? UNMATCHED_ROUTE, status, seconds);
-    },
-    executed(engine) {
-      executions.inc({ engine });
-    },
-    async exposition() {
-      // Each registry's text ends with a newline, so the two join into one valid exposition.
-      return (await processMetrics().metrics()) + (await registry.metrics());
-    },
-  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts';
 import { systemClock, unixSeconds, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { OutboxHandler } from '../../platform/outbox.ts';
+import type { WebhookFailure, WebhookMetrics, WebhookOutcome } from '../../platform/metrics.ts';
 import type { DomainEvent } from '../events/index.ts';
 import { newDeliveryId } from './deliveries.ts';
 import { secretsBox, signature } from './signing.ts';
@@ -27,6 +28,8 @@ export interface DeliveryDeps {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** Where each attempt's outcome and duration are counted (src/cli/serve.ts gives the process's /metrics sink). */
+  metrics?: WebhookMetrics;
 }
 
 /** After attempt n (1-based) fails, the next one is due this many seconds later (±10 %); after the last, FAILED. */
@@ -172,8 +175,18 @@ async function send(orm: MikroORM, d: Claimed, deps: DeliveryDeps): Promise<void
   if (d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at) > clock.now()) {
     secrets.push(box.open(d.previous_secret));
   }
+  const started = performance.now();
   const outcome = await attempt(d, secrets, config);
+  deps.metrics?.attempted(...classify(outcome), (performance.now() - started) / 1000);
   await record(orm.em.fork(), d, outcome, deps);
+}
+
+/** An attempt's outcome as /metrics counts it (docs/operator-guide.md "Metrics"). */
+function classify(outcome: Outcome): [WebhookOutcome, WebhookFailure | undefined] {
+  if (outcome.status !== undefined) return outcome.status >= 200 && outcome.status < 300 ? ['delivered', undefined] : ['failed', 'status'];
+  // The messages attempt() gives: the URL rules refuse a private target before any connection, and the time limit.
+  if (outcome.error?.startsWith('refused:')) return ['refused', 'refused'];
+  return ['failed', outcome.error?.startsWith('timeout:') ? 'timeout' : 'network'];
 }
 
 /**
