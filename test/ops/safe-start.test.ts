@@ -1,20 +1,29 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, inject, it } from 'vitest';
 import { migrationsList } from '../../src/db/migrations/index.ts';
 import { withDatabase } from '../support/global-setup.ts';
 import { onDatabaseMigratedTo } from '../support/migrations.ts';
-import { killStartedProcesses, runCli, Service } from './processes.ts';
+import { killStartedProcesses, runCli, Service, stopLeftoverPostmaster } from './processes.ts';
 
 // A safe start (docs/operator-guide.md "Release step"): a DATABASE_URL naming a database that does
 // not exist is one line naming it and exit 1 for every command, and the database is not created;
 // `serve --no-migrate` (or MIGRATE_ON_START=false) refuses a schema with pending migrations and
-// starts on one that `migrate` brought up to date.
+// starts on one that `migrate` brought up to date; `serve` with NODE_ENV=production seeds nothing,
+// even on the embedded database.
 
 const T = 120_000;
+// Under the system temp folder and world-traversable: as root, postgres runs as `postgres`.
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-safe-start-'));
+fs.chmodSync(dataDir, 0o755);
 
 afterAll(async () => {
   await killStartedProcesses();
+  await stopLeftoverPostmaster(dataDir);
+  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function databaseExists(name: string): Promise<boolean> {
@@ -83,6 +92,24 @@ it(
       }
       expect(await applied()).toBe(migrationsList.length);
     });
+  },
+  T,
+);
+
+it(
+  '`serve` with NODE_ENV=production on an empty embedded database migrates and seeds nothing: no banner, no resellers',
+  async () => {
+    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, PORT: '0', NODE_ENV: 'production', ACCESS_CODE_SIGNING_KEY: 'ab'.repeat(32) };
+    const service = new Service(['serve'], env);
+    await service.waitForStdout(/"msg":"listening"/, 90_000);
+    await service.waitForStderr(/^REST V3: /m); // the last line of its start-up
+    expect(service.stderr).not.toMatch(/Demo data|API key/);
+    // While it runs, an operator command uses its database.
+    const listed = await runCli(['resellers', 'list'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
   },
   T,
 );
