@@ -12,6 +12,17 @@ export const configSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    // Read replicas, comma-separated: lag-tolerant reads go there (docs/operator-guide.md "Read replicas").
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((url) => url.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each must be a postgres:// URL'))),
     DATA_DIR: z.string().default('.data'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),

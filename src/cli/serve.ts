@@ -200,7 +200,7 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
   let port: number;
   let stop: () => Promise<void>;
   try {
-    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE);
+    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE, config.DATABASE_REPLICA_URLS);
     const { buildServer, warmUp } = await import('../server.ts');
     await warmUp({ orm, config, log });
     const server = buildServer({ orm, config, clock: systemClock, log });

@@ -22,7 +22,7 @@ export async function openDatabase(config: Config, log: Logger, role: 'instance'
   // Before anything starts: a tuned engine on versions it was not written against stops here.
   if (config.DB_ENGINE === 'tuned') checkEngineVersions();
   if (config.DATABASE_URL) {
-    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE);
+    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE, config.DATABASE_REPLICA_URLS);
     return { orm, url: config.DATABASE_URL, embedded: false, close: () => orm.close() };
   }
   const dataDir = path.resolve(config.dataDir);
