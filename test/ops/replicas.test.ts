@@ -38,8 +38,10 @@ function runAs(): { uid: number; gid: number } | undefined {
 class Server {
   log = '';
   private readonly child: ChildProcess;
+  readonly dataDir: string;
   readonly port: number;
   constructor(dataDir: string, port: number, user: { uid: number; gid: number } | undefined) {
+    this.dataDir = dataDir;
     this.port = port;
     this.child = spawn(
       path.join(BIN, 'postgres'),
@@ -239,6 +241,23 @@ describe('DATABASE_REPLICA_URLS: a primary and a streaming replica', () => {
       // One line, no stack.
       expect(JSON.stringify(down[0])).not.toMatch(/\n\s+at /);
       expect(service.stdout).not.toMatch(/"level":(50|60)/);
+    },
+    T,
+  );
+
+  it(
+    'the replica started again: one line says it is back, and the catalogue is read from it again',
+    async () => {
+      replica = new Server(replica.dataDir, replica.port, runAs());
+      await replica.ready();
+      await service.waitForStdout(/read replica reachable again/, 30_000);
+      const [first] = demo.resellers;
+      const back = await logged(async () => {
+        expect((await get('/passes', first!.api_key)).status).toBe(200);
+      });
+      expect(back.replica).toMatch(PASS_LIST);
+      expect(back.primary).not.toMatch(PASS_LIST);
+      expect(service.logLines().filter((l) => /read replica (unreachable|reachable again)/.test(String(l.msg)))).toHaveLength(2);
     },
     T,
   );
