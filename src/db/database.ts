@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import { replicaUrlsOf, type Config } from '../config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { removeInstanceFile, runningInstance, writeInstanceFile } from './instance.ts';
@@ -22,7 +22,7 @@ export async function openDatabase(config: Config, log: Logger, role: 'instance'
   // Before anything starts: a tuned engine on versions it was not written against stops here.
   if (config.DB_ENGINE === 'tuned') checkEngineVersions();
   if (config.DATABASE_URL) {
-    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE, config.DATABASE_REPLICA_URLS);
+    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE, replicaUrlsOf(config));
     return { orm, url: config.DATABASE_URL, embedded: false, close: () => orm.close() };
   }
   const dataDir = path.resolve(config.dataDir);
