@@ -110,6 +110,7 @@ async function get(route: string, key: string) {
 /** Replays of the catalogue reads below, by a statement each leaves in a server's log. */
 const PASS_LIST = /from pass_package where reseller_id/;
 const PROVIDER_LIST = /from "provider" as "p0"/;
+const CLASS_LIST = /from "class" as "c0"/;
 
 /** Everything the servers' logs say after `run`: what the primary logged, what the replica logged. */
 async function logged(run: () => Promise<void>): Promise<{ primary: string; replica: string }> {
@@ -179,11 +180,12 @@ describe('DATABASE_REPLICA_URLS: a primary and a streaming replica', () => {
         expect(passes.status).toBe(200);
         expect(passes.body.data.map((p: { id: string }) => p.id).sort()).toEqual(first!.passes.map((p) => p.id).sort());
         expect((await get('/providers?limit=5', first!.api_key)).status).toBe(200);
+        expect((await get('/classes?limit=5', first!.api_key)).status).toBe(200);
       });
-      expect(catalogue.replica).toMatch(PASS_LIST);
-      expect(catalogue.replica).toMatch(PROVIDER_LIST);
-      expect(catalogue.primary).not.toMatch(PASS_LIST);
-      expect(catalogue.primary).not.toMatch(PROVIDER_LIST);
+      for (const list of [PASS_LIST, PROVIDER_LIST, CLASS_LIST]) {
+        expect(catalogue.replica).toMatch(list);
+        expect(catalogue.primary).not.toMatch(list);
+      }
 
       // A write: on the primary (a replica refuses writes). Right after it, the writer's own catalogue
       // read is the primary's; another reseller's read at the same moment is still the replica's.
