@@ -14,6 +14,11 @@ export const configSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    // Read replicas, comma-separated: lag-tolerant reads go there (docs/operator-guide.md "Read replicas").
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .optional()
+      .refine((v) => listed(v).every((url) => /^postgres(ql)?:\/\//.test(url)), 'each must be a postgres:// URL'),
     DATA_DIR: z.string().default('.data'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
@@ -84,6 +89,17 @@ export const configSchema = z
     path: ['ACCESS_CODE_SIGNING_KEY'],
     message: 'required when NODE_ENV is production (docs/partner-guide.md "Access codes")',
   });
+
+/** The items of a comma-separated setting, trimmed, empty ones left out. */
+function listed(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** DATABASE_REPLICA_URLS as a list; empty when unset. */
+export const replicaUrlsOf = (config: Pick<Config, 'DATABASE_REPLICA_URLS'>): string[] => listed(config.DATABASE_REPLICA_URLS);
 
 /** SECRETS_KEY as bytes: 64 hex characters or base64 (standard or url-safe) of exactly 32 bytes. */
 export function secretsKeyBytes(value: string): Buffer | undefined {

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type http from 'node:http';
 import net from 'node:net';
-import type { Config } from '../config.ts';
+import { replicaUrlsOf, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { applyPending, openOrm, pendingMigrations, withStartLock } from '../db/orm.ts';
 import { seedDemo, type DemoSeed } from '../db/seed.ts';
@@ -244,7 +244,7 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
   let port: number;
   let stop: () => Promise<void>;
   try {
-    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE);
+    const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE, replicaUrlsOf(config));
     const { buildServer, warmUp } = await import('../server.ts');
     await warmUp({ orm, config, log });
     const server = buildServer({ orm, config, clock: systemClock, log });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import { replicaUrlsOf, type Config } from '../config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { removeInstanceFile, runningInstance, writeInstanceFile } from './instance.ts';
@@ -24,7 +24,7 @@ export async function openDatabase(config: Config, log: Logger, role: 'instance'
   if (config.DATABASE_URL) {
     // Never created: a typo in DATABASE_URL stops here with one line (docs/operator-guide.md "Release step").
     await requireDatabase(config.DATABASE_URL);
-    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE);
+    const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE, replicaUrlsOf(config));
     return { orm, url: config.DATABASE_URL, embedded: false, close: () => orm.close() };
   }
   const dataDir = path.resolve(config.dataDir);

@@ -17,10 +17,22 @@ export const DB_CONNECT_TIMEOUT_MS = 5000;
  * src/db/engine that reach into pg, Kysely and MikroORM, after checking that the installed
  * versions are the ones they were written against; `plain` uses the dependencies as published.
  */
-export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, engine: EngineMode = engineFromEnv()): Options {
+export function ormOptions(
+  databaseUrl: string,
+  poolMax: number,
+  log?: Logger,
+  engine: EngineMode = engineFromEnv(),
+  replicaUrls: readonly string[] = [],
+): Options {
   const { driver, Client, pipeline } = engineOptions(engine);
   return {
     clientUrl: databaseUrl,
+    // Read replicas (DATABASE_REPLICA_URLS), each with the primary's pool and driver options. Only
+    // the reads src/db/engine marks lag-tolerant go to them (lagTolerant, src/db/engine/replicas.ts):
+    // not MikroORM's default of every find outside a transaction, which would read a caller's own
+    // write back from a replica that has not replayed it yet.
+    replicas: replicaUrls.map((url, i) => ({ clientUrl: url, name: `replica-${i + 1}` })),
+    preferReadReplicas: false,
     driver,
     entities,
     extensions: [Migrator],
@@ -55,8 +67,14 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, e
   };
 }
 
-export async function openOrm(databaseUrl: string, poolMax: number, log?: Logger, engine?: EngineMode): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax, log, engine));
+export async function openOrm(
+  databaseUrl: string,
+  poolMax: number,
+  log?: Logger,
+  engine?: EngineMode,
+  replicaUrls: readonly string[] = [],
+): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, log, engine, replicaUrls));
 }
 
 /** DATABASE_URL names a database that does not exist on its server: reported as one line, exit 1. */

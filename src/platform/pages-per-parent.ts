@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedRead } from '../db/engine/index.ts';
+import { preparedRead, type ConnectionType } from '../db/engine/index.ts';
 import type { DomainError } from './errors.ts';
 import { invalidCursor, type Page, type PageArgs } from './pagination.ts';
 
@@ -32,6 +32,8 @@ export async function pagesPerParent(
   q: PerParentQuery,
   parentIds: readonly string[],
   page: PageArgs,
+  // 'read' for a lag-tolerant read outside a transaction (lagTolerant, src/db/engine/replicas.ts).
+  connectionType: ConnectionType = 'write',
 ): Promise<Map<string, Page<Row> | DomainError>> {
   const result = new Map<string, Page<Row> | DomainError>();
   if (parentIds.length === 0) return result;
@@ -52,6 +54,7 @@ export async function pagesPerParent(
       em,
       `select ${a}.${q.parentColumn} as parent${q.sortColumn ? `, ${a}.${q.sortColumn} as sort` : ''} from ${q.table} where ${a}.id = ?`,
       [cursor],
+      { connectionType },
     );
     cursorParent = row?.parent as string | undefined;
     keyset = q.sortColumn ? `${key} ${ascending ? '>' : '<'} (?, ?)` : `${key} ${ascending ? '>' : '<'} ?`;
@@ -75,6 +78,7 @@ export async function pagesPerParent(
      where ranked.parent_rank <= ?
      order by ranked.${q.parentColumn}, ranked.parent_rank`,
     [parents, ...q.params, ...keysetParams, page.limit + 1],
+    { connectionType },
   );
   const byParent = new Map<string, Row[]>(parents.map((id) => [id, []]));
   for (const { parent_rank: _rank, ...row } of rows) byParent.get(row[q.parentColumn] as string)?.push(row as Row);

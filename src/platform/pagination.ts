@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DomainError, validationError } from './errors.ts';
 import { isId, type IdKind } from './ids.ts';
 import { parseInput } from './validation.ts';
+import type { ConnectionType } from '../db/engine/index.ts';
 
 // One keyset paginator for REST lists and Relay connections. Ids are time-ordered, so
 // newest first is `id DESC`; a cursor is an id of the list; one extra row tells `has_more`.
@@ -104,19 +105,22 @@ export async function keysetPage<T extends { id: string }>(
   where: FilterQuery<T>,
   args: PageArgs,
   kind: IdKind,
+  // 'read' for a lag-tolerant list read outside a transaction (lagTolerant, src/db/engine/replicas.ts).
+  connectionType: ConnectionType = 'write',
 ): Promise<Page<T>> {
   const cursor = args.startingAfter ?? args.endingBefore;
   const backward = args.endingBefore !== undefined || args.backward === true;
   if (cursor !== undefined) {
     const invalid = invalidCursor(args, cursor);
     if (!isId(kind, cursor)) throw invalid;
-    const found = await em.count(entity, { $and: [where, { id: cursor }] } as FilterQuery<T>);
+    const found = await em.count(entity, { $and: [where, { id: cursor }] } as FilterQuery<T>, { connectionType });
     if (found === 0) throw invalid;
   }
   const bound = cursor === undefined ? {} : { id: backward ? { $gt: cursor } : { $lt: cursor } };
   const rows = await em.find(entity, { $and: [where, bound] } as FilterQuery<T>, {
     orderBy: { id: backward ? 'asc' : 'desc' } as never,
     limit: args.limit + 1,
+    connectionType,
   });
   const hasMore = rows.length > args.limit;
   const data = rows.slice(0, args.limit);

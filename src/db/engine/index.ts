@@ -12,8 +12,10 @@ export {
   sqlText,
   type Deferred,
 } from './prepared-read.ts';
-/** Statements of one purpose each: a lock on a name, a setting for the transaction, a write that commits by itself. */
-export { advisoryXactLock, setLocal, autocommitWrite } from './purposes.ts';
+/** Statements of one purpose each: a lock on a name, a setting for the transaction, a write that commits by itself, a read that tolerates lag. */
+export { advisoryXactLock, setLocal, autocommitWrite, lagTolerantRead } from './purposes.ts';
+/** Read replicas: which reads may go to one, and for how long a caller's own write keeps its reads on the primary. */
+export { lagTolerant, READ_YOUR_WRITES_MS, type ConnectionType } from './replicas.ts';
 /** Transactions: the only ways to open one, and the rules at their edges. */
 export {
   inTransaction,

@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { EdgesAlongClient, WITH_COMMIT } from './edges-along.ts';
 import { refusalOf } from '../../platform/errors.ts';
 import { isTuned } from './mode.ts';
+import type { ConnectionType } from './replicas.ts';
 
 // The hottest statements (the pass lists, a booking's reads and its raw writes: docs/architecture.md "Request
 // pipeline", docs/adr/0015-prepared-statements-and-joined-reads.md) as named prepared statements. MikroORM sends every statement as text
@@ -87,10 +88,11 @@ export async function preparedRead<T extends object>(
   em: EntityManager,
   sql: string,
   params: readonly unknown[],
-  { carriesQueued = false } = {},
+  { carriesQueued = false, connectionType = 'write' }: { carriesQueued?: boolean; connectionType?: ConnectionType } = {},
 ): Promise<T[]> {
-  if (!isTuned(em)) return sendPlain<T>(em, sql, params);
-  const connection = em.getConnection();
+  if (!isTuned(em)) return sendPlain<T>(em, sql, params, connectionType);
+  // A transaction's statements go to its connection whatever is asked; only a read outside one reaches a replica.
+  const connection = em.getConnection(connectionType);
   const transaction = em.getTransactionContext<Transaction<unknown>>();
   const queued = (transaction && queues.get(transaction)?.splice(0)) || [];
   if (queued.length === 0) return send<T>(connection, transaction, sql, params);
@@ -174,9 +176,14 @@ export function logStatement(em: EntityManager, text: string): void {
  * transaction MikroORM holds, or on its pool; unnamed, one at a time, each awaited where it is
  * issued. Values bind as the tuned path binds them (pg's own conversion), so both run the same SQL.
  */
-async function sendPlain<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+async function sendPlain<T extends object>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  connectionType: ConnectionType,
+): Promise<T[]> {
   const { text } = prepare(sql, params.length);
-  const executor = em.getTransactionContext<Transaction<unknown>>() ?? em.getConnection().getClient<Kysely<unknown>>();
+  const executor = em.getTransactionContext<Transaction<unknown>>() ?? em.getConnection(connectionType).getClient<Kysely<unknown>>();
   const logger = em.config.getLogger();
   const started = performance.now();
   try {

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedRead } from './prepared-read.ts';
 import { assertInTransaction, type TxEm } from './transaction.ts';
+import { lagTolerant } from './replicas.ts';
+import type { Ctx } from '../../platform/request-context.ts';
 
 // Statements of one purpose each, named so the call says it (the table in README.md). Each is a
 // preparedRead underneath, so it runs the same way on both engines and after the queued writes.
@@ -32,4 +34,19 @@ export async function setLocal(em: TxEm, setting: string): Promise<void> {
 export async function autocommitWrite<T extends object>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
   if (em.isInTransaction()) throw new Error('autocommitWrite commits by itself; inside a transaction use preparedWrite');
   return preparedRead<T>(em, sql, params);
+}
+
+/**
+ * A read that tolerates lag (the catalogue, pass packages, availability): preparedRead on a
+ * replica when DATABASE_REPLICA_URLS names any, outside a transaction, and not within
+ * READ_YOUR_WRITES_MS of the caller's own write; else, or when the replica fails, on the primary
+ * (src/db/engine/replicas.ts). For an entity read the same way: `lagTolerant(ctx, (connectionType)
+ * => ctx.em.find(…, { connectionType }))`.
+ */
+export function lagTolerantRead<T extends object>(
+  ctx: Pick<Ctx, 'em' | 'caller' | 'log'>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  return lagTolerant(ctx, (connectionType) => preparedRead<T>(ctx.em, sql, params, { connectionType }));
 }

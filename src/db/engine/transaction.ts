@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { dropQueuedWrites, flushQueuedWrites, logStatement, openWriteQueue, queuedWritesWithCommit } from './prepared-read.ts';
 import { isTuned } from './mode.ts';
+import { noteWrite } from './replicas.ts';
 import { refusalOf } from '../../platform/errors.ts';
 import type { Ctx } from '../../platform/request-context.ts';
 
@@ -27,8 +28,14 @@ export interface TxCtx extends Ctx {
 export async function inTransaction<T>(ctx: Ctx, run: (tx: TxCtx) => Promise<T>): Promise<T> {
   // A nested transaction's savepoint comes after what the outer one queued.
   const nested = ctx.em.isInTransaction();
-  if (!nested)
-    return refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
+  if (!nested) {
+    try {
+      return await refusing(() => topLevel(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, true))));
+    } finally {
+      // Committed or not, the caller's next reads come from the primary for a while (src/db/engine/replicas.ts).
+      noteWrite(ctx.caller);
+    }
+  }
   await flushQueuedWrites(ctx.em);
   return refusing(() => nestedTransaction(ctx.em, (em) => withWriteQueue(em, () => runToTheEnd({ ...ctx, em: em as TxEm }, run, false))));
 }

@@ -1,6 +1,6 @@
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { plainRow, plainRows, preparedRead, preparedWrite, queueWrite, sqlText } from '../../db/engine/index.ts';
+import { lagTolerant, plainRow, plainRows, preparedRead, preparedWrite, queueWrite, sqlText } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { TxEm } from '../../db/engine/index.ts';
@@ -26,13 +26,17 @@ export const UPCOMING_INSTANCES_SHOWN = 50;
 /** Active categories, newest first. */
 export async function listClassCategories(ctx: Ctx, page: PageArgs): Promise<Page<ClassCategory>> {
   resellerOf(ctx);
-  return keysetPage(ctx.em, ClassCategorySchema, { active: true }, page, 'classCategory');
+  return lagTolerant(ctx, (connectionType) =>
+    keysetPage(ctx.em, ClassCategorySchema, { active: true }, page, 'classCategory', connectionType),
+  );
 }
 
 export async function getClass(ctx: Ctx, id: string): Promise<Class> {
   resellerOf(ctx);
   // A malformed id (path parameters are free text) names nothing: no query.
-  const cls = isId('class', id) ? await ctx.em.findOne(ClassSchema, { id }) : null;
+  const cls = isId('class', id)
+    ? await lagTolerant(ctx, (connectionType) => ctx.em.findOne(ClassSchema, { id }, { connectionType }))
+    : null;
   if (!cls) throw notFound('class', id);
   return cls;
 }
@@ -49,11 +53,16 @@ export interface ClassListing {
 export async function listingsOf(ctx: Ctx, classes: (Class & { distanceM?: number })[]): Promise<ClassListing[]> {
   if (classes.length === 0) return [];
   const [providers, categories] = await Promise.all([
-    findProviders(
-      ctx.em,
-      classes.map((c) => c.providerId),
+    lagTolerant(ctx, (connectionType) =>
+      findProviders(
+        ctx.em,
+        classes.map((c) => c.providerId),
+        connectionType,
+      ),
     ),
-    ctx.em.find(ClassCategorySchema, { id: { $in: [...new Set(classes.map((c) => c.categoryId))] } }),
+    lagTolerant(ctx, (connectionType) =>
+      ctx.em.find(ClassCategorySchema, { id: { $in: [...new Set(classes.map((c) => c.categoryId))] } }, { connectionType }),
+    ),
   ]);
   const providerById = new Map(providers.map((p) => [p.id, p]));
   const categoryById = new Map(categories.map((c) => [c.id, c]));
@@ -86,19 +95,22 @@ export async function upcomingInstancesOf(
   page: PageArgs,
 ): Promise<Map<string, Page<ClassInstance> | Error>> {
   resellerOf(ctx);
-  const pages = await pagesPerParent(
-    ctx.em,
-    {
-      table: 'class_instance ci',
-      alias: 'ci',
-      parentColumn: 'class_id',
-      sortColumn: 'starts_at',
-      descending: false,
-      where: ["ci.status = 'SCHEDULED'", 'ci.starts_at > ?'],
-      params: [ctx.clock.now()],
-    },
-    classIds,
-    page,
+  const pages = await lagTolerant(ctx, (connectionType) =>
+    pagesPerParent(
+      ctx.em,
+      {
+        table: 'class_instance ci',
+        alias: 'ci',
+        parentColumn: 'class_id',
+        sortColumn: 'starts_at',
+        descending: false,
+        where: ["ci.status = 'SCHEDULED'", 'ci.starts_at > ?'],
+        params: [ctx.clock.now()],
+      },
+      classIds,
+      page,
+      connectionType,
+    ),
   );
   return mapPages(pages, (row) => plainRow(ctx.em, ClassInstanceSchema, row));
 }
@@ -110,18 +122,21 @@ export async function classesOfProviders(
   page: PageArgs,
 ): Promise<Map<string, Page<Class> | Error>> {
   resellerOf(ctx);
-  const pages = await pagesPerParent(
-    ctx.em,
-    {
-      table: 'class c',
-      alias: 'c',
-      parentColumn: 'provider_id',
-      descending: true,
-      where: [],
-      params: [],
-    },
-    providerIds,
-    page,
+  const pages = await lagTolerant(ctx, (connectionType) =>
+    pagesPerParent(
+      ctx.em,
+      {
+        table: 'class c',
+        alias: 'c',
+        parentColumn: 'provider_id',
+        descending: true,
+        where: [],
+        params: [],
+      },
+      providerIds,
+      page,
+      connectionType,
+    ),
   );
   return mapPages(pages, (row) => plainRow(ctx.em, ClassSchema, row));
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validationError } from '../../platform/errors.ts';
 import { proximityPage, type Near } from '../../platform/geo.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { plainRow, preparedRead } from '../../db/engine/index.ts';
+import { lagTolerant, lagTolerantRead, plainRow } from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate } from '../../platform/validation.ts';
 import { providerExists } from '../providers/index.ts';
@@ -74,7 +74,9 @@ export async function listClasses(ctx: Ctx, filters: ClassFilters, page: PageArg
   if (categoryIds) where.push({ categoryId: { $in: categoryIds } });
   if (filters.providerId) where.push({ providerId: filters.providerId });
   if (filters.date) where.push({ [raw((alias: string) => scheduledOn(alias), [filters.date])]: [] } as FilterQuery<Class>);
-  return keysetPage(ctx.em, ClassSchema, where.length ? { $and: where } : {}, page, 'class');
+  return lagTolerant(ctx, (connectionType) =>
+    keysetPage(ctx.em, ClassSchema, where.length ? { $and: where } : {}, page, 'class', connectionType),
+  );
 }
 
 /** GET /classes: each class with its provider's name and tier and its category's name. */
@@ -90,11 +92,12 @@ const scheduledOn = (alias: string) =>
 
 /** Active categories with this name in any case; none is a 400 on `category`. */
 async function categoryIdsNamed(ctx: Ctx, name: string): Promise<string[]> {
-  const rows = await preparedRead<{ id: string }>(ctx.em, 'select id from class_category where active and lower(name) = lower(?)', [name]);
+  const rows = await lagTolerantRead<{ id: string }>(ctx, 'select id from class_category where active and lower(name) = lower(?)', [name]);
   if (rows.length === 0) throw validationError('category', `No class category is named '${name}'`);
   return rows.map((r) => r.id);
 }
 
 async function checkProvider(ctx: Ctx, id: string): Promise<void> {
-  if (!(await providerExists(ctx.em, id))) throw validationError('provider_id', `No such provider: '${id}'`);
+  if (!(await lagTolerant(ctx, (connectionType) => providerExists(ctx.em, id, connectionType))))
+    throw validationError('provider_id', `No such provider: '${id}'`);
 }

@@ -3,7 +3,16 @@ import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { keysetSql, pageFromRows, type Page, type PageArgs } from '../../platform/pagination.ts';
-import { joinedColumns, plainJoined, plainRows, preparedRead, sqlText, type Plain } from '../../db/engine/index.ts';
+import {
+  joinedColumns,
+  lagTolerant,
+  lagTolerantRead,
+  plainJoined,
+  plainRows,
+  preparedRead,
+  sqlText,
+  type Plain,
+} from '../../db/engine/index.ts';
 import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
@@ -91,8 +100,8 @@ async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { provi
         join: 'left join coverage on coverage.pass_id = page.id',
       }
     : { cte: '', column: '0', join: '' };
-  const rows = await preparedRead<PassRow & { cursor_ok: boolean }>(
-    ctx.em,
+  const rows = await lagTolerantRead<PassRow & { cursor_ok: boolean }>(
+    ctx,
     `with page as (
        select id, reseller_id, name, description, price, currency, duration, payment_model${reads.categories ? ', categories' : ''}${reads.createdAt ? ', created_at' : ''}
          from pass_package where ${scope.sql} and ${keyset.bound.sql}
@@ -103,7 +112,14 @@ async function passPage(ctx: Ctx, args: PageArgs, reads: PassListReads & { provi
       order by page.id ${keyset.order}`,
     [...scope.params, ...keyset.bound.params, keyset.limit, ...keyset.cursorOk.params],
   );
-  return pageFromRows(rows, args, keyset, async () => (await ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId })) > 0);
+  return pageFromRows(
+    rows,
+    args,
+    keyset,
+    async () =>
+      (await lagTolerant(ctx, (connectionType) => ctx.em.count(PassPackageSchema, { id: keyset.cursor, resellerId }, { connectionType }))) >
+      0,
+  );
 }
 
 /** A pass_package row of a list page (the columns read), with its provider count. */
@@ -112,7 +128,9 @@ type PassRow = Record<string, unknown> & { id: string; provider_count: string };
 export async function getPass(ctx: Ctx, id: string): Promise<PassPackage> {
   const { resellerId } = resellerOf(ctx);
   // A malformed id (path parameters are free text, NUL included) names nothing: no query.
-  const pass = isId('pass', id) ? await ctx.em.findOne(PassPackageSchema, { id, resellerId }) : null;
+  const pass = isId('pass', id)
+    ? await lagTolerant(ctx, (connectionType) => ctx.em.findOne(PassPackageSchema, { id, resellerId }, { connectionType }))
+    : null;
   if (!pass) throw notFound('pass', id);
   return pass;
 }

@@ -7,6 +7,7 @@ import type { PassPackage } from '../passes/index.ts';
 import { coveredTiers, type CoveredTiers } from './pass-coverage.ts';
 import { ProviderSchema, providerCategories, type Provider, type ProviderCategory } from './providers.entity.ts';
 import { providersFromRows } from './providers.service.ts';
+import { lagTolerant } from '../../db/engine/index.ts';
 
 // Filters accept any case (docs/domain-rules.md "Decisions recorded here"). Tiers are open labels (BRONZE, SILVER, GOLD …), so an
 // unknown tier is not an error but an empty list; only a malformed label is refused.
@@ -81,7 +82,7 @@ async function providersPage(
                 ? [{ id: { $in: [] } }]
                 : scope.map((s) => ({ category: s.category, ...(s.tiers.length ? { tier: { $in: s.tiers } } : {}) })),
           };
-    return keysetPage(ctx.em, ProviderSchema, where, page, 'provider');
+    return lagTolerant(ctx, (connectionType) => keysetPage(ctx.em, ProviderSchema, where, page, 'provider', connectionType));
   }
   const where: string[] = [];
   const params: unknown[] = [];

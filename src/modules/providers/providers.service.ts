@@ -1,7 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, plainRows, preparedRead, type Plain } from '../../db/engine/index.ts';
+import {
+  joinedColumns,
+  lagTolerant,
+  plainJoined,
+  plainRows,
+  preparedRead,
+  type ConnectionType,
+  type Plain,
+} from '../../db/engine/index.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { CopayOptionSchema, ProviderSchema, type CopayOption, type Provider } from './providers.entity.ts';
 
@@ -13,7 +21,7 @@ export { coveredTiers } from './pass-coverage.ts';
 /** A provider of the shared catalogue; any authenticated reseller may read it. */
 export async function getProvider(ctx: Ctx, id: string, param?: string): Promise<Provider> {
   resellerOf(ctx);
-  const [provider] = isId('provider', id) ? await findProviders(ctx.em, [id]) : [];
+  const [provider] = isId('provider', id) ? await lagTolerant(ctx, (connectionType) => findProviders(ctx.em, [id], connectionType)) : [];
   if (!provider) throw notFound('provider', id, param);
   return provider;
 }
@@ -32,21 +40,26 @@ export const joinedProviderColumns = (em: EntityManager, alias: string): string 
 export const joinedProvider = (em: EntityManager, alias: string, row: Record<string, unknown>): Plain<Provider> | undefined =>
   plainJoined(em, ProviderSchema, alias, [row])[0];
 
-/** Providers by id, in no particular order; unknown ids are left out. */
-export async function findProviders(em: EntityManager, ids: readonly string[]): Promise<Provider[]> {
+/** Providers by id, in no particular order; unknown ids are left out. `connectionType` 'read': a lag-tolerant read (lagTolerant). */
+export async function findProviders(
+  em: EntityManager,
+  ids: readonly string[],
+  connectionType: ConnectionType = 'write',
+): Promise<Provider[]> {
   // A prepared statement into plain rows (providersFromRows): every booking reads its provider,
   // and a find builds a query each time.
   const rows = await preparedRead<Record<string, unknown>>(
     em,
     'select * from provider where id in (select jsonb_array_elements_text(?::jsonb))',
     [JSON.stringify([...new Set(ids)])],
+    { connectionType },
   );
   return providersFromRows(em, rows);
 }
 
 /** Whether the catalogue has this provider (a malformed id names none: no query). */
-export async function providerExists(em: EntityManager, id: string): Promise<boolean> {
-  return isId('provider', id) && (await em.count(ProviderSchema, { id })) > 0;
+export async function providerExists(em: EntityManager, id: string, connectionType: ConnectionType = 'write'): Promise<boolean> {
+  return isId('provider', id) && (await em.count(ProviderSchema, { id }, { connectionType })) > 0;
 }
 
 /** The provider's co-pay options in one currency, newest first (what a booking session offers). */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationError } from '../../platform/errors.ts';
 import { isId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, preparedRead, preparedWrite, sqlText } from '../../db/engine/index.ts';
+import { joinedColumns, lagTolerant, lagTolerantRead, plainJoined, preparedRead, preparedWrite, sqlText } from '../../db/engine/index.ts';
 import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { localDate, parseInput } from '../../platform/validation.ts';
@@ -29,7 +29,9 @@ export async function getSpa(ctx: Ctx, spaId: string, param?: string): Promise<P
 /** The spa's services, newest first. */
 export async function listSpaServices(ctx: Ctx, spaId: string, page: PageArgs): Promise<Page<SpaService>> {
   const spa = await getSpa(ctx, spaId);
-  return keysetPage(ctx.em, SpaServiceSchema, { providerId: spa.id }, page, 'service');
+  return lagTolerant(ctx, (connectionType) =>
+    keysetPage(ctx.em, SpaServiceSchema, { providerId: spa.id }, page, 'service', connectionType),
+  );
 }
 
 /** The shape of a service list before anything is read: 1–10 distinct well-formed ids. */
@@ -69,7 +71,7 @@ export async function spaWithServices(
     ? []
     : lock
       ? await preparedWrite<Record<string, unknown>>(ctx.em, sqlText`${sql} for no key update of p`, [JSON.stringify(ids), spaId])
-      : await preparedRead<Record<string, unknown>>(ctx.em, sql, [JSON.stringify(ids), spaId]);
+      : await lagTolerantRead<Record<string, unknown>>(ctx, sql, [JSON.stringify(ids), spaId]);
   return spaAndServices(
     providersFromRows(ctx.em, rows.slice(0, 1))[0],
     plainJoined(ctx.em, SpaServiceSchema, 's', rows),
