@@ -44,6 +44,29 @@ function request(base: string, path: string, opts: { key?: string } = {}): Promi
   });
 }
 
+/** A GraphQL query on its own connection. */
+function graphql(base: string, key: string, query: string): Promise<Answer> {
+  const body = JSON.stringify({ query });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}/graphql`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let received = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (received += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: received }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** A POST whose body is sent in two halves: in flight from the first until `finish()` sends the rest. */
 function slowPost(base: string, path: string, key: string, idempotencyKey: string, body: object) {
   const text = JSON.stringify(body);
@@ -108,6 +131,9 @@ describe('serve', () => {
       const passes = await request(base, `${V3}/passes`, { key: reseller.key });
       expect(passes.status).toBe(200);
       expect(passes.headers.connection).toBe('close');
+      const typename = await graphql(base, reseller.key, '{ __typename }');
+      expect(typename.status, typename.body).toBe(200);
+      expect(typename.headers.connection).toBe('close');
       expect(msgs(service)).not.toContain('listener closed');
 
       await service.waitForStdout(/"msg":"listener closed"/);
