@@ -1,8 +1,11 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 import { V3 } from '../support/http.ts';
+import { Draining, drainAndClose } from '../../src/platform/shutdown.ts';
 import { killStartedProcesses, Service } from './processes.ts';
 
 const app = useApp();
@@ -242,4 +245,22 @@ describe('worker', () => {
     },
     T,
   );
+});
+
+describe('the in-flight limit', () => {
+  it('a request still running at the limit has its connection cut, and a warning says how many', async () => {
+    // The server's own stop on a server whose one request never answers; the limit made short.
+    const draining = new Draining();
+    const server = http.createServer((_req, res) => draining.track(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const hanging = request(`http://127.0.0.1:${port}`, '/never');
+    while (draining.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    await drainAndClose(server, draining, { drainMs: 0, log, inFlightLimitMs: 300 });
+    await expect(hanging).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(lines.map((l) => l.msg)).toEqual(['listener closed', 'in-flight requests cut at the time limit']);
+    expect(lines[1]).toMatchObject({ cut: 1 });
+  });
 });
