@@ -21,6 +21,8 @@ afterAll(async () => {
 let service: Service;
 let base: string;
 let key: string;
+/** What `seed --demo` printed: the demo keys and pass ids. */
+let demo: string;
 
 /** One scrape on a connection of its own (so successive scrapes spread over the workers); undefined when none answers within `timeoutMs`. */
 function scrape(url: string, timeoutMs = 10_000): Promise<string | undefined> {
@@ -71,6 +73,10 @@ describe('serve --workers 2: one scrape answers for the whole server', () => {
   it(
     'starts',
     async () => {
+      // serve on DATABASE_URL never seeds: the demo's keys come from `seed --demo`, as an operator's would.
+      const seeded = await runCli(['seed', '--demo'], { DATABASE_URL: app.databaseUrl });
+      expect(seeded.code, seeded.stderr).toBe(0);
+      demo = seeded.stdout;
       service = new Service(['serve', '--workers', '2'], {
         DATABASE_URL: app.databaseUrl,
         PORT: '0',
@@ -80,9 +86,8 @@ describe('serve --workers 2: one scrape answers for the whole server', () => {
         WEBHOOK_TIMEOUT_MS: '2000',
       });
       await service.waitForStdout(/"msg":"listening"/, 90_000);
-      await service.waitForStderr(/API key: sk_/);
       base = service.logLines().find((l) => l.msg === 'listening')!.url as string;
-      key = /API key: (sk_[0-9A-Za-z]{40})/.exec(service.stderr)![1];
+      key = /API key: (sk_[0-9A-Za-z]{40})/.exec(demo)![1];
     },
     T,
   );
@@ -183,7 +188,7 @@ describe('serve --workers 2: one scrape answers for the whole server', () => {
           });
           expect(res.status, await res.text()).toBe(201);
         }
-        const passId = /pass (pass_[0-9A-Z]{26})\s+\S.*\(PREPAID\)/.exec(service.stderr)![1];
+        const passId = /pass (pass_[0-9A-Z]{26})\s+\S.*\(PREPAID\)/.exec(demo)![1];
         const issued = await fetch(`${base}${V3}/issued_passes`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'metrics-webhook-event' },
