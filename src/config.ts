@@ -15,6 +15,11 @@ export const configSchema = z
     DATA_DIR: z.string().default('.data'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    // false: `serve` leaves migrating to a release step (`migrate` first) and refuses a schema that is behind (docs/operator-guide.md "Release step").
+    MIGRATE_ON_START: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     // `plain` runs the data layer on its dependencies' public APIs only (src/db/engine/README.md).
     DB_ENGINE: z.enum(['tuned', 'plain']).default('tuned'),

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   log = createLogger(config, service ? 'stdout' : 'stderr');
   if (service) {
     const { serve, worker } = await import('./cli/serve.ts');
-    return command.name === 'serve' ? serve(config, log, command.workers) : worker(config, log);
+    return command.name === 'serve' ? serve(config, log, command.workers, { migrate: command.migrate }) : worker(config, log);
   }
   const { runOperatorCommand } = await import('./cli/operator.ts');
   return runOperatorCommand(command, config, log);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
-import { migrate } from '../db/orm.ts';
+import { migrate, withStartLock } from '../db/orm.ts';
 import { seedDemo } from '../db/seed.ts';
 import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -34,14 +34,16 @@ type OperatorCommand = Exclude<Command, { name: 'help' | 'serve' | 'worker' | 'p
 export async function runOperatorCommand(command: OperatorCommand, config: Config, log: Logger): Promise<number> {
   // Read and parse before starting a database: a wrong path fails at once.
   const catalog = command.name === 'catalog import' ? readCatalogFile(command.file) : undefined;
-  return withDatabase(config, log, async (db) => {
+  return withDatabase(config, log, async (db, applied) => {
     const em = db.orm.em.fork();
     const now = systemClock.now();
     switch (command.name) {
       case 'migrate':
-        return 0;
+        // The release step's record (docs/operator-guide.md "Release step"): what this run applied, none when it was up to date.
+        return print({ applied, up_to_date: true }, true);
       case 'seed': {
-        const seeded = await seedDemo(em, now);
+        // Under the start lock: two seeds at once would both find the database empty.
+        const seeded = await withStartLock(db.orm, () => seedDemo(em, now), log);
         if (!seeded) throw new CommandFailed('the database already holds resellers; demo data is only seeded on an empty database');
         print(command.json ? seeded : describeSeed(seeded, config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`), command.json);
         return 0;
@@ -101,11 +103,12 @@ function print(result: unknown, pretty = false): 0 {
   return 0;
 }
 
-async function withDatabase(config: Config, log: Logger, run: (db: Database) => Promise<number>): Promise<number> {
+/** Every command runs on a migrated database; `run` is also told which migrations this run applied. */
+async function withDatabase(config: Config, log: Logger, run: (db: Database, applied: string[]) => Promise<number>): Promise<number> {
   const db = await openDatabase(config, log, 'client');
   try {
-    await migrate(db.orm);
-    return await run(db);
+    const applied = await migrate(db.orm, log);
+    return await run(db, applied);
   } finally {
     await db.close();
   }

@@ -3,7 +3,7 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
-import { migrate, openOrm } from '../db/orm.ts';
+import { applyPending, openOrm, pendingMigrations, withStartLock } from '../db/orm.ts';
 import { seedDemo, type DemoSeed } from '../db/seed.ts';
 import { startBackgroundJobs, type BackgroundJobs, type Sweep } from '../platform/background.ts';
 import type { OutboxHandler } from '../platform/outbox.ts';
@@ -25,7 +25,12 @@ import { ReportedError } from './usage.ts';
 /** A start-up failure reported as its one line (exit 1), after stopping what was started. */
 export class StartupFailed extends ReportedError {}
 
-export async function serve(config: Config, log: Logger, workers: number): Promise<number> {
+/** `serve --no-migrate` or MIGRATE_ON_START=false: migrations are a release step (docs/operator-guide.md "Release step"). */
+export interface ServeOptions {
+  migrate: boolean;
+}
+
+export async function serve(config: Config, log: Logger, workers: number, options: ServeOptions = { migrate: true }): Promise<number> {
   if (cluster.isWorker) return httpWorker(config, log.child({ pid: process.pid }));
   await checkPortFree(config);
   const db = await openDatabase(config, log, 'instance');
@@ -34,9 +39,7 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
   let seeded: DemoSeed | null;
   let port: number;
   try {
-    const applied = await migrate(db.orm);
-    if (applied.length) log.info({ applied }, 'migrations applied');
-    seeded = await seedDemo(db.orm.em.fork(), systemClock.now());
+    seeded = await prepareSchema(db, config, log, options.migrate && config.MIGRATE_ON_START);
     if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
     else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
     if (config.OUTBOX_IN_PROCESS) {
@@ -63,6 +66,33 @@ export async function serve(config: Config, log: Logger, workers: number): Promi
   if (seeded) console.error(`\n${describeSeed(seeded, base)}\n`);
   console.error(describeEndpoints(base));
   return new Promise<number>(() => undefined);
+}
+
+/**
+ * Under the start lock, so instances starting at once take turns: the pending migrations applied
+ * (or, with migrating left to a release step, refused when any are pending: new code never runs on
+ * an old schema), then demo data on an empty embedded development database only; `serve` on
+ * DATABASE_URL never seeds (`seed --demo` does).
+ */
+async function prepareSchema(db: Database, config: Config, log: Logger, migrate: boolean): Promise<DemoSeed | null> {
+  return withStartLock(
+    db.orm,
+    async () => {
+      if (migrate) {
+        const applied = await applyPending(db.orm);
+        if (applied.length) log.info({ applied }, 'migrations applied');
+      } else {
+        const pending = await pendingMigrations(db.orm);
+        if (pending.length)
+          throw new StartupFailed(
+            `the schema is behind this release: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending (${pending[0]}${pending.length > 1 ? ', …' : ''}); run migrate first`,
+          );
+      }
+      if (!db.embedded || config.NODE_ENV === 'production') return null;
+      return seedDemo(db.orm.em.fork(), systemClock.now());
+    },
+    log,
+  );
 }
 
 /** `worker`: the background jobs without HTTP, on DATABASE_URL or a running `serve`'s embedded database. */

@@ -3,8 +3,11 @@
 
 export const USAGE = `usage: reseller-gateway <command>
 
-  serve [--workers N]                  start the HTTP server (migrates; seeds demo data on an empty database);
-                                       --workers N: N HTTP processes sharing the port (node:cluster)
+  serve [--workers N] [--no-migrate]   start the HTTP server; migrates first, under a lock other instances wait for;
+                                       on the embedded database (no DATABASE_URL) outside production, seeds demo data
+                                       when it is empty; --workers N: N HTTP processes sharing the port (node:cluster);
+                                       --no-migrate (or MIGRATE_ON_START=false): migrations are a release step, and a
+                                       schema with pending migrations is refused
   worker                               outbox delivery and the sweeps (idempotency records, booking sessions), without HTTP
                                        (for OUTBOX_IN_PROCESS=false deployments)
   sessions expire                      mark booking sessions past their 24 hours EXPIRED now (the sweep
@@ -12,8 +15,10 @@ export const USAGE = `usage: reseller-gateway <command>
   access-codes expire                  mark access codes past their day (and their sessions past 24 hours) EXPIRED now,
                                        giving the codes' visits back (the sweep serve and worker run every
                                        SESSION_SWEEP_MS); prints how many
-  migrate                              apply pending migrations
+  migrate                              apply pending migrations (the release step); prints
+                                       {"applied": [names…], "up_to_date": true}
   seed --demo [--json]                 create demo resellers, keys, passes and a catalogue (3 cities) on an empty database
+                                       (the only way to demo data on DATABASE_URL)
   resellers list                       every reseller: id, name, currency, status, balance, created
   resellers create --name N --currency CUR
                                        CUR is required: an ISO 4217 code in any case (eur = EUR)
@@ -32,12 +37,13 @@ export const USAGE = `usage: reseller-gateway <command>
                                        pass packages from a JSON file (docs/catalog-format.md); all or nothing
   print-schema                         write schema.graphql and docs/openapi.json from the code
 
-Without DATABASE_URL an embedded PostgreSQL runs with its data under DATA_DIR (default .data);
-while \`serve\` runs there, the other commands use its database.`;
+DATABASE_URL must name a database that exists (it is never created). Without DATABASE_URL an
+embedded PostgreSQL runs with its data under DATA_DIR (default .data); while \`serve\` runs there,
+the other commands use its database.`;
 
 export type Command =
   | { name: 'help'; exitCode: 0 | 2 }
-  | { name: 'serve'; workers: number }
+  | { name: 'serve'; workers: number; migrate: boolean }
   | { name: 'worker' }
   | { name: 'migrate' }
   | { name: 'sessions expire' }
@@ -70,10 +76,11 @@ export function parseCommand(argv: string[]): Command {
   if (command === 'help' || command === '--help' || command === '-h') return { name: 'help', exitCode: 0 };
   switch (command) {
     case 'serve': {
-      const { flags } = parseArgs(rest, { '--workers': true }, 0, 'serve [--workers N]');
+      const { flags } = parseArgs(rest, { '--workers': true, '--no-migrate': false }, 0, 'serve [--workers N] [--no-migrate]');
       const workers = flags['--workers'] ?? '1';
-      if (!/^\d+$/.test(workers) || Number(workers) < 1 || Number(workers) > 256) throw usage('serve [--workers N] (N from 1 to 256)');
-      return { name: 'serve', workers: Number(workers) };
+      if (!/^\d+$/.test(workers) || Number(workers) < 1 || Number(workers) > 256)
+        throw usage('serve [--workers N] [--no-migrate] (N from 1 to 256)');
+      return { name: 'serve', workers: Number(workers), migrate: flags['--no-migrate'] === undefined };
     }
     case 'worker':
       parseArgs(rest, {}, 0, 'worker');

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { removeInstanceFile, runningInstance, writeInstanceFile } from './instance.ts';
-import { openOrm, type Orm } from './orm.ts';
+import { openOrm, requireDatabase, type Orm } from './orm.ts';
 import { checkEngineVersions } from './engine/index.ts';
 
 export interface Database {
@@ -14,7 +14,7 @@ export interface Database {
 }
 
 /**
- * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR. `serve` (role 'instance')
+ * DATABASE_URL when set (it must exist: DatabaseMissing otherwise); otherwise the embedded PostgreSQL under DATA_DIR. `serve` (role 'instance')
  * starts it and leaves its URL in DATA_DIR; operator commands ('client') use a running instance's
  * database when there is one, and start their own otherwise.
  */
@@ -22,6 +22,8 @@ export async function openDatabase(config: Config, log: Logger, role: 'instance'
   // Before anything starts: a tuned engine on versions it was not written against stops here.
   if (config.DB_ENGINE === 'tuned') checkEngineVersions();
   if (config.DATABASE_URL) {
+    // Never created: a typo in DATABASE_URL stops here with one line (docs/operator-guide.md "Release step").
+    await requireDatabase(config.DATABASE_URL);
     const orm = await openOrm(config.DATABASE_URL, config.DB_POOL_MAX, log, config.DB_ENGINE);
     return { orm, url: config.DATABASE_URL, embedded: false, close: () => orm.close() };
   }

@@ -1,5 +1,6 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { engineFromEnv } from '../config.ts';
+import pg from 'pg';
+import { ConfigError, engineFromEnv } from '../config.ts';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../platform/logger.ts';
 import { engineOptions, type EngineMode } from './engine/index.ts';
@@ -25,6 +26,12 @@ export function ormOptions(databaseUrl: string, poolMax: number, log?: Logger, e
     extensions: [Migrator],
     // No schema snapshot: migrations are hand-written, and the migrator would write .snapshot-<db>.json into the cwd.
     migrations: { migrationsList, transactional: true, allOrNothing: true, silent: true, snapshot: false },
+    // Never create a database: MikroORM would create a missing one on connecting and again in the
+    // migrator (which asks regardless of `ensureDatabase`, and creates only through the management
+    // database, here none). A DATABASE_URL with a typo is refused instead (requireDatabase); only
+    // the embedded development database is created, by src/db/embedded.ts.
+    ensureDatabase: false,
+    schemaGenerator: { managementDbName: '' },
     // Connections once opened stay open (pg closes idle ones above `min` after 10 s). A burst after
     // a quiet spell would otherwise wait for new backends to start and prepare their statements
     // again: stalls of a few hundred ms on a busy machine (docs/adr/0009-database-pool.md).
@@ -52,8 +59,73 @@ export async function openOrm(databaseUrl: string, poolMax: number, log?: Logger
   return MikroORM.init(ormOptions(databaseUrl, poolMax, log, engine));
 }
 
-/** Applies every pending migration; returns the names applied. */
-export async function migrate(orm: Orm): Promise<string[]> {
+/** DATABASE_URL names a database that does not exist on its server: reported as one line, exit 1. */
+export class DatabaseMissing extends ConfigError {}
+
+/**
+ * The key of the start lock (pg_advisory_lock, session level; ASCII 'RGW1'): migrations, the
+ * pending-migration check and any seeding run holding it, so instances starting at once take turns
+ * (docs/architecture.md "Migrations"). Seen in pg_locks as locktype 'advisory', objid 1380407089.
+ */
+export const START_LOCK_KEY = 0x52475731;
+
+/**
+ * A connection of its own (not one of the pool's) to `databaseUrl`; a database that does not exist
+ * is DatabaseMissing, naming the database and its server but never the password.
+ */
+async function connectAlone(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+    return client;
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    if ((err as { code?: string }).code !== '3D000') throw err; // invalid_catalog_name
+    const url = new URL(databaseUrl);
+    const name = decodeURIComponent(url.pathname.slice(1));
+    throw new DatabaseMissing(
+      `database "${name}" does not exist on ${url.hostname}:${url.port || '5432'}; create it or correct DATABASE_URL`,
+    );
+  }
+}
+
+/** Refuses a database that does not exist (DatabaseMissing) before anything opens a pool on it. */
+export async function requireDatabase(databaseUrl: string): Promise<void> {
+  await (await connectAlone(databaseUrl)).end();
+}
+
+/**
+ * Runs `run` holding the start lock. A session-level lock must stay on one connection from lock to
+ * unlock, and the pool hands each statement any of its connections: so the lock is held on a
+ * connection of its own, closed afterwards (and released by PostgreSQL if this process dies).
+ */
+export async function withStartLock<T>(orm: Orm, run: () => Promise<T>, log?: Logger): Promise<T> {
+  const client = await connectAlone(orm.config.get('clientUrl')!);
+  try {
+    const [{ locked }] = (await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [START_LOCK_KEY])).rows;
+    if (!locked) {
+      log?.info({ lock: START_LOCK_KEY }, 'another instance is migrating or seeding; waiting for it');
+      await client.query('select pg_advisory_lock($1)', [START_LOCK_KEY]);
+    }
+    return await run();
+  } finally {
+    // Ending the session releases its advisory locks; a connection already broken has lost them.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Applies every pending migration under the start lock; returns the names applied (none: up to date). */
+export async function migrate(orm: Orm, log?: Logger): Promise<string[]> {
+  return withStartLock(orm, () => applyPending(orm), log);
+}
+
+/** Applies every pending migration; the caller holds the start lock (withStartLock). */
+export async function applyPending(orm: Orm): Promise<string[]> {
   const applied = await orm.migrator.up();
   return applied.map((m) => m.name);
+}
+
+/** The names of the migrations not yet applied; the caller holds the start lock (the migrator may create its table). */
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  return (await orm.migrator.getPending()).map((m) => m.name);
 }

@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { isRunning, killStartedProcesses, Service } from './processes.ts';
+import { isRunning, killStartedProcesses, runCli, Service } from './processes.ts';
 
 const app = useApp();
 
-// `serve --workers 2` on a fresh database (DATABASE_URL): the primary migrates and seeds, two
-// forked HTTP workers share the port. Retries of one request spread over both processes still
-// move money once: PostgreSQL, not the process, holds the idempotency key.
+// `serve --workers 2` on a fresh database (DATABASE_URL) that `seed --demo` filled, as an operator
+// would (serve on DATABASE_URL never seeds): the primary migrates, two forked HTTP workers share
+// the port. Retries of one request spread over both processes still move money once: PostgreSQL,
+// not the process, holds the idempotency key.
 
 const T = 120_000;
 const V3 = '/v3/api/business/reseller';
@@ -16,6 +17,8 @@ afterAll(async () => {
 
 let service: Service;
 let base: string;
+/** What `seed --demo` printed: the demo keys and pass ids. */
+let demo: string;
 
 const requestPids = () =>
   service
@@ -25,8 +28,11 @@ const requestPids = () =>
 
 describe('serve --workers 2', () => {
   it(
-    'starts two HTTP workers after migrating and seeding once',
+    'starts two HTTP workers after migrating, and seeds nothing',
     async () => {
+      const seeded = await runCli(['seed', '--demo'], { DATABASE_URL: app.databaseUrl });
+      expect(seeded.code, seeded.stderr).toBe(0);
+      demo = seeded.stdout;
       // IDEMPOTENCY_WAIT_MS: long enough that no retry gives up waiting for the first request.
       service = new Service(['serve', '--workers', '2'], {
         DATABASE_URL: app.databaseUrl,
@@ -35,15 +41,12 @@ describe('serve --workers 2', () => {
         IDEMPOTENCY_SWEEP_MS: '100',
       });
       await service.waitForStdout(/"msg":"listening"/, 90_000);
-      // The banner (stderr) follows the listening line (stdout) on another pipe: it may arrive later,
-      // and the tests below read the demo key from it.
-      await service.waitForStderr(/API key: sk_/);
       const listening = service.logLines().find((l) => l.msg === 'listening')!;
       expect(listening).toMatchObject({ workers: 2, database: 'DATABASE_URL' });
       base = listening.url as string;
       expect(Number(new URL(base).port)).toBeGreaterThan(0);
       const [resellers] = await app.sql<{ n: string }>('select count(*) as n from reseller');
-      expect(Number(resellers.n)).toBe(2); // seeded once, by the primary
+      expect(Number(resellers.n)).toBe(2); // the seed's two, none added by serve
     },
     T,
   );
@@ -51,8 +54,8 @@ describe('serve --workers 2', () => {
   it(
     '20 concurrent POST /issued_passes (a PREPAID pass) with one Idempotency-Key: one client, one pass, one debit, 20 identical 201s from both processes',
     async () => {
-      const key = /API key: (sk_[0-9A-Za-z]{40})/.exec(service.stderr)![1];
-      const passId = /pass (pass_[0-9A-Z]{26})\s+\S.*\(PREPAID\)/.exec(service.stderr)![1];
+      const key = /API key: (sk_[0-9A-Za-z]{40})/.exec(demo)![1];
+      const passId = /pass (pass_[0-9A-Z]{26})\s+\S.*\(PREPAID\)/.exec(demo)![1];
       const [reseller] = await app.sql<{ reseller_id: string }>('select reseller_id from pass_package where id = ?', [passId]);
       const debitsBefore = await count('business_transaction', "reseller_id = ? and type = 'DEBIT'", [reseller.reseller_id]);
       const body = JSON.stringify({ pass_id: passId, first_name: 'Ada', last_name: 'Lovelace', email: 'ada.cluster@example.com' });
@@ -87,7 +90,7 @@ describe('serve --workers 2', () => {
   it(
     'a key revoked from another process › refused by both workers within 1 s (each caches keys for KEY_CACHE_MS)',
     async () => {
-      const key = /API key: (sk_[0-9A-Za-z]{40})/.exec(service.stderr)![1];
+      const key = /API key: (sk_[0-9A-Za-z]{40})/.exec(demo)![1];
       const get = () => fetch(`${base}${V3}/passes`, { headers: { Authorization: `Bearer ${key}` } });
       // Warm both workers' caches: requests spread over the two processes.
       const before = requestPids().length;
