@@ -65,6 +65,8 @@ let receiver: Receiver;
 let world: World;
 const tally = newTally();
 const restarts: { instance: number; exit: { code: number | null; signal: NodeJS.Signals | null } }[] = [];
+/** For the log line: how long each step of a restart took, in ms. */
+const rollTimes: string[] = [];
 
 const instanceBase = (i: number) => `http://127.0.0.1:${ports[i]}`;
 
@@ -223,10 +225,16 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
       await new Promise((r) => setTimeout(r, 3000));
       for (const i of [0, 1]) {
         const old = instances[i]!;
+        const t0 = Date.now();
         old.child.kill('SIGTERM');
         restarts.push({ instance: i, exit: await old.exited });
+        const t1 = Date.now();
         await startInstance(i);
+        const t2 = Date.now();
         await upInHaProxy(`gateway${i + 1}`);
+        rollTimes.push(
+          `instance ${i + 1}: stopped in ${t1 - t0} ms, listening ${t2 - t1} ms later, UP in HAProxy ${Date.now() - t2} ms after that`,
+        );
       }
       rolled = true;
     })();
@@ -242,7 +250,7 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
     expect(tally.written.creditPurchases.size).toBeGreaterThan(0);
     console.log(
       `topology: ${tally.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, ${tally.retriedThenOk} retried after a 503, 0 failed; ` +
-        `${tally.written.bookings.size} bookings, ${tally.written.cancelled.size} cancels, ${tally.written.creditPurchases.size} credit purchases, ${tally.written.issuedPasses.size} passes issued`,
+        `${tally.written.bookings.size} bookings, ${tally.written.cancelled.size} cancels, ${tally.written.creditPurchases.size} credit purchases, ${tally.written.issuedPasses.size} passes issued; ${rollTimes.join('; ')}`,
     );
   }, 180_000);
 
