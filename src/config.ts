@@ -36,6 +36,8 @@ export const configSchema = z
       .default('true')
       .transform((v) => v === 'true'),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    // How long a stopping instance keeps serving while /readyz says 503 (docs/operator-guide.md "Stopping an instance").
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
     BODY_LIMIT_BYTES: z.coerce
       .number()
       .int()

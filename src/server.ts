@@ -11,6 +11,7 @@ import { newRequestId } from './platform/request-context.ts';
 import { RETRY_AFTER_SECONDS } from './platform/unavailable.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
 import { clientAddress } from './platform/client-address.ts';
+import { Draining } from './platform/shutdown.ts';
 import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from './platform/metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
@@ -26,6 +27,8 @@ export interface AppDeps {
   config: Config;
   clock: Clock;
   log: Logger;
+  /** Set by `serve`, which begins it on SIGTERM (src/platform/shutdown.ts); tests leave it out. */
+  draining?: Draining;
 }
 
 /**
@@ -53,11 +56,13 @@ export function buildServer(deps: AppDeps): http.Server {
   const document = () => openApiDocument(routes);
   const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
   const yoga = createGraphQL(deps.config, pipeline, metrics);
+  const draining = deps.draining ?? new Draining();
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
     const log = deps.log.child({ request_id: requestId });
     const started = performance.now();
     res.setHeader('Request-Id', requestId);
+    draining.track(res);
     res.on('finish', () => {
       const ms = performance.now() - started;
       log.info({ method: req.method, url: loggedUrl(req.url), status: res.statusCode, ms: Math.round(ms) }, 'request');
@@ -133,6 +138,8 @@ async function route(
     return void res.end(text);
   }
   if (path === '/readyz' && req.method === 'GET') {
+    // Stopping: the load balancer takes this instance out while it still serves (docs/operator-guide.md "Stopping an instance").
+    if (deps.draining?.started) return sendJson(res, 503, { status: 'shutting down' }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
     try {
       await preparedRead(deps.orm.em.fork(), 'select 1', []);
       return sendJson(res, 200, { status: 'ready' });

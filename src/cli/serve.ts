@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { applyPending, openOrm, pendingMigrations, withStartLock } from '../db/orm.ts';
@@ -14,6 +15,7 @@ import { expireIssuedPasses } from '../modules/passes/index.ts';
 import { MAIL_TOPIC, mailHandler } from '../modules/mail/index.ts';
 import { WEBHOOK_EVENT_TOPIC, webhookDeliveryLoop, webhookFanOut } from '../modules/webhooks/index.ts';
 import { systemClock } from '../platform/clock.ts';
+import { Draining, drainAndClose, IN_FLIGHT_LIMIT_MS } from '../platform/shutdown.ts';
 import type { Logger } from '../platform/logger.ts';
 import { describeEndpoints, describeSeed } from './banner.ts';
 import { ReportedError } from './usage.ts';
@@ -34,13 +36,13 @@ export async function serve(config: Config, log: Logger, workers: number, option
   if (cluster.isWorker) return httpWorker(config, log.child({ pid: process.pid }));
   await checkPortFree(config);
   const db = await openDatabase(config, log, 'instance');
-  let stopHttp: () => Promise<void>;
+  let stopHttp: (signal: string) => Promise<void>;
   let jobs: BackgroundJobs | undefined;
   let seeded: DemoSeed | null;
   let port: number;
   try {
     seeded = await prepareSchema(db, config, log, options.migrate && config.MIGRATE_ON_START);
-    if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, log.child({ pid: process.pid }), workers));
+    if (workers > 1) ({ port, stop: stopHttp } = await forkHttpWorkers(db, config, log.child({ pid: process.pid }), workers));
     else ({ port, stop: stopHttp } = await listenInProcess(db, config, log));
     if (config.OUTBOX_IN_PROCESS) {
       jobs = startBackgroundJobs(db.orm, {
@@ -56,11 +58,15 @@ export async function serve(config: Config, log: Logger, workers: number, option
     throw err;
   }
   // Before the line that says it is up: whoever waits for that line may stop it at once.
-  onStopSignal(log, async () => {
-    await stopHttp();
-    await jobs?.stop();
-    await db.close();
-  });
+  onStopSignal(
+    log,
+    async (signal) => {
+      await stopHttp(signal);
+      await jobs?.stop();
+      await db.close();
+    },
+    { drain_ms: config.SHUTDOWN_DRAIN_MS },
+  );
   const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
   log.info({ url: base, database: db.embedded ? 'embedded' : 'DATABASE_URL', workers }, 'listening');
   if (seeded) console.error(`\n${describeSeed(seeded, base)}\n`);
@@ -108,6 +114,7 @@ export async function worker(config: Config, log: Logger): Promise<number> {
   // Before the line that says it started: whoever waits for that line may stop it at once (the
   // line reaches them from a write thread while this one may not have run on yet).
   onStopSignal(log, async () => {
+    // Each job finishes the unit it is running (an outbox batch, a sweep, webhook attempts under way) and starts no other.
     await jobs.stop();
     await db.close();
   });
@@ -163,25 +170,52 @@ export function moduleSweeps(config: Config, log: Logger): Sweep[] {
   ];
 }
 
-function onStopSignal(log: Logger, stop: () => Promise<void>): void {
+/**
+ * The stop sequence on SIGTERM or SIGINT (docs/operator-guide.md "Stopping an instance"): `stop`
+ * runs once, then "stopped" and exit 0 (1 if it failed). Returns the way to begin the same
+ * sequence without a signal (an HTTP worker told by its primary).
+ *
+ * One stop often arrives twice at once: Ctrl-C reaches the whole process group while a parent
+ * passes it on (src/cli/node-flags.ts, a `--workers` primary), and systemd signals every process
+ * of the service. So a signal within SECOND_SIGNAL_AFTER_MS of the first is that same stop; a later
+ * one exits at once with 128 + its number (130 for a second Ctrl-C), cutting what still runs (an
+ * embedded PostgreSQL left behind is stopped by the next start).
+ */
+function onStopSignal(log: Logger, stop: (signal: string) => Promise<void>, fields: object = {}): (signal: string, by?: string) => void {
   let stopping = false;
-  const handler = (signal: string) => {
+  let firstSignalAt: number | undefined;
+  // The log writes asynchronously: exit once what it holds is written, or the last lines are lost.
+  const exit = (code: number) => log.flush(() => process.exit(code));
+  const begin = (signal: string, by?: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    // The log writes asynchronously: exit once what it holds is written, or the last lines are lost.
-    const exit = (code: number) => log.flush(() => process.exit(code));
-    stop().then(
-      () => exit(0),
+    log.info({ signal, ...(by && { by }), ...fields }, 'shutting down');
+    stop(signal).then(
+      () => {
+        log.info('stopped');
+        exit(0);
+      },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => handler('SIGTERM'));
-  process.on('SIGINT', () => handler('SIGINT'));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      return begin(signal);
+    }
+    if (Date.now() - firstSignalAt < SECOND_SIGNAL_AFTER_MS) return;
+    log.warn({ signal }, 'second signal: exiting at once');
+    exit(128 + os.constants.signals[signal]);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return begin;
 }
+
+const SECOND_SIGNAL_AFTER_MS = 1000;
 
 /** Checked before the database starts, so a busy port costs nothing and leaves nothing running. */
 async function checkPortFree(config: Config): Promise<void> {
@@ -211,18 +245,15 @@ async function listenInProcess(db: Database, config: Config, log: Logger) {
   // Loaded here only: the other commands start faster without the GraphQL schema.
   const { buildServer, warmUp } = await import('../server.ts');
   await warmUp({ orm: db.orm, config, log });
-  const server = buildServer({ orm: db.orm, config, clock: systemClock, log });
+  const draining = new Draining();
+  const server = buildServer({ orm: db.orm, config, clock: systemClock, log, draining });
   const port = await listen(server, config);
-  return {
-    port,
-    async stop() {
-      server.closeIdleConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
+  return { port, stop: () => drainAndClose(server, draining, { drainMs: config.SHUTDOWN_DRAIN_MS, log }) };
 }
 
 type WorkerMessage = { type: 'ready'; port: number } | { type: 'failed'; message: string };
+/** The primary to an HTTP worker: stop as if `signal` had reached it. */
+type PrimaryMessage = { type: 'stop'; signal: string };
 
 /** One HTTP worker process (forked by the primary); the database URL comes in its environment. */
 async function httpWorker(config: Config, log: Logger): Promise<number> {
@@ -233,23 +264,26 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
     const orm = await openOrm(config.DATABASE_URL!, config.DB_POOL_MAX, log, config.DB_ENGINE);
     const { buildServer, warmUp } = await import('../server.ts');
     await warmUp({ orm, config, log });
-    const server = buildServer({ orm, config, clock: systemClock, log });
+    const draining = new Draining();
+    const server = buildServer({ orm, config, clock: systemClock, log, draining });
     port = await listen(server, config);
-    let stopped: Promise<void> | undefined;
-    stop = () =>
-      (stopped ??= (async () => {
-        server.closeIdleConnections();
-        await new Promise((r) => server.close(r));
-        await orm.close();
-      })());
+    stop = async () => {
+      await drainAndClose(server, draining, { drainMs: config.SHUTDOWN_DRAIN_MS, log });
+      await orm.close();
+    };
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     process.exit(1);
   }
-  // Ctrl-C reaches every process of the group; the primary also sends SIGTERM when it stops (set up
-  // before 'ready', which may be answered with a stop at once).
-  onStopSignal(log, stop);
-  process.on('disconnect', () => void stop().finally(() => process.exit(0)));
+  // Ctrl-C reaches every process of the group, and systemd signals the whole control group, while
+  // the primary also tells each worker to stop: both begin one sequence, and only a second signal
+  // cuts it short. Set up before 'ready', which may be answered with a stop at once.
+  const begin = onStopSignal(log, stop, { drain_ms: config.SHUTDOWN_DRAIN_MS });
+  process.on('message', (m: PrimaryMessage) => {
+    if (m?.type === 'stop') begin(m.signal, 'primary');
+  });
+  // The primary gone (killed): nothing routes connections here any more; finish what is in flight.
+  process.on('disconnect', () => begin('disconnect'));
   send({ type: 'ready', port });
   return new Promise<number>(() => undefined);
 }
@@ -258,7 +292,7 @@ async function httpWorker(config: Config, log: Logger): Promise<number> {
  * Forks `count` HTTP workers and waits until each listens; a worker that fails to start fails the
  * start-up. Later a worker that dies is logged and replaced; stop() ends them all.
  */
-async function forkHttpWorkers(db: Database, log: Logger, count: number) {
+async function forkHttpWorkers(db: Database, config: Config, log: Logger, count: number) {
   let stopping = false;
   const fork = () => cluster.fork({ DATABASE_URL: db.url });
   const ready = (w: Worker) =>
@@ -269,22 +303,27 @@ async function forkHttpWorkers(db: Database, log: Logger, count: number) {
       });
       w.once('exit', (code, signal) => reject(new StartupFailed(`an HTTP worker exited during start-up (${signal ?? `code ${code}`})`)));
     });
-  const stop = async () => {
+  // `signal` given: a stop of the running server, each worker draining and finishing its requests,
+  // so they are killed only well after that can take. Without it (a start-up that failed): SIGTERM.
+  const stop = async (signal?: string) => {
     stopping = true;
     const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    const killAfterMs = signal ? config.SHUTDOWN_DRAIN_MS + IN_FLIGHT_LIMIT_MS + 10_000 : 10_000;
     await Promise.all(
       live.map(
         (w) =>
           new Promise<void>((resolve) => {
-            const kill = setTimeout(() => w.process.kill('SIGKILL'), 10_000);
+            const kill = setTimeout(() => w.process.kill('SIGKILL'), killAfterMs);
             w.once('exit', () => {
               clearTimeout(kill);
               resolve();
             });
-            w.process.kill('SIGTERM');
+            if (signal && w.isConnected()) w.send({ type: 'stop', signal } satisfies PrimaryMessage);
+            else w.process.kill('SIGTERM');
           }),
       ),
     );
+    if (signal) log.info({ workers: live.length }, 'HTTP workers stopped');
   };
   let port: number;
   try {

@@ -46,7 +46,7 @@ describe('logs', () => {
     expect(
       json.logLines().map((l) => l.msg),
       `exit ${JSON.stringify(exit)}; stderr:\n${json.stderr}`,
-    ).toEqual(['worker started', 'shutting down']);
+    ).toEqual(['worker started', 'shutting down', 'stopped']);
     expect(exit).toEqual({ code: 0, signal: null });
 
     const pretty = new Service(['worker'], { DATABASE_URL: app.databaseUrl, LOG_FORMAT: 'pretty' });

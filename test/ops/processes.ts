@@ -17,6 +17,9 @@ export function childEnv(overrides: Record<string, string | undefined>): NodeJS.
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_BASE_URL', 'LOG_LEVEL']) delete env[name];
   env.LOG_LEVEL = 'info';
+  // A stopping server drains for SHUTDOWN_DRAIN_MS (5 s by default) before it closes: the tests that
+  // stop one without looking at the drain need not wait for it (test/ops/shutdown.test.ts does).
+  env.SHUTDOWN_DRAIN_MS = '0';
   for (const [name, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[name];
     else env[name] = value;
