@@ -227,6 +227,15 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
         const old = instances[i]!;
         const t0 = Date.now();
         old.child.kill('SIGTERM');
+        // Its /readyz says 503 at once, and HAProxy takes it out while it still serves (the drain).
+        const outBeforeExit = await Promise.race([
+          until(
+            async () => (await haproxy.serverStatus())[`gateway${i + 1}`]?.startsWith('DOWN') ?? false,
+            `HAProxy sees gateway${i + 1} DOWN`,
+          ).then(() => true),
+          old.exited.then(() => false),
+        ]);
+        expect(outBeforeExit, `HAProxy took instance ${i + 1} out of rotation before it exited`).toBe(true);
         restarts.push({ instance: i, exit: await old.exited });
         const t1 = Date.now();
         await startInstance(i);
