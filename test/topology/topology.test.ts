@@ -314,6 +314,7 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
     }
     const seconds = (Date.now() - started) / 1000;
     const allowed = answers.flat().filter((s) => s === 200).length;
+    console.log(`topology: ${allowed} of 40 requests allowed in ${seconds.toFixed(1)} s over both instances (burst 10, 1 a second)`);
     // The burst of 10, plus what one point a second refilled meanwhile; per instance it would be twice that.
     expect(allowed).toBeGreaterThanOrEqual(10);
     expect(allowed).toBeLessThanOrEqual(10 + Math.ceil(seconds));
@@ -339,6 +340,7 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
         return Date.now() - revokedAt;
       }),
     );
+    console.log(`topology: the revoked key refused ${refusedAfter.map((ms) => `${ms} ms`).join(' and ')} after \`keys revoke\` returned`);
     for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(1000);
   });
 
