@@ -294,7 +294,9 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
       await client.end();
     }
     expect(events.length).toBeGreaterThan(tally.written.bookings.size);
-    await until(() => events.every((id) => receiver.of(id).length > 0), 'every event reached the receiver', 120_000, 200);
+    const waited = Date.now();
+    await until(() => events.every((id) => receiver.of(id).length > 0), 'every event reached the receiver', 150_000, 200);
+    console.log(`topology: ${events.length} events, the last delivered ${Date.now() - waited} ms after the load ended`);
     // A second delivery would come within a poll or two of the first.
     await new Promise((r) => setTimeout(r, 1000));
     const perEvent = new Map<string, number>();
@@ -302,7 +304,7 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
       perEvent.set(String(r.headers['webhook-id']), (perEvent.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     expect([...perEvent].filter(([, n]) => n !== 1)).toEqual([]);
     expect(new Set(perEvent.keys())).toEqual(new Set(events));
-  });
+  }, 180_000);
 
   it('a reseller limit set with `resellers limits` is one limit across both instances (Redis), not one per instance', async () => {
     const reseller = answer(await runCli(['resellers', 'create', '--name', 'Topology Limits', '--currency', 'EUR'], env));
