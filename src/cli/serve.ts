@@ -184,8 +184,15 @@ export function moduleSweeps(config: Config, log: Logger): Sweep[] {
 function onStopSignal(log: Logger, stop: (signal: string) => Promise<void>, fields: object = {}): (signal: string, by?: string) => void {
   let stopping = false;
   let firstSignalAt: number | undefined;
-  // The log writes asynchronously: exit once what it holds is written, or the last lines are lost.
-  const exit = (code: number) => log.flush(() => process.exit(code));
+  // The log writes asynchronously, and pino's flush does not wait for a write under way (the exit
+  // then writes what follows it first): end with nothing left to run, so the last lines go out in
+  // order, and exit anyway after a second if something still holds the process open.
+  const end = (code: number) => {
+    process.exitCode = code;
+    process.channel?.unref();
+    setTimeout(() => process.exit(code), 1000).unref();
+  };
+  const exitNow = (code: number) => log.flush(() => process.exit(code));
   const begin = (signal: string, by?: string) => {
     if (stopping) return;
     stopping = true;
@@ -193,11 +200,11 @@ function onStopSignal(log: Logger, stop: (signal: string) => Promise<void>, fiel
     stop(signal).then(
       () => {
         log.info('stopped');
-        exit(0);
+        end(0);
       },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        exit(1);
+        end(1);
       },
     );
   };
@@ -208,7 +215,7 @@ function onStopSignal(log: Logger, stop: (signal: string) => Promise<void>, fiel
     }
     if (Date.now() - firstSignalAt < SECOND_SIGNAL_AFTER_MS) return;
     log.warn({ signal }, 'second signal: exiting at once');
-    exit(128 + os.constants.signals[signal]);
+    exitNow(128 + os.constants.signals[signal]);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

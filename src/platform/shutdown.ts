@@ -1,5 +1,4 @@
-import type http from 'node:http';
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from './logger.ts';
 
 // The HTTP side of a graceful stop (docs/operator-guide.md "Stopping an instance"): first a drain,
@@ -47,7 +46,7 @@ function closeWhenAnswered(res: ServerResponse): void {
  * in flight, at most IN_FLIGHT_LIMIT_MS; one log line per phase.
  */
 export async function drainAndClose(
-  server: http.Server,
+  server: Server,
   draining: Draining,
   opts: { drainMs: number; log: Logger; inFlightLimitMs?: number },
 ): Promise<void> {

@@ -1,8 +1,11 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 import { V3 } from '../support/http.ts';
+import { Draining, drainAndClose } from '../../src/platform/shutdown.ts';
 import { killStartedProcesses, Service } from './processes.ts';
 
 const app = useApp();
@@ -41,6 +44,29 @@ function request(base: string, path: string, opts: { key?: string } = {}): Promi
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** A GraphQL query on its own connection. */
+function graphql(base: string, key: string, query: string): Promise<Answer> {
+  const body = JSON.stringify({ query });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}/graphql`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let received = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (received += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: received }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -108,6 +134,9 @@ describe('serve', () => {
       const passes = await request(base, `${V3}/passes`, { key: reseller.key });
       expect(passes.status).toBe(200);
       expect(passes.headers.connection).toBe('close');
+      const typename = await graphql(base, reseller.key, '{ __typename }');
+      expect(typename.status, typename.body).toBe(200);
+      expect(typename.headers.connection).toBe('close');
       expect(msgs(service)).not.toContain('listener closed');
 
       await service.waitForStdout(/"msg":"listener closed"/);
@@ -216,4 +245,22 @@ describe('worker', () => {
     },
     T,
   );
+});
+
+describe('the in-flight limit', () => {
+  it('a request still running at the limit has its connection cut, and a warning says how many', async () => {
+    // The server's own stop on a server whose one request never answers; the limit made short.
+    const draining = new Draining();
+    const server = http.createServer((_req, res) => draining.track(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const hanging = request(`http://127.0.0.1:${port}`, '/never');
+    while (draining.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+    await drainAndClose(server, draining, { drainMs: 0, log, inFlightLimitMs: 300 });
+    await expect(hanging).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(lines.map((l) => l.msg)).toEqual(['listener closed', 'in-flight requests cut at the time limit']);
+    expect(lines[1]).toMatchObject({ cut: 1 });
+  });
 });
