@@ -18,7 +18,9 @@ export default defineConfig({
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/**/*.test.ts'],
     // The browser test needs Chromium; it runs through `npm run test:e2e` (test/e2e/vitest.config.ts).
-    exclude: [...configDefaults.exclude, 'test/e2e/**', ...tunedOnly],
+    // The deployment's topology needs HAProxy and runs once per CI run: `npm run test:topology`
+    // (test/topology/vitest.config.ts).
+    exclude: [...configDefaults.exclude, 'test/e2e/**', 'test/topology/**', ...tunedOnly],
     globalSetup: ['test/support/global-setup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     pool: 'forks',
