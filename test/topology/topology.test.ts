@@ -365,4 +365,24 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
   });
+  // Last: it stops both instances.
+  it('with no instance in rotation, HAProxy answers 503 service_unavailable in the error envelope, with Retry-After', async () => {
+    await Promise.all(
+      instances.map(async (instance) => {
+        instance.child.kill('SIGTERM');
+        expect((await instance.exited).code).toBe(0);
+      }),
+    );
+    await until(
+      async () => Object.values(await haproxy.serverStatus()).every((s) => s.startsWith('DOWN')),
+      'HAProxy sees both instances DOWN',
+    );
+    const res = await fetch(`${front}${V3}/passes`, { headers: { Authorization: `Bearer ${world.seed.apiKey}` } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = (await res.json()) as { error: Record<string, string> };
+    expect(body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+    expect(body.error.request_id).toMatch(/^lb_[0-9A-F]+$/);
+  });
 });
