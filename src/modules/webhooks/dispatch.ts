@@ -203,25 +203,52 @@ export async function deliverDueWebhooks(orm: MikroORM, deps: DeliveryDeps, batc
 /**
  * The background delivery loop: each run claims what this process has room for and starts those
  * attempts without waiting for them, so a receiver that never answers holds only its own slots
- * while the next runs go on. `stop` waits for the attempts under way.
+ * while the next runs go on. An attempt that ends claims again at once: one endpoint's backlog goes
+ * out as fast as its receiver answers (at most 4 at once), not 4 a run. `stop` waits for the
+ * attempts under way and claims nothing more.
  */
 export function webhookDeliveryLoop(deps: DeliveryDeps): { run(orm: MikroORM): Promise<number>; stop(): Promise<void> } {
   const inFlight = new Set<Promise<void>>();
-  return {
-    async run(orm) {
-      const room = MAX_IN_FLIGHT - inFlight.size;
-      if (room <= 0) return 0;
-      const claimed = await claimDue(orm.em.fork(), deps.clock.now(), deps.config, room);
-      for (const d of claimed) {
-        const p: Promise<void> = send(orm, d, deps)
-          .catch((err: unknown) => deps.log.error({ err, delivery_id: d.id }, 'webhook attempt could not be recorded'))
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
+  let claiming: Promise<number> | undefined;
+  let claimAgain = false;
+  let stopping = false;
+  const fill = async (orm: MikroORM): Promise<number> => {
+    const room = MAX_IN_FLIGHT - inFlight.size;
+    if (room <= 0 || stopping) return 0;
+    const claimed = await claimDue(orm.em.fork(), deps.clock.now(), deps.config, room);
+    for (const d of claimed) {
+      const p: Promise<void> = send(orm, d, deps)
+        .catch((err: unknown) => deps.log.error({ err, delivery_id: d.id }, 'webhook attempt could not be recorded'))
+        .finally(() => {
+          inFlight.delete(p);
+          // A claim that fails here (the database away) is the next run's to report, once.
+          void claim(orm).catch(() => undefined);
+        });
+      inFlight.add(p);
+    }
+    return claimed.length;
+  };
+  // One claim at a time per process; a slot freed during one is claimed right after it.
+  const claim = (orm: MikroORM): Promise<number> => {
+    if (claiming) {
+      claimAgain = true;
+      return claiming;
+    }
+    claiming = fill(orm).finally(() => {
+      claiming = undefined;
+      if (claimAgain && !stopping) {
+        claimAgain = false;
+        void claim(orm).catch(() => undefined);
       }
-      return claimed.length;
-    },
+    });
+    return claiming;
+  };
+  return {
+    run: claim,
     async stop() {
-      await Promise.all([...inFlight]);
+      stopping = true;
+      await claiming?.catch(() => undefined);
+      while (inFlight.size) await Promise.all([...inFlight]);
     },
   };
 }
