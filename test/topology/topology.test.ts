@@ -17,6 +17,7 @@ import { killStartedProcesses, repoRoot, runCli, Service } from '../ops/processe
 import { withDatabase } from '../support/global-setup.ts';
 import { until } from '../support/until.ts';
 import { Receiver } from '../support/webhooks.ts';
+import { startProxy, type DbProxy } from '../faults/faults.ts';
 import { freePort, HaProxy, renderConfig } from './haproxy.ts';
 import { newTally, runLoad, type World } from './load.ts';
 
@@ -57,6 +58,8 @@ const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-topology-'));
 let databaseUrl: string;
 let env: Record<string, string>;
 let haproxy: HaProxy;
+/** The instances reach PostgreSQL through it, so a test can take the database away from both (the worker and the CLI go direct). */
+let dbProxy: DbProxy;
 let front: string;
 const ports: number[] = [];
 const instances: Service[] = [];
@@ -71,7 +74,7 @@ const rollTimes: string[] = [];
 const instanceBase = (i: number) => `http://127.0.0.1:${ports[i]}`;
 
 async function startInstance(i: number): Promise<Service> {
-  const service = new Service(['serve'], { ...env, PORT: String(ports[i]) });
+  const service = new Service(['serve'], { ...env, DATABASE_URL: dbProxy.url, PORT: String(ports[i]) });
   instances[i] = service;
   await service.waitForStdout(/"msg":"listening"/, 90_000);
   return service;
@@ -164,6 +167,7 @@ beforeAll(async () => {
       STATS: `127.0.0.1:${stats}`,
     }),
   );
+  dbProxy = await startProxy(databaseUrl);
   haproxy = new HaProxy(configFile, `http://127.0.0.1:${stats}`);
   worker = new Service(['worker'], env);
   await Promise.all([startInstance(0), startInstance(1), worker.waitForStdout(/"msg":"worker started"/, 90_000)]);
@@ -190,6 +194,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await haproxy?.stop();
+  await dbProxy?.close();
   await killStartedProcesses();
   await receiver?.down();
   fs.rmSync(workDir, { recursive: true, force: true });
@@ -365,6 +370,41 @@ describe('deploy/: two instances behind HAProxy, a worker, PostgreSQL and Redis'
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
   });
+  it('the database unreachable from both instances: every answer is 503 service_unavailable with Retry-After, logged once each, and 200 again without a restart', async () => {
+    const pids = instances.map((i) => i.child.pid);
+    const auth = { Authorization: `Bearer ${world.seed.apiKey}` };
+    // The test before left this address over its failed-authentication limit (refused before any key
+    // is read): start once it has refilled.
+    await until(async () => (await fetch(`${front}${V3}/passes`, { headers: auth })).status === 200, 'the address allowed again');
+    await dbProxy.cut();
+    const answers: { status: number; code?: string; retryAfter: string | null }[] = [];
+    // Through HAProxy while the instances answer 503 themselves and after their /readyz has taken both out.
+    const until503s = Date.now() + 4000;
+    while (Date.now() < until503s) {
+      const res = await fetch(`${front}${V3}/passes`, { headers: auth });
+      const body = (await res.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+      answers.push({ status: res.status, code: body?.error?.code, retryAfter: res.headers.get('retry-after') });
+    }
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.filter((a) => !(a.status === 503 && a.code === 'service_unavailable' && a.retryAfter))).toEqual([]);
+    await until(
+      async () => Object.values(await haproxy.serverStatus()).every((s) => s.startsWith('DOWN')),
+      'HAProxy sees both instances DOWN',
+    );
+
+    await dbProxy.restore();
+    await upInHaProxy();
+    const back = await fetch(`${front}${V3}/passes`, { headers: auth });
+    expect(back.status).toBe(200);
+    expect(instances.map((i) => i.child.pid)).toEqual(pids);
+    for (const instance of instances) {
+      const said = (msg: string) => instance.logLines().filter((l) => l.msg === msg).length;
+      expect(said('database unreachable; answering 503 until it is back')).toBe(1);
+      expect(said('database reachable again')).toBe(1);
+      expect(instance.logLines().filter((l) => (l.level as number) >= 50)).toEqual([]);
+    }
+  });
+
   // Last: it stops both instances.
   it('with no instance in rotation, HAProxy answers 503 service_unavailable in the error envelope, with Retry-After', async () => {
     await Promise.all(
