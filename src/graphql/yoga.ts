@@ -32,6 +32,10 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       return ctx;
     },
     landingPage: false,
+    // No CORS headers for any origin: the one credential today is a reseller's secret API key, which
+    // belongs on its servers, never in a browser, and needs no CORS. yoga's default reflected any
+    // origin with credentials allowed (docs/partner-guide.md "From servers, not browsers").
+    cors: false,
     // GraphiQL with its assets bundled, so the page works without reaching a CDN: 28 MB of strings
     // once loaded, imported on the first page a browser asks for, so a process that only serves
     // the API (each `serve --workers` worker among them) never holds them.
