@@ -2,18 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { createReseller, issuePass, createPassPackage } from '../support/factories.ts';
 import { call, gql, v3, V3 } from '../support/http.ts';
+import { samples } from '../support/metrics.ts';
 
 const app = useApp();
-
-/** The samples of one metric family, keyed by their label set as written. */
-function samples(text: string, name: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)\{(.*)\} (\S+)$/.exec(line);
-    if (m && m[1] === name) found.set(m[2], Number(m[3]));
-  }
-  return found;
-}
 
 /** The value of a sample without labels. */
 function value(text: string, name: string): number | undefined {

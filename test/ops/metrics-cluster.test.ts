@@ -3,6 +3,7 @@ import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { Receiver } from '../support/webhooks.ts';
+import { samples } from '../support/metrics.ts';
 import { killStartedProcesses, runCli, Service } from './processes.ts';
 
 const app = useApp();
@@ -39,16 +40,6 @@ function scrape(url: string, timeoutMs = 10_000): Promise<string | undefined> {
     });
     req.on('error', reject);
   });
-}
-
-/** The samples of one family, keyed by their label set as written. */
-function samples(text: string, name: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (m && m[1] === name) found.set(m[2] ?? '', Number(m[3]));
-  }
-  return found;
 }
 
 const metricsOf = async () => (await scrape(`${base}/metrics`))!;

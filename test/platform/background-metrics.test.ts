@@ -7,21 +7,13 @@ import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
 import { call } from '../support/http.ts';
 import { createEndpoint, fanOut, makeEvent, passFor, Receiver } from '../support/webhooks.ts';
+import { samples } from '../support/metrics.ts';
 
 // The background jobs' metrics in one process (`serve` without --workers; docs/operator-guide.md
 // "Metrics"): each webhook attempt counted by what it came to, and the outbox backlog read at scrape.
 
 const app = useApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300' });
 const log = createLogger({ LOG_LEVEL: 'silent' });
-
-function samples(text: string, name: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (m && m[1] === name) found.set(m[2] ?? '', Number(m[3]));
-  }
-  return found;
-}
 
 describe('background jobs metrics', () => {
   it('each webhook attempt is counted by outcome and reason: delivered, an error status, no answer in time, nobody listening', async () => {
