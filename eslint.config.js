@@ -35,7 +35,7 @@ const moduleZones = modules.flatMap((m) => {
 });
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.data/', 'coverage/', 'test/graphql/generated.ts'] },
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'test/graphql/generated.ts', 'packages/sdk/src/gql/', 'packages/*/dist/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -64,6 +64,14 @@ export default defineConfig(
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Namespaces only to augment a library's declared ones (e.g. `declare global { namespace Grafast … }`).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+    },
+  },
+  {
+    // The SDK's example imports the package by name, as a partner does; its exports' source condition
+    // (packages/sdk/package.json) resolves to src/ without a build, as packages/sdk/tsconfig.json does.
+    files: ['packages/**/*.ts'],
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ conditionNames: ['@reseller-gateway/source', 'types', 'import', 'default'] })],
     },
   },
   {

@@ -1,0 +1,12 @@
+export {
+  createClient,
+  GatewayError,
+  type Client,
+  type ClientOptions,
+  type Document,
+  type GraphQLErrorEntry,
+  type RequestOptions,
+} from './client.ts';
+export * from './operations.ts';
+export type * from './gql/graphql.ts';
+export type { ResultOf, VariablesOf } from '@graphql-typed-document-node/core';
