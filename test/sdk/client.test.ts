@@ -79,6 +79,8 @@ describe('the SDK client', () => {
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error', status: 401, requestId: sent[0].requestId });
     expect(sent[0].requestId).toMatch(/^req_/);
+    // One request: the client retries nothing by itself.
+    expect(sent).toHaveLength(1);
   });
 
   it('a bad cursor › throws a GatewayError invalid_cursor naming `after` (HTTP 200, data null)', async () => {
@@ -86,6 +88,18 @@ describe('the SDK client', () => {
     const error = await client.request(ListBookings, { clientId: w.client.id, after: 'not-a-cursor' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'invalid_cursor', param: 'after', status: 200 });
+  });
+
+  it('a wrong URL › throws a GatewayError from the REST envelope the gateway answers outside GraphQL', async () => {
+    const client = createClient({ url: `${app.baseUrl}/graphql/nope`, getToken: () => w.reseller.key });
+    const error = await client.request(GetClient, { id: w.client.id }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({
+      code: 'resource_not_found',
+      type: 'invalid_request_error',
+      status: 404,
+      requestId: expect.stringMatching(/^req_/),
+    });
   });
 
   it('persisted › sends the documentId the manifest lists for the operation, never its text', async () => {

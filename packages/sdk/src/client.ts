@@ -86,6 +86,7 @@ export class GatewayError extends Error {
 interface GraphQLResponse {
   data?: unknown;
   errors?: GraphQLErrorEntry[];
+  error?: GraphQLErrorEntry['extensions'];
 }
 
 export function createClient(options: ClientOptions): Client {
@@ -117,6 +118,12 @@ export function createClient(options: ClientOptions): Client {
         throw new GatewayError(response.status, [], `The gateway answered HTTP ${response.status} with no GraphQL response`);
       }
       if (Array.isArray(parsed.errors) && parsed.errors.length > 0) throw new GatewayError(response.status, parsed.errors);
+      // What the gateway answers before GraphQL reads the request (a wrong path, headers too large) is
+      // in the REST envelope (docs/errors.md "Transport errors"): the same fields, under `error`.
+      const envelope = parsed.error;
+      if (typeof envelope === 'object' && envelope !== null && typeof envelope.code === 'string') {
+        throw new GatewayError(response.status, [{ message: envelope.message ?? '', extensions: envelope }]);
+      }
       if (parsed.data === undefined || parsed.data === null) {
         throw new GatewayError(response.status, [], `The gateway answered HTTP ${response.status} with neither data nor errors`);
       }
