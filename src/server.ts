@@ -17,6 +17,7 @@ import { createMetrics, labelRoute, METRICS_CONTENT_TYPE, type Metrics } from '.
 import { answerPrimary, scrapeThroughPrimary } from './platform/cluster-metrics.ts';
 import { createGraphQL, type GraphQLServer } from './graphql/yoga.ts';
 import { handleGraphQL } from './graphql/http.ts';
+import { createCorsPolicy, type CorsPolicy } from './graphql/cors.ts';
 import { mountRoutes, providerApi, resellerApi, routes, type RestHandler } from './rest/router.ts';
 import { openApiDocument } from './rest/openapi.ts';
 import { header, readBody, sendError, sendJson } from './rest/http.ts';
@@ -60,6 +61,8 @@ export function buildServer(deps: AppDeps): http.Server {
   const document = () => openApiDocument(routes);
   const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
   const yoga = createGraphQL(deps.config, pipeline, metrics);
+  // The CORS allow-lists this server answers /graphql by (src/graphql/cors.ts); plain SQL only, so one entity manager serves every request.
+  const cors = createCorsPolicy(deps.orm.em.fork());
   const draining = deps.draining ?? new Draining();
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
@@ -72,7 +75,7 @@ export function buildServer(deps: AppDeps): http.Server {
       log.info({ method: req.method, url: loggedUrl(req.url), status: res.statusCode, ms: Math.round(ms) }, 'request');
       metrics.observe(req, res.statusCode, ms / 1000);
     });
-    route(deps, pipeline, rest, yoga, req, res, requestId, log, metrics).catch((err: unknown) => {
+    route(deps, pipeline, rest, { yoga, cors }, req, res, requestId, log, metrics).catch((err: unknown) => {
       // The database unreachable is 503, logged once when it goes down (not per request).
       const down = pipeline.unavailable(err);
       if (!down) log.error({ err }, 'unhandled error');
@@ -112,7 +115,7 @@ async function route(
   deps: AppDeps,
   pipeline: Pipeline,
   rest: { base: string; handle: RestHandler }[],
-  yoga: GraphQLServer,
+  graphql: { yoga: GraphQLServer; cors: CorsPolicy },
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
@@ -125,7 +128,7 @@ async function route(
   if (mounted) return mounted.handle(pipeline, req, res, path.slice(mounted.base.length) || '/', url.search, requestId, log);
   // The REST router labels the route it matched; the other paths are their own label.
   if (['/graphql', '/healthz', '/readyz', '/metrics'].includes(path)) labelRoute(req, path);
-  if (path === '/graphql') return handleGraphQL(pipeline, yoga, req, res, url.search, requestId, log);
+  if (path === '/graphql') return handleGraphQL(pipeline, graphql.yoga, graphql.cors, req, res, url.search, requestId, log);
   const hosted = HOSTED_PATH.exec(path);
   if (hosted) {
     // Only the page's own actions name a metrics label: any other path would add a label per spelling.

@@ -8,6 +8,7 @@ import { systemClock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import { CatalogRejected, importCatalog, progressReporter } from '../modules/catalog/index.ts';
 import {
+  changeCorsOrigins,
   createApiKey,
   createReseller,
   fundReseller,
@@ -65,6 +66,10 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
       case 'resellers limits': {
         const r = await setResellerRateLimit(em, command.resellerId, command.limit);
         return print({ id: r.id, rate_limit_per_second: r.rateLimitPerSecond, rate_limit_burst: r.rateLimitBurst });
+      }
+      case 'resellers origins': {
+        const origins = await changeCorsOrigins(em, command.resellerId, { add: command.add, remove: command.remove }, now);
+        return print({ id: command.resellerId, cors_origins: origins });
       }
       case 'keys list':
         return print(await listApiKeys(em, command.resellerId));

@@ -26,6 +26,9 @@ export const USAGE = `usage: reseller-gateway <command>
   resellers fund RESELLER_ID AMOUNT    credit the business account (minor units)
   resellers limits RESELLER_ID --per-second N --burst M | --default
                                        the reseller's own rate limit per API key (docs/operator-guide.md "Rate limits")
+  resellers origins RESELLER_ID [--add ORIGIN,…] [--remove ORIGIN,…]
+                                       prints (after the change) the origins whose pages may call /graphql with the
+                                       reseller's client-session tokens (docs/operator-guide.md "CORS allow-lists")
   keys list RESELLER_ID                a reseller's API keys: id, label, last 4 characters, created, revoked (never the secret)
   keys create RESELLER_ID [--label L]  prints the new key once
   keys revoke KEY_ID
@@ -54,6 +57,7 @@ export type Command =
   | { name: 'resellers status'; resellerId: string; status: 'ACTIVE' | 'DISABLED' }
   | { name: 'resellers fund'; resellerId: string; amount: number }
   | { name: 'resellers limits'; resellerId: string; limit: { perSecond: number; burst: number } | null }
+  | { name: 'resellers origins'; resellerId: string; add: string[]; remove: string[] }
   | { name: 'keys list'; resellerId: string }
   | { name: 'keys create'; resellerId: string; label?: string }
   | { name: 'keys revoke'; keyId: string }
@@ -165,8 +169,17 @@ function parseResellers([action, ...args]: string[]): Command {
       if (perSecond <= 0 || burst < perSecond) throw usage(line);
       return { name: 'resellers limits', resellerId, limit: { perSecond, burst } };
     }
+    case 'origins': {
+      const line = 'resellers origins RESELLER_ID [--add ORIGIN,…] [--remove ORIGIN,…]';
+      const {
+        positional: [resellerId],
+        flags,
+      } = parseArgs(args, { '--add': true, '--remove': true }, 1, line);
+      const list = (value: string | undefined) => (value ?? '').split(',').filter((o) => o !== '');
+      return { name: 'resellers origins', resellerId, add: list(flags['--add']), remove: list(flags['--remove']) };
+    }
     default:
-      throw usage('resellers list|create|disable|enable|fund|limits');
+      throw usage('resellers list|create|disable|enable|fund|limits|origins');
   }
 }
 

@@ -1,4 +1,4 @@
-import { ResellerSchema, ApiKeySchema } from '../modules/resellers/resellers.entity.ts';
+import { ResellerSchema, ApiKeySchema, ResellerCorsOriginSchema } from '../modules/resellers/resellers.entity.ts';
 import { BusinessTransactionSchema } from '../modules/ledger/ledger.entity.ts';
 import { CreditTransactionSchema, CreditPackageSchema, CreditPurchaseSchema } from '../modules/credits/credits.entity.ts';
 import { ClientSchema } from '../modules/clients/clients.entity.ts';
@@ -41,4 +41,5 @@ export const entities = [
   CreditPurchaseSchema,
   LookupSchema,
   HostedSessionSchema,
+  ResellerCorsOriginSchema,
 ];

@@ -2,41 +2,50 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, graphqlErrorBody } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Pipeline } from '../platform/pipeline.ts';
-import { checkUtf8, decodeUtf8, parseQueryString } from '../platform/text.ts';
+import type { Caller } from '../platform/request-context.ts';
+import { checkUtf8, parseQueryString } from '../platform/text.ts';
 import { header, readBody, sendJson } from '../rest/http.ts';
 import type { GraphQLServer } from './yoga.ts';
 import { clientAddress } from '../platform/client-address.ts';
 import { checkBodyType, checkGetParams } from './transport-errors.ts';
+import type { CorsPolicy } from './cors.ts';
 
 /**
- * GraphQL over HTTP, the pipeline's first two stages: read and check the transport input (body
- * limit, the text rule on the bytes), authenticate (a top-level 401/403), then yoga parses the
+ * GraphQL over HTTP, the pipeline's first two stages: a CORS preflight from a listed origin is
+ * answered (src/graphql/cors.ts); read and check the transport input (body
+ * limit, body type, the text rule on the bytes), authenticate (a top-level 401/403), then yoga parses the
  * request in whatever format it takes and runs it; mutations go through the pipeline's write stage
  * (src/graphql/plugins/write-stage.ts), so every body format meets the same idempotency rules.
  */
 export async function handleGraphQL(
   pipeline: Pipeline,
   yoga: GraphQLServer,
+  cors: CorsPolicy,
   req: IncomingMessage,
   res: ServerResponse,
   search: string,
   requestId: string,
   log: Logger,
 ): Promise<void> {
+  let origin: string | undefined;
+  let caller: Caller | undefined;
   try {
+    if (await cors.preflight(req, res)) return;
     // A browser (Accept: text/html) gets GraphiQL, also with ?query= prefilled; API clients ask for JSON.
     if (req.method === 'GET' && (header(req, 'accept') ?? '').includes('text/html')) {
       return await yoga.handle(req, res, { requestId });
     }
+    origin = await cors.listedOrigin(req);
     const raw = req.method === 'POST' ? await readBody(req, pipeline.bodyLimit) : Buffer.alloc(0);
     checkTransportText(req, raw, search);
     // GraphQL is the reseller surface: a provider key is refused here, 403, before anything runs. A
     // Service-Lookup-Token is read here; plugins/lookup-token-scope.ts refuses it, 403, unless every root field takes one.
-    const caller = await pipeline.authenticate(
+    caller = await pipeline.authenticate(
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
       'reseller',
       { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) },
     );
+    cors.allow(res, origin, caller);
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by plugins/write-stage.ts.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
@@ -46,6 +55,8 @@ export async function handleGraphQL(
     // The database unreachable while authenticating is 503 `service_unavailable`, in this shape too.
     const err = thrown instanceof DomainError ? thrown : pipeline.unavailable(thrown);
     if (!err) throw thrown;
+    // Before the caller is known (401, 429), a listed origin may read the error ("token expired").
+    if (caller === undefined) cors.allow(res, origin, undefined);
     // GraphQL-over-HTTP shape for errors raised before execution (auth, body).
     return sendJson(res, err.status, graphqlErrorBody(err, requestId), {
       'Content-Type': 'application/graphql-response+json; charset=utf-8',
@@ -62,10 +73,8 @@ function checkTransportText(req: IncomingMessage, raw: Buffer, search: string): 
   const params = parseQueryString(search);
   if (req.method === 'GET') checkGetParams(params);
   if (req.method !== 'POST') return;
-  // A body type yoga has no parser for would be its 415 with an empty body; multipart is refused too.
+  // A body type yoga has no parser for would be its 415 with an empty body; the types a browser sends
+  // cross-origin without a preflight (a form, text/plain) are refused too: CSRF.
   checkBodyType(header(req, 'content-type'));
-  if (raw.length === 0) return;
-  const type = (header(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') parseQueryString(decodeUtf8(raw));
-  else checkUtf8(raw); // yoga decodes it: only checked here, without making a string
+  if (raw.length > 0) checkUtf8(raw); // yoga decodes it: only checked here, without making a string
 }

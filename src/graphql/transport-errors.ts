@@ -40,14 +40,24 @@ export function asGraphQLError(err: DomainError, requestId?: string): GraphQLErr
   return new GraphQLError(err.message, { extensions: { ...errorExtensions(err, requestId), http } });
 }
 
-/** The body types /graphql reads (yoga's parsers, less multipart: the API takes no files). */
-const BODY_TYPES = new Set(['application/json', 'application/graphql+json', 'application/graphql', 'application/x-www-form-urlencoded']);
+/** The body types /graphql reads (yoga's parsers, less the ones a browser sends cross-origin without a preflight, below). */
+const BODY_TYPES = new Set(['application/json', 'application/graphql+json', 'application/graphql']);
+
+/**
+ * The types an HTML form or a plain `fetch` may send to another origin without a CORS preflight:
+ * refused, so a page elsewhere can never have a browser run an operation here (CSRF; docs/errors.md
+ * "GraphQL over HTTP"). Checked before authentication, so nothing in such a body is ever read.
+ */
+const SIMPLE_REQUEST_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
 
 /** A POST body of a type /graphql does not read: 415, with the error body yoga would not give. */
 export function checkBodyType(contentType: string | undefined): void {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'multipart/form-data') {
-    throw validationError('Content-Type', 'multipart/form-data is not accepted (the API takes no files); send application/json');
+  if (SIMPLE_REQUEST_TYPES.has(type)) {
+    throw new DomainError(
+      'unsupported_media_type',
+      `Content-Type ${type} is not accepted: a browser sends it from any site without a CORS preflight; send application/json`,
+    );
   }
   if (!BODY_TYPES.has(type)) {
     throw new DomainError(

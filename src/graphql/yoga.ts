@@ -11,6 +11,7 @@ import { compilable, compiledExecution } from './compiled-execution.ts';
 import { GraphQLDomainError, isGraphQLError, restated } from './errors.ts';
 import type { ServerContext } from './context.ts';
 import { useCatalogueCodes } from './plugins/catalogue-codes.ts';
+import { useCsrfPrevention } from './plugins/csrf-prevention.ts';
 import { useDisableIntrospection } from './plugins/disable-introspection.ts';
 import { useLogUnexpectedErrors } from './plugins/log-unexpected-errors.ts';
 import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
@@ -32,9 +33,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       return ctx;
     },
     landingPage: false,
-    // No CORS headers for any origin: the one credential today is a reseller's secret API key, which
-    // belongs on its servers, never in a browser, and needs no CORS. yoga's default reflected any
-    // origin with credentials allowed (docs/partner-guide.md "From servers, not browsers").
+    // yoga's CORS is off: its default reflected any origin with credentials allowed. src/graphql/cors.ts
+    // answers by the resellers' allow-lists, and only client sessions' requests (docs/partner-guide.md
+    // "Calling from a browser"); an API key belongs on a server and needs no CORS.
     cors: false,
     // GraphiQL with its assets bundled, so the page works without reaching a CDN: 28 MB of strings
     // once loaded, imported on the first page a browser asks for, so a process that only serves
@@ -81,6 +82,8 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
     // yoga's parse and validation caches stay on: the cost limit, which depends on the variables,
     // is checked per request (limits.ts) before execution.
     plugins: [
+      // CSRF prevention (yoga's csrfPrevention rule, answering a catalogue code): plugins/csrf-prevention.ts.
+      useCsrfPrevention(),
       useLogUnexpectedErrors(pipeline),
       operationLimits(),
       queryCostLimits(),

@@ -33,7 +33,7 @@ export const catalogue = {
   unsupported_media_type: {
     status: 415,
     type: 'invalid_request_error',
-    meaning: '/graphql does not read a body of this Content-Type; send application/json.',
+    meaning: '/graphql does not read a body of this Content-Type (a form or text/plain is refused: CSRF); send application/json.',
   },
   method_not_allowed: {
     status: 405,

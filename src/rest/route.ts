@@ -21,12 +21,12 @@ export interface RouteResponse {
  * One V3 operation: the table entry the router dispatches on and the OpenAPI document is
  * generated from (the same zod schemas the services parse with, so neither can drift).
  * The router enforces what a route declares: its query parameters, whether it takes a body,
- * Idempotency-Key, and the transaction (every POST/DELETE handler runs in one and gets a TxCtx).
+ * Idempotency-Key, and the transaction (every POST/PUT/DELETE handler runs in one and gets a TxCtx).
  */
 export type Route = RouteDeclaration &
   (
     | { method: 'GET'; handler: (ctx: Ctx, req: RouteRequest) => Promise<RouteResponse> }
-    | { method: 'POST' | 'DELETE'; handler: (tx: TxCtx, req: RouteRequest) => Promise<RouteResponse> }
+    | { method: 'POST' | 'PUT' | 'DELETE'; handler: (tx: TxCtx, req: RouteRequest) => Promise<RouteResponse> }
   );
 
 interface RouteDeclaration {

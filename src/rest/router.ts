@@ -14,6 +14,7 @@ import { classesRoutes } from '../modules/classes/classes.rest.ts';
 import { bookingsRoutes } from '../modules/bookings/bookings.rest.ts';
 import { providerBookingsRoutes } from '../modules/bookings/provider-bookings.rest.ts';
 import { resellersRoutes } from '../modules/resellers/resellers.rest.ts';
+import { corsOriginsRoutes } from '../modules/resellers/cors-origins.rest.ts';
 import { lookupsRoutes } from '../modules/lookups/lookups.rest.ts';
 import { lookupSettingsRoutes } from '../modules/lookups/lookup-settings.rest.ts';
 import { hostedSessionsRoutes } from '../modules/hosted-sessions/hosted-sessions.rest.ts';
@@ -42,6 +43,7 @@ export const routes: Route[] = [
   ...creditsRoutes,
   ...lookupSettingsRoutes,
   ...resellersRoutes,
+  ...corsOriginsRoutes,
   ...lookupsRoutes,
   ...hostedSessionsRoutes,
 ];
@@ -84,7 +86,7 @@ function compile(routes: Route[]): CompiledRoute[] {
  * Mounts a route table under its base: one router for every table, each request through the one
  * pipeline: authenticate (a key of the table's caller kind; a Service-Lookup-Token only on a route
  * that `takesLookupToken`) → read and check input (text rule,
- * declared query, body) → idempotency → transaction (every POST/DELETE) → the route's handler →
+ * declared query, body) → idempotency → transaction (every POST/PUT/DELETE) → the route's handler →
  * the V3 JSON it presents. `GET <base>/openapi.json` answers `document`, without a key.
  */
 export function mountRoutes(table: RouteTable, document: () => object): RestHandler {

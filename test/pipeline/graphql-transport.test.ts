@@ -32,12 +32,13 @@ const cases: [string, Call, number, string, string?][] = [
   ['variables: a number', json({ query: Q, variables: 1 }), 400, 'validation_error', 'variables'],
   ['extensions: a string', json({ query: Q, extensions: 'x' }), 400, 'validation_error', 'extensions'],
   ['operationName: a number', json({ query: Q, operationName: 1 }), 400, 'validation_error', 'operationName'],
+  // A form or multipart body (what a browser sends cross-origin without a preflight) is refused before authentication: CSRF.
+  ['a multipart body', { raw: '--x--', headers: { 'Content-Type': 'multipart/form-data; boundary=x' } }, 415, 'unsupported_media_type'],
   [
-    'a multipart body',
-    { raw: '--x--', headers: { 'Content-Type': 'multipart/form-data; boundary=x' } },
-    400,
-    'validation_error',
-    'Content-Type',
+    'a form-encoded body',
+    { raw: `query=${encodeURIComponent(Q)}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
+    415,
+    'unsupported_media_type',
   ],
   [
     'two operations, no operationName',

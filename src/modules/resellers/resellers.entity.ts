@@ -31,3 +31,15 @@ export const ApiKeySchema = defineEntity({
   },
 });
 export type ApiKey = InferEntity<typeof ApiKeySchema>;
+
+/** One origin of a reseller's CORS allow-list for /graphql (docs/partner-guide.md "Calling from a browser"). */
+export const ResellerCorsOriginSchema = defineEntity({
+  name: 'ResellerCorsOrigin',
+  tableName: 'reseller_cors_origin',
+  properties: {
+    resellerId: p.string().primary(),
+    origin: p.string().primary(),
+    createdAt: p.datetime(),
+  },
+});
+export type ResellerCorsOrigin = InferEntity<typeof ResellerCorsOriginSchema>;

@@ -1,7 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { mutationErrors } from '../../graphql/errors.ts';
+import { runMutation, runQuery } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { listIssuers, type Reseller } from './resellers.service.ts';
+import { getCorsOrigins, MAX_CORS_ORIGINS, setCorsOrigins } from './cors-origins.ts';
 
 // The issuers (docs/partner-guide.md "Lookup"), as REST's resellers.rest.ts; the reseller's lookup setting is
 // the lookups module's (lookups.graphql.ts).
@@ -25,5 +27,51 @@ builder.queryFields((t) => ({
         const page = pageArgsFromConnection(args);
         return toConnection(await listIssuers(ctx, page), page);
       }),
+  }),
+}));
+
+// The reseller's CORS allow-list for /graphql (docs/partner-guide.md "Calling from a browser"), as REST's
+// cors-origins.rest.ts. Neither field takes a client-session token: a frontend never manages it.
+
+const CorsOriginsRef = builder.objectRef<string[]>('CorsOrigins').implement({
+  description: "The reseller's CORS allow-list: the origins whose pages may call /graphql with its client-session tokens.",
+  fields: (t) => ({
+    origins: t.stringList({
+      description: 'Exact origins (`scheme://host[:port]`, lower-cased), in alphabetical order.',
+      resolve: (origins) => origins,
+    }),
+  }),
+});
+
+const SetCorsOriginsInputRef = builder.inputType('SetCorsOriginsInput', {
+  description: 'The whole allow-list, replacing the one stored.',
+  fields: (t) => ({
+    origins: t.stringList({
+      required: true,
+      description:
+        `Up to ${MAX_CORS_ORIGINS} exact origins such as \`https://app.example\`: https, or http for localhost and ` +
+        '127.0.0.1 (development); no path, query or wildcard. An empty list allows no origin.',
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  corsOrigins: t.field({
+    type: CorsOriginsRef,
+    description: "The origins whose pages may call /graphql with this reseller's client-session tokens.",
+    authScopes: { reseller: true },
+    resolve: (_, __, ctx) => runQuery(() => getCorsOrigins(ctx)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setCorsOrigins: t.field({
+    type: CorsOriginsRef,
+    description:
+      'Replaces the CORS allow-list for /graphql; every server process answers by the new list within 1 s. ' + 'Idempotency-Key accepted.',
+    authScopes: { reseller: true },
+    args: { input: t.arg({ type: SetCorsOriginsInputRef, required: true }) },
+    errors: { types: mutationErrors, directResult: true, union: { name: 'SetCorsOriginsResult' } },
+    resolve: (_, { input }, ctx) => runMutation(ctx, (c) => setCorsOrigins(c, { origins: input.origins })),
   }),
 }));
