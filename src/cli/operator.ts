@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Kind, parse } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
@@ -17,10 +18,20 @@ import {
   revokeApiKey,
   setResellerRateLimit,
   setResellerStatus,
+  storeTrustedDocumentsOnly,
 } from '../modules/resellers/index.ts';
 import { createProviderKey, listProviderKeys, revokeProviderKey } from '../modules/providers/index.ts';
 import { expireBookingSessions } from '../modules/bookings/index.ts';
 import { expireAccessCodes } from '../modules/access-codes/index.ts';
+import {
+  deleteDocument,
+  listDocuments,
+  registerDocuments,
+  type RegisterTrustedDocumentsInput,
+} from '../modules/trusted-documents/index.ts';
+import { documentCheck } from '../graphql/document-check.ts';
+import { graphqlSchema } from '../graphql/schema.ts';
+import { DomainError } from '../platform/errors.ts';
 import { describeSeed } from './banner.ts';
 import { ReportedError, type Command } from './usage.ts';
 import { withTransaction } from '../db/engine/index.ts';
@@ -35,6 +46,7 @@ type OperatorCommand = Exclude<Command, { name: 'help' | 'serve' | 'worker' | 'p
 export async function runOperatorCommand(command: OperatorCommand, config: Config, log: Logger): Promise<number> {
   // Read and parse before starting a database: a wrong path fails at once.
   const catalog = command.name === 'catalog import' ? readCatalogFile(command.file) : undefined;
+  const manifest = command.name === 'documents register' ? readManifest(command.file) : undefined;
   return withDatabase(config, log, async (db, applied) => {
     const em = db.orm.em.fork();
     const now = systemClock.now();
@@ -99,6 +111,18 @@ export async function runOperatorCommand(command: OperatorCommand, config: Confi
       }
       case 'catalog import':
         return runCatalogImport(em, catalog);
+      case 'documents register':
+        return print(await registerManifest(em, command.resellerId, manifest!, now));
+      case 'documents list':
+        return print((await listDocuments(em, command.resellerId)).map(documentListing));
+      case 'documents delete': {
+        const d = await deleteDocument(em, command.resellerId, command.sha256);
+        return print({ reseller_id: command.resellerId, sha256: d.sha256, deleted: true });
+      }
+      case 'documents only': {
+        const r = await storeTrustedDocumentsOnly(em, command.resellerId, command.only);
+        return print({ id: r.id, trusted_documents_only: r.trustedDocumentsOnly });
+      }
     }
   });
 }
@@ -130,6 +154,58 @@ function readCatalogFile(file: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw new CommandFailed(`catalog import: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A persisted-documents manifest as GraphQL Code Generator's client preset writes it: an object of
+ * SHA-256 hex → document (docs/partner-guide.md "Trusted documents").
+ */
+function readManifest(file: string): { sha256: string; document: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CommandFailed(`documents register: cannot read ${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CommandFailed(`documents register: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new CommandFailed(`documents register: ${file} is not a manifest: expected {"<sha256>": "<document>", …}`);
+  }
+  return Object.entries(parsed).map(([sha256, document]) => {
+    if (typeof document !== 'string') throw new CommandFailed(`documents register: ${sha256}: the document is not a string`);
+    return { sha256, document };
+  });
+}
+
+/** All or none, in one transaction; a problem names the manifest's hash it is about. */
+async function registerManifest(em: EntityManager, resellerId: string, manifest: { sha256: string; document: string }[], at: Date) {
+  try {
+    const input: RegisterTrustedDocumentsInput = { documents: manifest };
+    const r = await withTransaction(em, (tx) => registerDocuments(tx, resellerId, input, documentCheck(graphqlSchema()), at));
+    return { reseller_id: resellerId, documents: r.documents.length, registered: r.registered };
+  } catch (err) {
+    const item = err instanceof DomainError ? /^documents\.(\d+)/.exec(err.param ?? '') : null;
+    if (!item) throw err;
+    throw new CommandFailed(`documents register: ${manifest[Number(item[1])]?.sha256}: ${(err as DomainError).message}`);
+  }
+}
+
+function documentListing(d: { id: string; sha256: string; document: string; createdAt: Date }) {
+  return { id: d.id, sha256: d.sha256, operations: operationNames(d.document), created_at: d.createdAt.toISOString() };
+}
+
+/** The names of a document's operations, for people telling documents apart. */
+function operationNames(document: string): string[] {
+  try {
+    return parse(document).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [d.name?.value ?? '(anonymous)'] : []));
+  } catch {
+    return [];
   }
 }
 

@@ -36,6 +36,12 @@ export const USAGE = `usage: reseller-gateway <command>
   providers keys create PROVIDER_ID [--label L]
                                        prints the new provider key (pk_…) once
   providers keys revoke KEY_ID
+  documents register RESELLER_ID FILE  register the GraphQL documents of a manifest, {"<sha256>": "<document>"} as GraphQL
+                                       Code Generator's client preset writes it (persisted-documents.json), all or none;
+                                       each hash must be its document's, each document valid for the schema
+  documents list RESELLER_ID           a reseller's trusted documents: id, sha256, operation names, created
+  documents delete RESELLER_ID SHA256  stop trusting a document (every server within 1 s)
+  documents only RESELLER_ID on|off    on: the reseller's client-session tokens run only its trusted documents
   catalog import FILE                  load providers, services, classes, instances, co-pay options and
                                        pass packages from a JSON file (docs/catalog-format.md); all or nothing
   print-schema                         write schema.graphql and docs/openapi.json from the code
@@ -65,6 +71,10 @@ export type Command =
   | { name: 'providers keys create'; providerId: string; label?: string }
   | { name: 'providers keys revoke'; keyId: string }
   | { name: 'catalog import'; file: string }
+  | { name: 'documents register'; resellerId: string; file: string }
+  | { name: 'documents list'; resellerId: string }
+  | { name: 'documents delete'; resellerId: string; sha256: string }
+  | { name: 'documents only'; resellerId: string; only: boolean }
   | { name: 'print-schema' };
 
 /** Exit code 2, with the usage line for the command. */
@@ -116,6 +126,8 @@ export function parseCommand(argv: string[]): Command {
       return parseKeys(rest);
     case 'providers':
       return parseProviders(rest);
+    case 'documents':
+      return parseDocuments(rest);
     case 'catalog': {
       const [action, ...args] = rest;
       if (action !== 'import') throw usage('catalog import FILE');
@@ -195,6 +207,29 @@ function parseKeys([action, ...args]: string[]): Command {
       return { name: 'keys revoke', keyId: parseArgs(args, {}, 1, 'keys revoke KEY_ID').positional[0] };
     default:
       throw usage('keys list|create|revoke');
+  }
+}
+
+function parseDocuments([action, ...args]: string[]): Command {
+  switch (action) {
+    case 'register': {
+      const { positional } = parseArgs(args, {}, 2, 'documents register RESELLER_ID FILE');
+      return { name: 'documents register', resellerId: positional[0], file: positional[1] };
+    }
+    case 'list':
+      return { name: 'documents list', resellerId: parseArgs(args, {}, 1, 'documents list RESELLER_ID').positional[0] };
+    case 'delete': {
+      const { positional } = parseArgs(args, {}, 2, 'documents delete RESELLER_ID SHA256');
+      return { name: 'documents delete', resellerId: positional[0], sha256: positional[1] };
+    }
+    case 'only': {
+      const line = 'documents only RESELLER_ID on|off';
+      const { positional } = parseArgs(args, {}, 2, line);
+      if (positional[1] !== 'on' && positional[1] !== 'off') throw usage(line);
+      return { name: 'documents only', resellerId: positional[0], only: positional[1] === 'on' };
+    }
+    default:
+      throw usage('documents register|list|delete|only');
   }
 }
 

@@ -12,6 +12,7 @@ import { LookupSchema } from '../modules/lookups/lookups.entity.ts';
 import { HostedSessionSchema } from '../modules/hosted-sessions/hosted-sessions.entity.ts';
 import { EventSchema } from '../modules/events/events.entity.ts';
 import { WebhookEndpointSchema, WebhookDeliverySchema } from '../modules/webhooks/webhooks.entity.ts';
+import { TrustedDocumentSchema } from '../modules/trusted-documents/trusted-documents.entity.ts';
 
 // Every module's entities, registered explicitly.
 export const entities = [
@@ -42,4 +43,5 @@ export const entities = [
   LookupSchema,
   HostedSessionSchema,
   ResellerCorsOriginSchema,
+  TrustedDocumentSchema,
 ];

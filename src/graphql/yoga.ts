@@ -16,6 +16,8 @@ import { useDisableIntrospection } from './plugins/disable-introspection.ts';
 import { useLogUnexpectedErrors } from './plugins/log-unexpected-errors.ts';
 import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
 import { useTextRule } from './plugins/text-rule.ts';
+import { useTrustedDocuments } from './plugins/trusted-documents.ts';
+import { TrustedDocumentCache } from '../modules/trusted-documents/index.ts';
 import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
 import { hideSuggestions } from './hide-suggestions.ts';
@@ -46,6 +48,8 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
     // The body limit is enforced before yoga sees the request (src/graphql/http.ts reads the body with
     // pipeline.bodyLimit and hands yoga the bytes): yoga's own would pipe every body through a stream.
     maxRequestBodySize: false,
+    // GraphQL over HTTP's persisted documents name the document in `documentId` (plugins/trusted-documents.ts).
+    extraParamNames: ['documentId'],
     // Domain errors keep their catalogue code; anything else is masked, with only the request id.
     maskedErrors: {
       maskError(error, message) {
@@ -91,6 +95,8 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
       // caller the lookup-token scope refuses never reaches the write stage.
       useTextRule(),
+      // Before any stage that reads the document: a request naming a trusted document gets its text here.
+      ...useTrustedDocuments(new TrustedDocumentCache()),
       useLookupTokenScope(),
       useWriteStage(pipeline),
       useCatalogueCodes(),

@@ -29,6 +29,16 @@ export const catalogue = {
     type: 'invalid_request_error',
     meaning: "The lookup code is wrong; it used one of the lookup's attempts (the message says how many are left).",
   },
+  document_not_trusted: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning: "This caller runs only the reseller's trusted documents: send `documentId`, not `query`.",
+  },
+  persisted_document_not_found: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning: 'The reseller has no trusted document with this id.',
+  },
   body_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The request body is larger than 1 MiB.' },
   unsupported_media_type: {
     status: 415,

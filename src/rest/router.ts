@@ -23,6 +23,7 @@ import { providerAccessCodesRoutes } from '../modules/access-codes/provider-acce
 import { webhooksRoutes } from '../modules/webhooks/webhooks.rest.ts';
 import { eventsRoutes } from '../modules/events/events.rest.ts';
 import { creditsRoutes } from '../modules/credits/credits.rest.ts';
+import { trustedDocumentsRoutes } from '../modules/trusted-documents/trusted-documents.rest.ts';
 import { header, parseJsonBody, readBody, sendJson } from './http.ts';
 import type { Route, RouteResponse, RouteTable } from './route.ts';
 
@@ -46,6 +47,7 @@ export const routes: Route[] = [
   ...corsOriginsRoutes,
   ...lookupsRoutes,
   ...hostedSessionsRoutes,
+  ...trustedDocumentsRoutes,
 ];
 
 /** The provider side (docs/partner-guide.md "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */

@@ -6,6 +6,7 @@ import { toGraphQLError } from '../../src/graphql/errors.ts';
 import { MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS } from '../../src/graphql/limits.ts';
 import { catalogue, DomainError, errorBody, type ErrorCode } from '../../src/platform/errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../src/platform/pagination.ts';
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENTS_PER_REQUEST } from '../../src/modules/trusted-documents/index.ts';
 
 // docs/errors.md is the catalogue for integrators: every code, with the status and type the
 // code answers with, the GraphQL union member a mutation answers it as, and the limits, each
@@ -101,6 +102,8 @@ describe('docs/errors.md: the Limits table', () => {
     'Request body': config.BODY_LIMIT_BYTES,
     'Idempotency-Key retention': config.IDEMPOTENCY_TTL_SECONDS * 1000,
     'Idempotency-Key wait': config.IDEMPOTENCY_WAIT_MS,
+    'Trusted document': MAX_DOCUMENT_BYTES,
+    'Trusted documents a request': MAX_DOCUMENTS_PER_REQUEST,
   };
   const units: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 * 1024, ms: 1, s: 1000 };
   const documented = new Map(

@@ -19,6 +19,7 @@ import { Migration20261128010000_rate_limits } from './Migration20261128010000_r
 import { Migration20261128020000_fair_webhook_delivery } from './Migration20261128020000_fair_webhook_delivery.ts';
 import { Migration20261129000000_provider_earth_point } from './Migration20261129000000_provider_earth_point.ts';
 import { Migration20261130000200_cors_origins } from './Migration20261130000200_cors_origins.ts';
+import { Migration20261130000300_trusted_documents } from './Migration20261130000300_trusted_documents.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration20261128020000_fair_webhook_delivery', class: Migration20261128020000_fair_webhook_delivery },
   { name: 'Migration20261129000000_provider_earth_point', class: Migration20261129000000_provider_earth_point },
   { name: 'Migration20261130000200_cors_origins', class: Migration20261130000200_cors_origins },
+  { name: 'Migration20261130000300_trusted_documents', class: Migration20261130000300_trusted_documents },
 ];

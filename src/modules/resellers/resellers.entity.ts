@@ -9,6 +9,8 @@ export const ResellerSchema = defineEntity({
     currency: p.string(),
     status: p.enum(['ACTIVE', 'DISABLED'] as const),
     lookupEnabled: p.boolean(),
+    // Client-session callers run only the reseller's trusted documents (docs/partner-guide.md "Trusted documents").
+    trustedDocumentsOnly: p.boolean().default(false),
     // Its own rate limit (docs/operator-guide.md "Rate limits"); null: the configured default.
     rateLimitPerSecond: p.integer().nullable(),
     rateLimitBurst: p.integer().nullable(),

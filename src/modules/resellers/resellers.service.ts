@@ -7,7 +7,7 @@ import { keysetPage, type Page, type PageArgs } from '../../platform/pagination.
 import { resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { parseInput, shortText } from '../../platform/validation.ts';
 import { businessAccountBalance, businessAccountBalances, creditBusinessAccount, openBusinessAccount } from '../ledger/index.ts';
-import { withTransaction, type TxCtx } from '../../db/engine/index.ts';
+import { preparedRead, withTransaction, type TxCtx } from '../../db/engine/index.ts';
 import { ApiKeySchema, ResellerSchema, type Reseller } from './resellers.entity.ts';
 
 // Operator use cases (the CLI): resellers, their API keys and business-account funding; and a
@@ -35,6 +35,27 @@ export async function storeLookupEnabled(ctx: TxCtx, raw: LookupSettingsInput): 
   reseller.lookupEnabled = input.enabled;
   await ctx.em.flush();
   return reseller;
+}
+
+/**
+ * Stores whether the reseller's client-session callers run only its trusted documents
+ * (docs/partner-guide.md "Trusted documents"); the trusted-documents module's use case calls it.
+ */
+export async function storeTrustedDocumentsOnly(em: EntityManager, resellerId: string, only: boolean): Promise<Reseller> {
+  const reseller = await getReseller(em, resellerId);
+  reseller.trustedDocumentsOnly = only;
+  await em.flush();
+  return reseller;
+}
+
+/** Whether the reseller's client-session callers run only its trusted documents; false for an unknown id. */
+export async function trustedDocumentsOnlyOf(em: EntityManager, resellerId: string): Promise<boolean> {
+  const [row] = await preparedRead<{ trusted_only: boolean }>(
+    em,
+    'select trusted_documents_only as trusted_only from reseller where id = ?',
+    [resellerId],
+  );
+  return row?.trusted_only === true;
 }
 
 /** Who can be looked up at: active resellers with lookup enabled, the caller included when it is one. */
@@ -66,6 +87,7 @@ export async function createReseller(em: EntityManager, raw: z.input<typeof crea
       currency: input.currency,
       status: 'ACTIVE',
       lookupEnabled: false,
+      trustedDocumentsOnly: false,
       createdAt: at,
     });
     await tx.flush();
