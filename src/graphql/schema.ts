@@ -16,6 +16,7 @@ import '../modules/credits/credits.graphql.ts';
 import '../modules/resellers/resellers.graphql.ts';
 import '../modules/lookups/lookups.graphql.ts';
 import '../modules/hosted-sessions/hosted-sessions.graphql.ts';
+import '../modules/client-sessions/client-sessions.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 

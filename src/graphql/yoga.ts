@@ -14,6 +14,7 @@ import { useCatalogueCodes } from './plugins/catalogue-codes.ts';
 import { useDisableIntrospection } from './plugins/disable-introspection.ts';
 import { useLogUnexpectedErrors } from './plugins/log-unexpected-errors.ts';
 import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
+import { useClientSessionScope } from './plugins/client-session-scope.ts';
 import { useTextRule } from './plugins/text-rule.ts';
 import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
@@ -86,9 +87,10 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       queryCostLimits(),
       compiledExecution(metrics),
       // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
-      // caller the lookup-token scope refuses never reaches the write stage.
+      // caller the lookup-token or client-session scope refuses never reaches the write stage.
       useTextRule(),
       useLookupTokenScope(),
+      useClientSessionScope(),
       useWriteStage(pipeline),
       useCatalogueCodes(),
       ...(config.GRAPHQL_INTROSPECTION ? [] : [useDisableIntrospection()]),

@@ -30,6 +30,7 @@ export const idPrefixes = {
   webhookDelivery: 'whd',
   event: 'evt',
   hostedSession: 'hs',
+  clientSession: 'csess',
   request: 'req',
 } as const;
 
