@@ -83,14 +83,16 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
     // is checked per request (limits.ts) before execution.
     plugins: [
       useLogUnexpectedErrors(pipeline),
+      // A client-session token's operation outside its scopes is refused first, before the limits
+      // read its variables: whatever else is wrong with it, the answer is 403 (docs/partner-guide.md "Client sessions").
+      useClientSessionScope(),
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),
       // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
-      // caller the lookup-token or client-session scope refuses never reaches the write stage.
+      // caller the lookup-token scope refuses never reaches the write stage.
       useTextRule(),
       useLookupTokenScope(),
-      useClientSessionScope(),
       useWriteStage(pipeline),
       useCatalogueCodes(),
       ...(config.GRAPHQL_INTROSPECTION ? [] : [useDisableIntrospection()]),
