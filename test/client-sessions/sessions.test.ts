@@ -368,6 +368,25 @@ describe('expiry and revocation', () => {
     expectError(await v3(app, `/client_sessions/${a.id}`, { key: foreign.reseller.key, method: 'DELETE' }), 404, 'resource_not_found');
   });
 
+  it('sent with a Service-Lookup-Token › 403 permission_denied, before either is read', async () => {
+    const { token } = await clientSession(app, w.reseller.key, w.client.id);
+    const res = await gql(app, token, CLIENT, { id: w.client.id }, { headers: { 'Service-Lookup-Token': `lkpt_${'a'.repeat(40)}` } });
+    expectGraphQLRefusal(res, 403, 'permission_denied');
+  });
+
+  it("its Idempotency-Keys are told apart from its reseller's: the same key from the reseller's server › 409", async () => {
+    const { token } = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'] });
+    const instance = await instanceIn(app, w.gym.classId, 52);
+    const variables = { i: instance.id, c: w.client.id };
+    const first = await gql(app, token, BOOK_CLASS, variables, { idempotencyKey: 'cs-book-1' });
+    expect(first.body.data!.bookClass.__typename, first.text).toBe('ClassBookingInitiation');
+    const replay = await gql(app, token, BOOK_CLASS, variables, { idempotencyKey: 'cs-book-1' });
+    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+    expect(replay.body.data).toEqual(first.body.data);
+    const server = await gql(app, w.reseller.key, BOOK_CLASS, variables, { idempotencyKey: 'cs-book-1' });
+    expect(server.body.errors?.[0].extensions?.code, server.text).toBe('idempotency_key_reused');
+  });
+
   it('an unknown or malformed token › 401 invalid_client_session; a disabled reseller › 403 account_disabled', async () => {
     for (const token of [`cs_${'a'.repeat(40)}`, 'cs_short']) {
       expectGraphQLRefusal(await asClient(app, token, CLIENT, { id: w.client.id }), 401, 'invalid_client_session');
