@@ -10,6 +10,7 @@ import { ClassCategorySchema, ClassSchema, ClassInstanceSchema } from '../module
 import { AccessCodeSchema, AccessCodeSessionSchema } from '../modules/access-codes/access-codes.entity.ts';
 import { LookupSchema } from '../modules/lookups/lookups.entity.ts';
 import { HostedSessionSchema } from '../modules/hosted-sessions/hosted-sessions.entity.ts';
+import { ClientSessionSchema } from '../modules/client-sessions/client-sessions.entity.ts';
 import { EventSchema } from '../modules/events/events.entity.ts';
 import { WebhookEndpointSchema, WebhookDeliverySchema } from '../modules/webhooks/webhooks.entity.ts';
 import { TrustedDocumentSchema } from '../modules/trusted-documents/trusted-documents.entity.ts';
@@ -44,4 +45,5 @@ export const entities = [
   HostedSessionSchema,
   ResellerCorsOriginSchema,
   TrustedDocumentSchema,
+  ClientSessionSchema,
 ];

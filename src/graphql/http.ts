@@ -40,10 +40,11 @@ export async function handleGraphQL(
     checkTransportText(req, raw, search);
     // GraphQL is the reseller surface: a provider key is refused here, 403, before anything runs. A
     // Service-Lookup-Token is read here; plugins/lookup-token-scope.ts refuses it, 403, unless every root field takes one.
+    // A client-session token (Bearer cs_…) is taken here only; plugins/client-session-scope.ts holds it to its scopes.
     caller = await pipeline.authenticate(
       { authorization: header(req, 'authorization'), lookupToken: header(req, 'service-lookup-token') },
       'reseller',
-      { takesLookupToken: true, address: clientAddress(req, pipeline.trustProxy) },
+      { takesLookupToken: true, takesClientSession: true, address: clientAddress(req, pipeline.trustProxy) },
     );
     cors.allow(res, origin, caller);
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by plugins/write-stage.ts.

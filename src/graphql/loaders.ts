@@ -2,7 +2,7 @@ import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import { notFound } from '../platform/errors.ts';
 import type { IdKind } from '../platform/ids.ts';
 import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../platform/pagination.ts';
-import { resellerOf } from '../platform/request-context.ts';
+import { clientSessionOf, resellerOf } from '../platform/request-context.ts';
 import { registerNodeType } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { nullWhenNotFound, runQuery } from './use-case.ts';
@@ -36,7 +36,12 @@ export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenanc
   return async (ids, ctx) => {
     const { resellerId } = resellerOf(ctx);
     const where = tenancy === 'reseller' ? { id: { $in: [...ids] }, resellerId } : { id: { $in: [...ids] } };
-    return inRequestedOrder(ids, await ctx.em.find(entity, where as FilterQuery<T>));
+    const rows = await ctx.em.find(entity, where as FilterQuery<T>);
+    // A client-session token sees a reseller's row that belongs to a client (a booking, an issued
+    // pass) only when it is its own client's (docs/partner-guide.md "Client sessions"); others are not found.
+    const session = clientSessionOf(ctx);
+    const visible = session && tenancy === 'reseller' ? rows.filter((r) => !('clientId' in r) || r.clientId === session.clientId) : rows;
+    return inRequestedOrder(ids, visible);
   };
 }
 

@@ -17,6 +17,7 @@ import '../modules/resellers/resellers.graphql.ts';
 import '../modules/lookups/lookups.graphql.ts';
 import '../modules/hosted-sessions/hosted-sessions.graphql.ts';
 import '../modules/trusted-documents/trusted-documents.graphql.ts';
+import '../modules/client-sessions/client-sessions.graphql.ts';
 
 let schema: GraphQLSchema | undefined;
 

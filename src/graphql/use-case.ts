@@ -1,4 +1,4 @@
-import type { Ctx } from '../platform/request-context.ts';
+import type { ClientSessionScopeName, Ctx } from '../platform/request-context.ts';
 import { inSavepoint, retryingConflicts, type TxCtx } from '../db/engine/index.ts';
 import { asGraphQLErrors } from './errors.ts';
 
@@ -37,13 +37,19 @@ export function nullWhenNotFound(err: unknown): null {
  *   operation with a token and any other root field is a top-level 403 `permission_denied`, nothing run.
  * - `showsSecretOnce`: a mutation whose answer shows a secret once (a lookup token): it takes no
  *   Idempotency-Key, so its answer is never stored (400 `validation_error` on `Idempotency-Key`).
+ * - `clientSession`: a root field a client-session token may select, and the scope it needs
+ *   (docs/partner-guide.md "Client sessions"); an operation with such a token and any other root
+ *   field, or one whose scope the token lacks, is a top-level 403 `permission_denied`, nothing run
+ *   (src/graphql/plugins/client-session-scope.ts). The use case still holds the token to its one client.
  */
 export const takesLookupToken = { takesLookupToken: true } as const;
 export const showsSecretOnce = { showsSecretOnce: true } as const;
+export const forClientSession = <S extends ClientSessionScopeName>(scope: S) => ({ clientSession: scope }) as const;
 
 declare module 'graphql' {
   interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
     takesLookupToken?: true;
     showsSecretOnce?: true;
+    clientSession?: ClientSessionScopeName;
   }
 }

@@ -15,6 +15,7 @@ import { useCsrfPrevention } from './plugins/csrf-prevention.ts';
 import { useDisableIntrospection } from './plugins/disable-introspection.ts';
 import { useLogUnexpectedErrors } from './plugins/log-unexpected-errors.ts';
 import { useLookupTokenScope } from './plugins/lookup-token-scope.ts';
+import { useClientSessionScope } from './plugins/client-session-scope.ts';
 import { useTextRule } from './plugins/text-rule.ts';
 import { useTrustedDocuments } from './plugins/trusted-documents.ts';
 import { TrustedDocumentCache } from '../modules/trusted-documents/index.ts';
@@ -89,6 +90,9 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       // CSRF prevention (yoga's csrfPrevention rule, answering a catalogue code): plugins/csrf-prevention.ts.
       useCsrfPrevention(),
       useLogUnexpectedErrors(pipeline),
+      // A client-session token's operation outside its scopes is refused first, before the limits
+      // read its variables: whatever else is wrong with it, the answer is 403 (docs/partner-guide.md "Client sessions").
+      useClientSessionScope(),
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),

@@ -3,7 +3,7 @@ import type { Clock } from './clock.ts';
 import { DomainError } from './errors.ts';
 import { preparedRead } from '../db/engine/index.ts';
 import { sha256Hex } from './crypto.ts';
-import type { KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
+import type { ClientSessionScopeName, KeyCaller, ProviderCaller, ResellerCaller } from './request-context.ts';
 
 /** Reseller keys are `sk_…`, provider keys `pk_…` (docs/partner-guide.md "Provider side"); the prefix says which table holds the hash. */
 const API_KEY = /^(sk|pk)_[0-9A-Za-z]{40}$/;
@@ -48,6 +48,7 @@ export async function authenticate<K extends KeyKind>(
     );
   }
   const secret = match[1];
+  if (secret.startsWith('cs_')) throw clientSessionNotHere();
   if (!API_KEY.test(secret)) throw invalidKey();
   const hash = sha256Hex(secret);
   let entry = cache.get(hash);
@@ -68,6 +69,11 @@ export async function authenticate<K extends KeyKind>(
 }
 
 const invalidKey = () => new DomainError('invalid_api_key', 'Invalid API key');
+const clientSessionNotHere = () =>
+  new DomainError(
+    'permission_denied',
+    'A client-session token (cs_…) is accepted only on /graphql: the REST APIs take an API key (docs/partner-guide.md "Client sessions")',
+  );
 
 async function lookUpResellerKey(em: EntityManager, hash: string): Promise<Verdict | undefined> {
   const [row] = await preparedRead<{
@@ -113,6 +119,12 @@ export interface Credentials {
   lookupToken?: string;
 }
 
+/** Where a request may authenticate with more than an API key: a Service-Lookup-Token, a client-session token (/graphql only). */
+export interface TokenOptions {
+  takesLookupToken?: boolean;
+  takesClientSession?: boolean;
+}
+
 /**
  * The caller of one request (docs/partner-guide.md "Lookup", "Provider side"). Without a Service-Lookup-Token it is
  * the API key's caller (`authenticate`). A token is taken only where the operation declares it
@@ -126,8 +138,16 @@ export async function authenticateRequest<K extends KeyKind>(
   clock: Clock,
   credentials: Credentials,
   accepts: K,
-  options: { takesLookupToken?: boolean } = {},
+  options: TokenOptions = {},
 ): Promise<Extract<KeyCaller, { kind: K }>> {
+  const session = options.takesClientSession && accepts === 'reseller' ? clientSessionBearer(credentials.authorization) : undefined;
+  if (session !== undefined) {
+    // A client-session token stands alone: it acts for its one client, a lookup would widen that.
+    if (credentials.lookupToken !== undefined) {
+      throw new DomainError('permission_denied', 'A client-session token cannot be sent with a Service-Lookup-Token');
+    }
+    return (await authenticateClientSession(em, clock, session)) as Extract<KeyCaller, { kind: K }>;
+  }
   if (credentials.lookupToken === undefined) return authenticate(em, credentials.authorization, accepts);
   if (!options.takesLookupToken || accepts !== 'reseller') {
     throw new DomainError(
@@ -216,4 +236,80 @@ async function lookUpLookupToken(em: EntityManager, hash: string): Promise<Token
     lookup: { lookupId: row.lookup_id, clientId: row.client_id, clientResellerId: row.issuer_id, issuedPassId: row.issued_pass_id },
   };
   return { caller, passExpiresAt: new Date(row.pass_expires_at).getTime() };
+}
+
+/** The `cs_…` of `Authorization: Bearer cs_…`, or undefined when the bearer is something else (an API key). */
+function clientSessionBearer(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(cs_\S*)\s*$/i.exec(authorization ?? '');
+  return match?.[1];
+}
+
+/** Client-session tokens are `cs_` + 40 base62 characters (docs/partner-guide.md "Client sessions"). */
+const CLIENT_SESSION_TOKEN = /^cs_[0-9A-Za-z]{40}$/;
+
+/** A client-session token's verdict, cached like a key's; its expiry is checked against the clock on every use. */
+type SessionVerdict = { caller: ResellerCaller; expiresAt: number } | { disabled: true };
+const sessionCache = new Map<string, { verdict: SessionVerdict; until: number }>();
+
+const invalidSession = () => new DomainError('invalid_client_session', 'Invalid client-session token: unknown, expired or revoked');
+
+/**
+ * `Authorization: Bearer cs_…` (on /graphql only) → its reseller's caller, scoped to the session's
+ * one client and scopes (docs/partner-guide.md "Client sessions"). Valid until `expires_at` by the
+ * domain clock and while not revoked; else 401 `invalid_client_session`; a disabled reseller is 403.
+ * Compared by SHA-256 only and cached for KEY_CACHE_MS like API keys, so a revoke is refused within
+ * 1 s on every process. The caller has no API key (`apiKeyId` null): its requests count in the
+ * session's own rate-limit bucket.
+ */
+async function authenticateClientSession(em: EntityManager, clock: Clock, token: string): Promise<ResellerCaller> {
+  const nowMs = performance.now();
+  if (!CLIENT_SESSION_TOKEN.test(token)) throw invalidSession();
+  const hash = sha256Hex(token);
+  let entry = sessionCache.get(hash);
+  if (!entry || entry.until <= nowMs) {
+    const verdict = await lookUpClientSession(em, hash);
+    if (!verdict) {
+      sessionCache.delete(hash);
+      throw invalidSession();
+    }
+    if (sessionCache.size >= KEY_CACHE_MAX) sessionCache.clear();
+    entry = { verdict, until: nowMs + KEY_CACHE_MS };
+    sessionCache.set(hash, entry);
+  }
+  const { verdict } = entry;
+  if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
+  if (verdict.expiresAt <= clock.now().getTime()) throw invalidSession();
+  return verdict.caller;
+}
+
+async function lookUpClientSession(em: EntityManager, hash: string): Promise<SessionVerdict | undefined> {
+  const [row] = await preparedRead<{
+    session_id: string;
+    client_id: string;
+    scopes: ClientSessionScopeName[];
+    expires_at: Date;
+    reseller_id: string;
+    status: string;
+    currency: string;
+    per_second: number | null;
+    burst: number | null;
+  }>(
+    em,
+    `select s.id as session_id, s.client_id, s.scopes, s.expires_at, r.id as reseller_id, r.status, r.currency,
+            r.rate_limit_per_second as per_second, r.rate_limit_burst as burst
+       from client_session s join reseller r on r.id = s.reseller_id
+      where s.token_hash = ? and s.revoked_at is null`,
+    [hash],
+  );
+  if (!row) return undefined;
+  if (row.status !== 'ACTIVE') return { disabled: true };
+  const caller: ResellerCaller = {
+    kind: 'reseller',
+    resellerId: row.reseller_id,
+    apiKeyId: null,
+    currency: row.currency.trim(),
+    clientSession: { sessionId: row.session_id, clientId: row.client_id, scopes: row.scopes },
+    ...(row.per_second !== null && row.burst !== null ? { rateLimit: { perSecond: row.per_second, burst: row.burst } } : {}),
+  };
+  return { caller, expiresAt: new Date(row.expires_at).getTime() };
 }

@@ -57,6 +57,11 @@ export const catalogue = {
   },
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The bearer API key is missing, unknown or revoked.' },
   invalid_lookup_token: { status: 401, type: 'authentication_error', meaning: 'The Service-Lookup-Token is unknown or no longer valid.' },
+  invalid_client_session: {
+    status: 401,
+    type: 'authentication_error',
+    meaning: 'The client-session token is unknown, expired or revoked.',
+  },
   permission_denied: { status: 403, type: 'permission_error', meaning: 'This caller may not perform this operation; nothing was changed.' },
   account_disabled: { status: 403, type: 'permission_error', meaning: "The reseller's account is disabled." },
   provider_not_covered: {

@@ -31,6 +31,7 @@ export const idPrefixes = {
   event: 'evt',
   hostedSession: 'hs',
   trustedDocument: 'tdoc',
+  clientSession: 'csess',
   request: 'req',
 } as const;
 

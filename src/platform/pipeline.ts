@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
-import { authenticateRequest, type KeyKind } from './auth.ts';
+import { authenticateRequest, type KeyKind, type TokenOptions } from './auth.ts';
 import { sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
 import { checkIdempotencyKey, runIdempotent, UnstoredResponse, type IdempotentResult, type StoredResponse } from './idempotency.ts';
@@ -26,18 +26,22 @@ export interface PipelineDeps {
 }
 
 /** What authentication counts against the client's address (docs/operator-guide.md "Rate limits"): a key or token that is not one. */
-const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'invalid_lookup_token']);
+const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'invalid_lookup_token', 'invalid_client_session']);
 
-/** The bucket a caller's requests count in: its API key's, or its lookup token's (docs/operator-guide.md "Rate limits"). */
+/**
+ * The bucket a caller's requests count in: its API key's, its lookup token's, or its client-session
+ * token's, by the session id (docs/operator-guide.md "Rate limits"), so one frontend cannot use up its reseller's.
+ */
 const bucketOf = (caller: KeyCaller): string =>
   caller.kind === 'provider'
     ? `pk:${caller.providerKeyId}`
-    : caller.lookup && caller.apiKeyId === null
-      ? `lkpt:${caller.lookup.lookupId}`
-      : `sk:${caller.apiKeyId}`;
+    : caller.clientSession
+      ? caller.clientSession.sessionId
+      : caller.lookup && caller.apiKeyId === null
+        ? `lkpt:${caller.lookup.lookupId}`
+        : `sk:${caller.apiKeyId}`;
 
-export interface AuthenticateOptions {
-  takesLookupToken?: boolean;
+export interface AuthenticateOptions extends TokenOptions {
   /** The client's address (src/platform/client-address.ts): failed authentication is limited by it. */
   address?: string;
   /** A route with a limit of its own besides the key's: `redeem` (per provider key). */
@@ -158,8 +162,13 @@ async function writeOnce(
   if (ctx.idempotencyKey !== undefined && ctx.caller.kind === 'reseller') {
     // Keys are per reseller; a lookup token's requests are told apart from its reseller's own (docs/partner-guide.md
     // "Lookup"), so a key one used answers the other 409 idempotency_key_reused, never the stored response.
-    const { lookup } = ctx.caller;
-    const fp = lookup ? sha256Hex(`${fingerprint()}\nlookup ${lookup.lookupId}`) : fingerprint();
+    // A client-session token's likewise (docs/partner-guide.md "Client sessions").
+    const { lookup, clientSession } = ctx.caller;
+    const fp = clientSession
+      ? sha256Hex(`${fingerprint()}\nclient_session ${clientSession.sessionId}`)
+      : lookup
+        ? sha256Hex(`${fingerprint()}\nlookup ${lookup.lookupId}`)
+        : fingerprint();
     return runIdempotent(ctx, { resellerId: ctx.caller.resellerId, key: ctx.idempotencyKey, fingerprint: fp }, run, errorResponse);
   }
   try {

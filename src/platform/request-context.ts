@@ -28,8 +28,8 @@ export interface ClientSessionScope {
 
 /**
  * Who is calling. A reseller acts with its API key (`apiKeyId`), or with a lookup token
- * (`lookup`), or both (they must name the same reseller); `apiKeyId` is null for a token alone.
- * Later issues add the client-session caller.
+ * (`lookup`), or both (they must name the same reseller), or with a client-session token
+ * (`clientSession`, alone); `apiKeyId` is null for a token alone.
  */
 export interface ResellerCaller {
   kind: 'reseller';

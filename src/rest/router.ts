@@ -18,6 +18,7 @@ import { corsOriginsRoutes } from '../modules/resellers/cors-origins.rest.ts';
 import { lookupsRoutes } from '../modules/lookups/lookups.rest.ts';
 import { lookupSettingsRoutes } from '../modules/lookups/lookup-settings.rest.ts';
 import { hostedSessionsRoutes } from '../modules/hosted-sessions/hosted-sessions.rest.ts';
+import { clientSessionsRoutes } from '../modules/client-sessions/client-sessions.rest.ts';
 import { accessCodesRoutes } from '../modules/access-codes/access-codes.rest.ts';
 import { providerAccessCodesRoutes } from '../modules/access-codes/provider-access-codes.rest.ts';
 import { webhooksRoutes } from '../modules/webhooks/webhooks.rest.ts';
@@ -48,6 +49,7 @@ export const routes: Route[] = [
   ...lookupsRoutes,
   ...hostedSessionsRoutes,
   ...trustedDocumentsRoutes,
+  ...clientSessionsRoutes,
 ];
 
 /** The provider side (docs/partner-guide.md "Provider side", "Access codes"): a provider's own bookings and access-code redemption, with a provider key. */

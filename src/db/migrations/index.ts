@@ -18,6 +18,7 @@ import { Migration20261128000000_paid_through } from './Migration20261128000000_
 import { Migration20261128010000_rate_limits } from './Migration20261128010000_rate_limits.ts';
 import { Migration20261128020000_fair_webhook_delivery } from './Migration20261128020000_fair_webhook_delivery.ts';
 import { Migration20261129000000_provider_earth_point } from './Migration20261129000000_provider_earth_point.ts';
+import { Migration20261130000100_client_sessions } from './Migration20261130000100_client_sessions.ts';
 import { Migration20261130000200_cors_origins } from './Migration20261130000200_cors_origins.ts';
 import { Migration20261130000300_trusted_documents } from './Migration20261130000300_trusted_documents.ts';
 
@@ -43,6 +44,7 @@ export const migrationsList = [
   { name: 'Migration20261128010000_rate_limits', class: Migration20261128010000_rate_limits },
   { name: 'Migration20261128020000_fair_webhook_delivery', class: Migration20261128020000_fair_webhook_delivery },
   { name: 'Migration20261129000000_provider_earth_point', class: Migration20261129000000_provider_earth_point },
+  { name: 'Migration20261130000100_client_sessions', class: Migration20261130000100_client_sessions },
   { name: 'Migration20261130000200_cors_origins', class: Migration20261130000200_cors_origins },
   { name: 'Migration20261130000300_trusted_documents', class: Migration20261130000300_trusted_documents },
 ];

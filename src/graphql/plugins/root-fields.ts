@@ -1,3 +1,4 @@
+import type { ClientSessionScopeName } from '../../platform/request-context.ts';
 import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 export interface RootField {
@@ -6,6 +7,8 @@ export interface RootField {
   lookupToken: boolean;
   /** The field's `showsSecretOnce` extension (src/graphql/use-case.ts). */
   secretOnce: boolean;
+  /** The field's `clientSession` extension (src/graphql/use-case.ts): the scope a client-session token needs for it. */
+  clientSession?: ClientSessionScopeName;
 }
 
 /** The root fields an operation selects (through fragments), with their extensions. */
@@ -23,6 +26,7 @@ export function rootFields(schema: GraphQLSchema, document: DocumentNode, operat
           name: s.name.value,
           lookupToken: extensions.takesLookupToken === true,
           secretOnce: extensions.showsSecretOnce === true,
+          ...(extensions.clientSession ? { clientSession: extensions.clientSession } : {}),
         });
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
         walk(s.selectionSet);

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
+import { runMutation, takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
 import { ExtraVisitsDurationEnum } from '../bookings/bookings.graphql.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
@@ -134,7 +134,7 @@ builder.mutationFields((t) => ({
       'Makes a single-use access code for one visit at `providerId` (or at any gym the pass covers), or opens a session ' +
       'when a co-pay or extra visits must be bought first. Idempotency-Key accepted.',
     authScopes: { reseller: true },
-    extensions: takesLookupToken,
+    extensions: { ...takesLookupToken, ...forClientSession('access_code') },
     args: { input: t.arg({ type: CreateAccessCodeInputRef, required: true }) },
     union: { name: 'CreateAccessCodeResult', description: 'The code made now, a session to confirm first, or why neither.' },
     resolve: async (_, { input }, ctx) => {

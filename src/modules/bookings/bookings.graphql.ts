@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
+import { runMutation, takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
 import type { ConnectionArgs } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
@@ -162,6 +162,7 @@ builder.objectFields(BookingRef, (t) => ({
 
 builder.queryFields((t) => ({
   booking: t.field({
+    extensions: forClientSession('read'),
     type: BookingRef,
     nullable: true,
     description: "A booking of this reseller's clients; null for an id this reseller cannot see.",
@@ -423,7 +424,7 @@ builder.mutationFields((t) => ({
       'Books a spa appointment: now, debiting the services’ credits, when the pass covers the spa; else opens a co-pay ' +
       'session to confirm when every service carries a co-pay. Idempotency-Key accepted.',
     authScopes: { reseller: true },
-    extensions: takesLookupToken,
+    extensions: { ...takesLookupToken, ...forClientSession('book') },
     args: { input: t.arg({ type: BookSpaInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookSpaResult' } },
     resolve: (_, { input }, ctx) =>
@@ -453,7 +454,7 @@ builder.mutationFields((t) => ({
       'Books a place in a class instance: now, taking a visit, or opens a session when extra visits or a co-pay ' +
       'must be bought first. Idempotency-Key accepted.',
     authScopes: { reseller: true },
-    extensions: takesLookupToken,
+    extensions: { ...takesLookupToken, ...forClientSession('book') },
     args: { input: t.arg({ type: BookClassInputRef, required: true }) },
     errors: { types: mutationErrors, directResult: true, union: { name: 'BookClassResult' } },
     resolve: (_, { input }, ctx) =>
@@ -488,6 +489,7 @@ builder.mutationFields((t) => ({
     }),
   }),
   cancelBooking: t.field({
+    extensions: forClientSession('book'),
     type: BookingPayloadRef,
     description:
       "Cancels a spa or class booking; the provider's cancellation policy decides the refund. A second cancel is " +

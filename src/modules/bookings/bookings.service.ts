@@ -4,7 +4,7 @@ import { notFound, validationError } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
-import { resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { clientSessionOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { Plain, TxEm } from '../../db/engine/index.ts';
 import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow } from '../../db/engine/index.ts';
 import { getOwnClient } from '../clients/index.ts';
@@ -107,19 +107,27 @@ export function moveTo(booking: Booking, status: BookingStatus, at: Date): void 
   booking.updatedAt = at;
 }
 
+/**
+ * The bookings the caller may name: its reseller's; a client-session token's only its client's
+ * (docs/partner-guide.md "Client sessions"), any other is not found, so nothing tells them apart.
+ */
+function ownBookings(ctx: Ctx): { resellerId: string; clientId?: string } {
+  const { resellerId } = resellerOf(ctx);
+  const session = clientSessionOf(ctx);
+  return session ? { resellerId, clientId: session.clientId } : { resellerId };
+}
+
 /** A booking of the caller's reseller, locked for a change; another reseller's or an unknown id is 404. */
 export async function lockOwnBooking(ctx: Ctx & { em: TxEm }, id: string): Promise<Booking> {
-  const { resellerId } = resellerOf(ctx);
   const booking = isId('booking', id)
-    ? await ctx.em.findOne(BookingSchema, { id, resellerId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    ? await ctx.em.findOne(BookingSchema, { id, ...ownBookings(ctx) }, { lockMode: LockMode.PESSIMISTIC_WRITE })
     : null;
   if (!booking) throw notFound('booking', id);
   return booking;
 }
 
 export async function getOwnBooking(ctx: Ctx, id: string): Promise<Booking> {
-  const { resellerId } = resellerOf(ctx);
-  const booking = isId('booking', id) ? await ctx.em.findOne(BookingSchema, { id, resellerId }) : null;
+  const booking = isId('booking', id) ? await ctx.em.findOne(BookingSchema, { id, ...ownBookings(ctx) }) : null;
   if (!booking) throw notFound('booking', id);
   return booking;
 }

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { runQuery, forClientSession } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { localTimeOf } from '../../platform/time.ts';
 import { parseInput } from '../../platform/validation.ts';
@@ -121,6 +121,7 @@ builder.objectFields(ProviderRef, (t) => ({
 
 builder.queryFields((t) => ({
   classCategories: t.connection({
+    extensions: forClientSession('read'),
     type: ClassCategoryRef,
     description: 'Active class categories, newest first.',
     authScopes: { reseller: true },
@@ -132,6 +133,7 @@ builder.queryFields((t) => ({
       }),
   }),
   classes: t.field({
+    extensions: forClientSession('read'),
     type: ClassConnection,
     description:
       'Classes: newest first, or nearest first within `near.radiusKm` when `near` is given. ' +
@@ -163,6 +165,7 @@ builder.queryFields((t) => ({
       }),
   }),
   class: t.field({
+    extensions: forClientSession('read'),
     type: ClassRef,
     nullable: true,
     description: 'A class; null for an unknown id.',

@@ -1,9 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
 import { inRequestedOrder, nodeOrNull, registerNode } from '../../graphql/loaders.ts';
-import { takesLookupToken } from '../../graphql/use-case.ts';
-import { resellerOf } from '../../platform/request-context.ts';
+import { takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
+import { clientSessionOf, resellerOf } from '../../platform/request-context.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { maskEmail, maskPhone, readableClients, type Client } from './clients.service.ts';
+import { checkLookedUpClient, maskEmail, maskPhone, readableClients, type Client } from './clients.service.ts';
 
 /** Another reseller's client, read through a lookup (docs/partner-guide.md "Lookup"): its contact details are masked. */
 const foreign = (c: Client, ctx: GraphQLContext) => c.resellerId !== resellerOf(ctx).resellerId;
@@ -43,8 +43,12 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A client of this reseller, or a looked-up client (Service-Lookup-Token, or an active lookup); null for an unknown id.',
     authScopes: { reseller: true },
-    extensions: takesLookupToken,
+    extensions: { ...takesLookupToken, ...forClientSession('read') },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => nodeOrNull(ClientRef, ctx, id),
+    resolve: (_, { id }, ctx) => {
+      // A client-session token naming another client is 403, not null (docs/partner-guide.md "Client sessions").
+      if (clientSessionOf(ctx)) checkLookedUpClient(ctx, id);
+      return nodeOrNull(ClientRef, ctx, id);
+    },
   }),
 }));

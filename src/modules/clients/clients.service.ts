@@ -2,17 +2,35 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
 import { joinedColumns, plainJoined, preparedRead, type Plain } from '../../db/engine/index.ts';
-import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { clientSessionOf, lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
 // Other modules reach clients only through this file (docs/architecture.md "Module boundaries"). It is also the
 // one place a client is resolved for a caller, lookups included (docs/partner-guide.md "Lookup"): a token caller
-// names only its looked-up client; a reseller holding an active lookup reads that client, masked.
+// names only its looked-up client; a reseller holding an active lookup reads that client, masked. A
+// client-session token (docs/partner-guide.md "Client sessions") likewise names only its one client.
 export type { Client } from './clients.entity.ts';
 
 /** 403 for a Service-Lookup-Token naming anything but its own client (docs/partner-guide.md "Lookup"); nothing runs on. */
 export function notTheLookedUpClient(): DomainError {
   return new DomainError('permission_denied', 'This Service-Lookup-Token acts only for the client it was verified for');
+}
+
+/** 403 for a client-session token naming anything but its one client (docs/partner-guide.md "Client sessions"). */
+export function notTheSessionsClient(): DomainError {
+  return new DomainError('permission_denied', 'This client-session token acts only for the client it was created for');
+}
+
+/**
+ * The one client a token caller acts for, and that client's reseller: a lookup token's (a client of
+ * the issuer) or a client session's (its reseller's own); undefined for an API key alone.
+ */
+function tokenClientOf(ctx: Ctx): { clientId: string; clientResellerId: string; refusal: () => DomainError } | undefined {
+  const lookup = lookupScopeOf(ctx);
+  if (lookup) return { clientId: lookup.clientId, clientResellerId: lookup.clientResellerId, refusal: notTheLookedUpClient };
+  const session = clientSessionOf(ctx);
+  if (session) return { clientId: session.clientId, clientResellerId: resellerOf(ctx).resellerId, refusal: notTheSessionsClient };
+  return undefined;
 }
 
 /**
@@ -29,9 +47,9 @@ export async function findOwnClient(ctx: Ctx, clientId: string): Promise<Client 
  * issuer; a token naming another client is 403.
  */
 export function ownClientsReseller(ctx: Ctx, clientId: string): string {
-  const scope = lookupScopeOf(ctx);
+  const scope = tokenClientOf(ctx);
   if (!scope) return resellerOf(ctx).resellerId;
-  if (clientId !== scope.clientId) throw notTheLookedUpClient();
+  if (clientId !== scope.clientId) throw scope.refusal();
   return scope.clientResellerId;
 }
 
@@ -81,7 +99,7 @@ export interface ReadableClient {
  */
 export async function getReadableClient(ctx: Ctx, clientId: string): Promise<ReadableClient> {
   const { resellerId } = resellerOf(ctx);
-  if (lookupScopeOf(ctx)) {
+  if (tokenClientOf(ctx)) {
     const client = await getOwnClient(ctx, clientId);
     return { client, foreign: client.resellerId !== resellerId };
   }
@@ -95,7 +113,7 @@ export async function getReadableClient(ctx: Ctx, clientId: string): Promise<Rea
  * lookup token reads only its client; other ids are left out.
  */
 export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise<Client[]> {
-  const scope = lookupScopeOf(ctx);
+  const scope = tokenClientOf(ctx);
   const wanted = [...new Set(ids.filter((id) => isId('client', id) && (!scope || id === scope.clientId)))];
   if (wanted.length === 0) return [];
   if (scope) return ctx.em.find(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
@@ -114,7 +132,7 @@ export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise
  * an active lookup. With a token, name its client first (checkLookedUpClient answers 403 for another).
  */
 export function readableClientSql(ctx: Ctx, alias: string): { sql: string; params: unknown[] } {
-  const scope = lookupScopeOf(ctx);
+  const scope = tokenClientOf(ctx);
   if (scope) return { sql: `(${alias}.id = ? and ${alias}.reseller_id = ?)`, params: [scope.clientId, scope.clientResellerId] };
   const { resellerId } = resellerOf(ctx);
   return {
@@ -123,10 +141,10 @@ export function readableClientSql(ctx: Ctx, alias: string): { sql: string; param
   };
 }
 
-/** 403 unless a lookup token caller names its own client (docs/partner-guide.md "Lookup"); nothing for other callers. */
+/** 403 unless a token caller (lookup, client session) names its own client; nothing for other callers. */
 export function checkLookedUpClient(ctx: Ctx, clientId: string): void {
-  const scope = lookupScopeOf(ctx);
-  if (scope && clientId !== scope.clientId) throw notTheLookedUpClient();
+  const scope = tokenClientOf(ctx);
+  if (scope && clientId !== scope.clientId) throw scope.refusal();
 }
 
 /**

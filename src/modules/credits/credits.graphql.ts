@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runMutation, runQuery } from '../../graphql/use-case.ts';
+import { runMutation, runQuery, forClientSession } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
@@ -100,6 +100,7 @@ builder.objectFields(ClientRef, (t) => ({
 
 builder.queryFields((t) => ({
   creditPackages: t.connection({
+    extensions: forClientSession('read'),
     type: CreditPackageRef,
     description: "The reseller's credit packages, newest first (as GET /credit_packages).",
     authScopes: { reseller: true },

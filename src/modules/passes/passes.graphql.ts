@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { nullWhenNotFound, runMutation, runQuery } from '../../graphql/use-case.ts';
+import { nullWhenNotFound, runMutation, runQuery, forClientSession } from '../../graphql/use-case.ts';
 import { pageArgsFromConnection, toConnection } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { registerNode, rowsById } from '../../graphql/loaders.ts';
@@ -150,6 +150,7 @@ const PassRenewalRef = builder.objectRef<Awaited<ReturnType<typeof renewIssuedPa
 
 builder.queryFields((t) => ({
   passes: t.connection({
+    extensions: forClientSession('read'),
     type: PassRef,
     description: 'Pass packages of the reseller, newest first.',
     authScopes: { reseller: true },
@@ -163,6 +164,7 @@ builder.queryFields((t) => ({
       }),
   }),
   issuedPass: t.field({
+    extensions: forClientSession('read'),
     type: IssuedPassRef,
     nullable: true,
     description: "The client's current issued pass; null when the client is unknown to this reseller.",

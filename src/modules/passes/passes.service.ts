@@ -13,7 +13,7 @@ import {
   sqlText,
   type Plain,
 } from '../../db/engine/index.ts';
-import { lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
+import { clientSessionOf, lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { randomFrom } from '../../platform/crypto.ts';
 import { isId } from '../../platform/ids.ts';
 import { noNul } from '../../platform/validation.ts';
@@ -23,6 +23,7 @@ import {
   joinedClient,
   joinedClientColumns,
   notTheLookedUpClient,
+  notTheSessionsClient,
   ownClientsReseller,
   type Client,
 } from '../clients/index.ts';
@@ -246,6 +247,9 @@ const passesReseller = (ctx: Ctx): string => lookupScopeOf(ctx)?.clientResellerI
 
 /** getOwnIssuedPass's rules for a pass read (or not found) by another statement. */
 function checkOwnIssuedPass(ctx: Ctx, id: string, held: HeldPassWithClient | undefined, param?: string): HeldPassWithClient {
+  // A client-session token learns nothing of passes not its client's, not even that they exist.
+  const session = clientSessionOf(ctx);
+  if (session && held?.client.id !== session.clientId) throw notTheSessionsClient();
   if (!held) throw notFound('issued pass', id, param);
   checkLookedUpClient(ctx, held.client.id);
   return held;
@@ -316,6 +320,9 @@ export async function getOwnIssuedPassByPasscode(ctx: Ctx, passcode: string, par
     ? await passWithPackageAndClient(ctx.em, 'ip.passcode = ? and ip.reseller_id = ?', [code, resellerId])
     : undefined;
   if (scope && held?.issuedPass.id !== scope.issuedPassId) throw notTheLookedUpClient();
+  // Likewise a client-session token: another passcode, known or not, is 403 (no probing).
+  const session = clientSessionOf(ctx);
+  if (session && held?.client.id !== session.clientId) throw notTheSessionsClient();
   if (!held) throw new DomainError('resource_not_found', 'No issued pass of this reseller has that passcode', { param });
   checkLookedUpClient(ctx, held.client.id);
   return held;

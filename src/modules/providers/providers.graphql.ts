@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { runQuery, forClientSession } from '../../graphql/use-case.ts';
 import { checkNear, type Near } from '../../platform/geo.ts';
 import { pageArgsFromConnection, toConnection, type Page, type PageArgs } from '../../platform/pagination.ts';
 import { parseInput } from '../../platform/validation.ts';
@@ -113,6 +113,7 @@ export const nearOf = (near: NearArg): Near | undefined =>
 
 builder.queryFields((t) => ({
   providers: t.connection({
+    extensions: forClientSession('read'),
     type: ProviderRef,
     description: 'Providers of the catalogue: newest first, or nearest first within `near.radiusKm` when `near` is given.',
     authScopes: { reseller: true },
@@ -131,6 +132,7 @@ builder.queryFields((t) => ({
       }),
   }),
   provider: t.field({
+    extensions: forClientSession('read'),
     type: ProviderRef,
     nullable: true,
     description: 'A provider; null for an unknown id.',

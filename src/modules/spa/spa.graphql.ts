@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { childConnections, connectionCost, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { runQuery } from '../../graphql/use-case.ts';
+import { runQuery, forClientSession } from '../../graphql/use-case.ts';
 import { resellerOf } from '../../platform/request-context.ts';
 import { ProviderRef } from '../providers/providers.graphql.ts';
 import type { Slot } from './availability.ts';
@@ -75,6 +75,7 @@ const AvailabilityRef = builder.objectRef<SpaAvailability>('Availability').imple
 
 builder.queryFields((t) => ({
   spaAvailability: t.field({
+    extensions: forClientSession('read'),
     type: AvailabilityRef,
     description: 'Appointment slots of a spa on a local date for the given services (1–10, distinct, all of this spa).',
     authScopes: { reseller: true },
