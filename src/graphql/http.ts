@@ -7,6 +7,8 @@ import { header, readBody, sendJson } from '../rest/http.ts';
 import type { GraphQLServer } from './yoga.ts';
 import { clientAddress } from '../platform/client-address.ts';
 import { checkBodyType, checkGetParams } from './transport-errors.ts';
+import type { LiveEvents } from '../modules/events/index.ts';
+import { RETRY_AFTER_SECONDS } from '../platform/unavailable.ts';
 
 /**
  * GraphQL over HTTP, the pipeline's first two stages: read and check the transport input (body
@@ -17,6 +19,7 @@ import { checkBodyType, checkGetParams } from './transport-errors.ts';
 export async function handleGraphQL(
   pipeline: Pipeline,
   yoga: GraphQLServer,
+  live: LiveEvents,
   req: IncomingMessage,
   res: ServerResponse,
   search: string,
@@ -39,9 +42,26 @@ export async function handleGraphQL(
     );
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by plugins/write-stage.ts.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
+    // A stream (a subscription, docs/partner-guide.md "Live booking status") takes one of the process's places until it closes.
+    if ((header(req, 'accept') ?? '').includes('text/event-stream')) {
+      const release = live.admit();
+      if (!release) {
+        throw new DomainError(
+          'too_many_subscriptions',
+          'This server holds as many open subscriptions as it serves; retry after Retry-After seconds',
+          { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+        );
+      }
+      res.once('close', release);
+    }
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
-    return await yoga.handle(req, res, { ctx, rawIdempotencyKey: header(req, 'idempotency-key') });
+    return await yoga.handle(req, res, {
+      ctx,
+      rawIdempotencyKey: header(req, 'idempotency-key'),
+      live,
+      lastEventId: header(req, 'last-event-id') || undefined,
+    });
   } catch (thrown) {
     // The database unreachable while authenticating is 503 `service_unavailable`, in this shape too.
     const err = thrown instanceof DomainError ? thrown : pipeline.unavailable(thrown);

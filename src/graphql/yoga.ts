@@ -18,6 +18,7 @@ import { useTextRule } from './plugins/text-rule.ts';
 import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
 import { hideSuggestions } from './hide-suggestions.ts';
+import { useSubscriptions } from './subscriptions.ts';
 
 export type GraphQLServer = YogaServerInstance<ServerContext, Ctx>;
 
@@ -85,6 +86,8 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),
+      // After graphql-jit's plugin: a subscription runs each event on graphql-js, on a context of its own.
+      useSubscriptions(),
       // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
       // caller the lookup-token scope refuses never reaches the write stage.
       useTextRule(),

@@ -17,6 +17,15 @@ export interface LookupScope {
   issuedPassId: string;
 }
 
+/** The scopes of a client-session token (docs/partner-guide.md "Client sessions"); `read` is always held. */
+export type ClientSessionScopeName = 'read' | 'book' | 'access_code';
+/** What a client-session token (`Authorization: Bearer cs_…`, /graphql only) adds to its reseller's caller: the one client it acts for. */
+export interface ClientSessionScope {
+  sessionId: string;
+  clientId: string;
+  scopes: readonly ClientSessionScopeName[];
+}
+
 /**
  * Who is calling. A reseller acts with its API key (`apiKeyId`), or with a lookup token
  * (`lookup`), or both (they must name the same reseller); `apiKeyId` is null for a token alone.
@@ -28,6 +37,7 @@ export interface ResellerCaller {
   apiKeyId: string | null;
   currency: string;
   lookup?: LookupScope;
+  clientSession?: ClientSessionScope;
   /** The reseller's own rate limit per key (docs/operator-guide.md "Rate limits"); absent: the configured default. */
   rateLimit?: { perSecond: number; burst: number };
 }
@@ -87,6 +97,11 @@ export function resellerOf(ctx: Pick<Ctx, 'caller'>): ResellerCaller {
 /** The lookup scope of a token caller (docs/partner-guide.md "Lookup"), or undefined for every other caller. */
 export function lookupScopeOf(ctx: Pick<Ctx, 'caller'>): LookupScope | undefined {
   return ctx.caller.kind === 'reseller' ? ctx.caller.lookup : undefined;
+}
+
+/** The client-session scope of a token caller, or undefined for every other caller. */
+export function clientSessionOf(ctx: Pick<Ctx, 'caller'>): ClientSessionScope | undefined {
+  return ctx.caller.kind === 'reseller' ? ctx.caller.clientSession : undefined;
 }
 
 /** The provider the caller acts for; the provider side's use cases call this, so no other caller slips through. */

@@ -18,6 +18,7 @@ import { Migration20261128000000_paid_through } from './Migration20261128000000_
 import { Migration20261128010000_rate_limits } from './Migration20261128010000_rate_limits.ts';
 import { Migration20261128020000_fair_webhook_delivery } from './Migration20261128020000_fair_webhook_delivery.ts';
 import { Migration20261129000000_provider_earth_point } from './Migration20261129000000_provider_earth_point.ts';
+import { Migration20261130000400_live_events } from './Migration20261130000400_live_events.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -41,4 +42,5 @@ export const migrationsList = [
   { name: 'Migration20261128010000_rate_limits', class: Migration20261128010000_rate_limits },
   { name: 'Migration20261128020000_fair_webhook_delivery', class: Migration20261128020000_fair_webhook_delivery },
   { name: 'Migration20261129000000_provider_earth_point', class: Migration20261129000000_provider_earth_point },
+  { name: 'Migration20261130000400_live_events', class: Migration20261130000400_live_events },
 ];
