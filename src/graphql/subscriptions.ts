@@ -2,6 +2,7 @@ import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionRes
 import { isAsyncIterable, type FetchAPI } from 'graphql-yoga';
 import type { EventType, LiveEvent } from '../modules/events/index.ts';
 import { DomainError } from '../platform/errors.ts';
+import { resellerOf } from '../platform/request-context.ts';
 import type { ExecutionPlugin, GraphQLContext } from './context.ts';
 import { isGraphQLError } from './errors.ts';
 import { asGraphQLError } from './transport-errors.ts';
@@ -22,6 +23,25 @@ import { asGraphQLError } from './transport-errors.ts';
 /** Where an event's id rides on its execution result: a symbol, so spreading keeps it and JSON never shows it. */
 const EVENT_ID = Symbol('event id');
 type WithEventId = ExecutionResult & { [EVENT_ID]?: string };
+
+/** The reads shared by the subscribers of one live event, by reseller (src/graphql/subscriptions.ts onceForEvent). */
+const sharedReads = new WeakMap<LiveEvent, Map<string, Promise<unknown>>>();
+
+/**
+ * The object a live event names, read once for all of this process's subscribers that receive
+ * that event (one event object is offered to them all), by reseller: the read is the first
+ * subscriber's, with its tenancy, which every other receiver of the event shares (a client
+ * session's events were already filtered to its client). A thousand subscribers cost one read,
+ * not a thousand. Replayed events are each subscriber's own objects: read for it alone.
+ */
+export function onceForEvent<T>(event: LiveEvent, ctx: GraphQLContext, read: () => Promise<T>): Promise<T> {
+  const { resellerId } = resellerOf(ctx);
+  let reads = sharedReads.get(event);
+  if (!reads) sharedReads.set(event, (reads = new Map()));
+  let shared = reads.get(resellerId) as Promise<T> | undefined;
+  if (!shared) reads.set(resellerId, (shared = read()));
+  return shared;
+}
 
 /** yoga's keep-alive interval: a comment line every 12 s keeps proxies from closing an idle stream. */
 const PING_MS = 12_000;

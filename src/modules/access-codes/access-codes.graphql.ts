@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { subscribeToEvents } from '../../graphql/subscriptions.ts';
+import { onceForEvent, subscribeToEvents } from '../../graphql/subscriptions.ts';
 import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
 import type { EventType, LiveEvent } from '../events/index.ts';
 import { ExtraVisitsDurationEnum } from '../bookings/bookings.graphql.ts';
@@ -230,6 +230,6 @@ builder.subscriptionField('accessCodeRedeemed', (t) =>
     },
     subscribe: (_root, { after }, ctx) => subscribeToEvents(ctx, ACCESS_CODE_REDEEMED, after),
     // Each event runs on a context of its own (src/graphql/subscriptions.ts): the code is read as it is now.
-    resolve: async (event, _, ctx) => ({ event, code: await getOwnAccessCode(ctx, event.objectId) }),
+    resolve: async (event, _, ctx) => ({ event, code: await onceForEvent(event, ctx, () => getOwnAccessCode(ctx, event.objectId)) }),
   }),
 );

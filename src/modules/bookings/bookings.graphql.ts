@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
-import { subscribeToEvents } from '../../graphql/subscriptions.ts';
+import { onceForEvent, subscribeToEvents } from '../../graphql/subscriptions.ts';
 import { runMutation, takesLookupToken } from '../../graphql/use-case.ts';
 import type { EventType, LiveEvent } from '../events/index.ts';
 import type { ConnectionArgs } from '../../platform/pagination.ts';
@@ -550,7 +550,7 @@ const BookingStatusEventRef = builder.objectRef<LiveEvent>('BookingStatusEvent')
     booking: t.field({
       type: BookingRef,
       description: 'The booking, read when the event is sent (a later change may already show).',
-      resolve: (e, _, ctx) => BookingRef.getDataloader(ctx).load(e.objectId),
+      resolve: (e, _, ctx) => onceForEvent(e, ctx, () => BookingRef.getDataloader(ctx).load(e.objectId)),
     }),
   }),
 });
