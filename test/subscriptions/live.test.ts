@@ -153,6 +153,19 @@ describe('bookingStatusChanged', () => {
     }
   });
 
+  it('opens over GET too, as EventSource sends it', async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${other.base}/graphql?query=${encodeURIComponent(STATUS)}`, {
+      signal: abort.signal,
+      headers: { Accept: 'text/event-stream', Authorization: `Bearer ${w.reseller.key}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const { value } = await res.body!.getReader().read();
+    expect(new TextDecoder().decode(value)).toBe(':\n\n');
+    abort.abort();
+  });
+
   it('unauthenticated is 401 invalid_api_key before any stream', async () => {
     const refused = await subscribe(app.baseUrl, undefined);
     expect(refused.status).toBe(401);
@@ -179,6 +192,41 @@ describe('accessCodeRedeemed', () => {
     expect(message.id).toBe(message.json.data.accessCodeRedeemed.eventId);
     expect(message.json.data.accessCodeRedeemed.redeemedAt).toEqual(expect.any(String));
   });
+});
+
+describe('under concurrent commits on two processes', () => {
+  it(
+    'a stream, dropped in the middle and resumed, gets every event exactly once in commit order',
+    async () => {
+      const first = await subscribe(app.baseUrl, w.reseller.key);
+      const pending = await Promise.all(Array.from({ length: 8 }, () => classBooking()));
+      // Confirms through both processes at once, while more bookings are made.
+      const confirmOn = (base: string, id: string) =>
+        fetch(`${base}/v3/api/provider/bookings/${id}/confirm`, { method: 'POST', headers: { Authorization: `Bearer ${gymKey}` } });
+      const [confirms, more] = await Promise.all([
+        Promise.all(pending.map((b, i) => confirmOn(i % 2 ? other.base : app.baseUrl, b.id))),
+        Promise.all(Array.from({ length: 4 }, () => classBooking())),
+      ]);
+      expect(confirms.map((r) => r.status)).toEqual(pending.map(() => 200));
+      const expected = 8 + 8 + 4;
+      const got: string[] = [];
+      for (let i = 0; i < 7; i++) got.push((await first.next()).id!);
+      first.close();
+      const resumed = await subscribe(other.base, w.reseller.key, STATUS, { lastEventId: got.at(-1) });
+      while (got.length < expected) got.push((await resumed.next()).id!);
+      expect(await resumed.quietFor(300)).toEqual([]);
+      // The table's order of these events: by (txid, seq), what GET /events does not show but commits decided.
+      const ids = [...pending, ...more].map((b) => b.id);
+      const rows = await app.sql<{ id: string }>(
+        `select id from event where reseller_id = ? and type like 'booking.%' and payload->'data'->'object'->>'id' in (select jsonb_array_elements_text(?::jsonb))
+        order by txid, seq`,
+        [w.reseller.id, JSON.stringify(ids)],
+      );
+      expect(got).toEqual(rows.map((r) => r.id));
+      expect(new Set(got).size).toBe(expected);
+    },
+    T,
+  );
 });
 
 describe('a graceful stop', () => {
