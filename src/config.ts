@@ -45,6 +45,8 @@ export const configSchema = z
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     // How long a stopping instance keeps serving while /readyz says 503 (docs/operator-guide.md "Stopping an instance").
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
+    // Open subscription streams one process serves at most; one more is 503 too_many_subscriptions (docs/partner-guide.md "Live booking status").
+    SUBSCRIPTIONS_MAX: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
     BODY_LIMIT_BYTES: z.coerce
       .number()
       .int()

@@ -24,6 +24,7 @@ import { header, readBody, sendError, sendJson } from './rest/http.ts';
 import { masterKey } from './platform/secrets.ts';
 import { decodeUtf8, parseQueryString } from './platform/text.ts';
 import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
+import { LiveEvents } from './modules/events/index.ts';
 
 export interface AppDeps {
   orm: MikroORM;
@@ -64,6 +65,12 @@ export function buildServer(deps: AppDeps): http.Server {
   // The CORS allow-lists this server answers /graphql by (src/graphql/cors.ts); plain SQL only, so one entity manager serves every request.
   const cors = createCorsPolicy(deps.orm.em.fork());
   const draining = deps.draining ?? new Draining();
+  // Subscriptions' events (docs/partner-guide.md "Live booking status"): one reader and one LISTEN connection for the process, made on the first subscriber.
+  const live = new LiveEvents(deps.orm, deps.log, {
+    maxOpen: deps.config.SUBSCRIPTIONS_MAX,
+    url: deps.orm.config.get('clientUrl')!,
+  });
+  draining.endsStreams(() => live.endAll());
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();
     const log = deps.log.child({ request_id: requestId });
@@ -75,7 +82,7 @@ export function buildServer(deps: AppDeps): http.Server {
       log.info({ method: req.method, url: loggedUrl(req.url), status: res.statusCode, ms: Math.round(ms) }, 'request');
       metrics.observe(req, res.statusCode, ms / 1000);
     });
-    route(deps, pipeline, rest, { yoga, cors }, req, res, requestId, log, metrics).catch((err: unknown) => {
+    route(deps, pipeline, rest, { yoga, cors, live }, req, res, requestId, log, metrics).catch((err: unknown) => {
       // The database unreachable is 503, logged once when it goes down (not per request).
       const down = pipeline.unavailable(err);
       if (!down) log.error({ err }, 'unhandled error');
@@ -87,7 +94,10 @@ export function buildServer(deps: AppDeps): http.Server {
       );
     });
   });
-  server.on('close', () => void limits.close());
+  server.on('close', () => {
+    void limits.close();
+    void live.stop();
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerTransportError(err, socket, deps.log));
   return server;
 }
@@ -115,7 +125,7 @@ async function route(
   deps: AppDeps,
   pipeline: Pipeline,
   rest: { base: string; handle: RestHandler }[],
-  graphql: { yoga: GraphQLServer; cors: CorsPolicy },
+  graphql: { yoga: GraphQLServer; cors: CorsPolicy; live: LiveEvents },
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
@@ -128,7 +138,7 @@ async function route(
   if (mounted) return mounted.handle(pipeline, req, res, path.slice(mounted.base.length) || '/', url.search, requestId, log);
   // The REST router labels the route it matched; the other paths are their own label.
   if (['/graphql', '/healthz', '/readyz', '/metrics'].includes(path)) labelRoute(req, path);
-  if (path === '/graphql') return handleGraphQL(pipeline, graphql.yoga, graphql.cors, req, res, url.search, requestId, log);
+  if (path === '/graphql') return handleGraphQL(pipeline, graphql.yoga, graphql.cors, graphql.live, req, res, url.search, requestId, log);
   const hosted = HOSTED_PATH.exec(path);
   if (hosted) {
     // Only the page's own actions name a metrics label: any other path would add a label per spelling.

@@ -85,5 +85,10 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({
+  description:
+    'Live events over Server-Sent Events (`Accept: text/event-stream`; docs/partner-guide.md "Live booking status"). ' +
+    'Each message carries `id:`, the event id: send it back as `Last-Event-ID` (or `after`) to resume without a gap.',
+});
 
 export const prefixOf = (kind: IdKind) => idPrefixes[kind];

@@ -1,11 +1,21 @@
 import type { Plugin } from 'graphql-yoga';
+import type { LiveEvents } from '../modules/events/index.ts';
 import type { Ctx } from '../platform/request-context.ts';
 
-/** The GraphQL context: the use-case context of this request (one per request, so node caches never leak). */
-export type GraphQLContext = Ctx;
+/** What a subscription reads besides the use-case context: the process's live events and the request's `Last-Event-ID`. */
+export interface LiveContext {
+  live?: LiveEvents;
+  lastEventId?: string;
+}
+
+/**
+ * The GraphQL context: the use-case context of this request (one per request, so node caches never
+ * leak; a subscription's events each get one of their own: src/graphql/subscriptions.ts).
+ */
+export type GraphQLContext = Ctx & LiveContext;
 
 /** What src/graphql/http.ts hands yoga for one request: the GraphiQL page has no `ctx`, only its request id. */
-export interface ServerContext {
+export interface ServerContext extends LiveContext {
   ctx?: Ctx;
   rawIdempotencyKey?: string;
   requestId?: string;

@@ -9,6 +9,8 @@ import type { GraphQLServer } from './yoga.ts';
 import { clientAddress } from '../platform/client-address.ts';
 import { checkBodyType, checkGetParams } from './transport-errors.ts';
 import type { CorsPolicy } from './cors.ts';
+import type { LiveEvents } from '../modules/events/index.ts';
+import { RETRY_AFTER_SECONDS } from '../platform/unavailable.ts';
 
 /**
  * GraphQL over HTTP, the pipeline's first two stages: a CORS preflight from a listed origin is
@@ -21,6 +23,7 @@ export async function handleGraphQL(
   pipeline: Pipeline,
   yoga: GraphQLServer,
   cors: CorsPolicy,
+  live: LiveEvents,
   req: IncomingMessage,
   res: ServerResponse,
   search: string,
@@ -49,9 +52,26 @@ export async function handleGraphQL(
     cors.allow(res, origin, caller);
     // The Idempotency-Key is checked only for a mutation (docs/errors.md "Idempotency": ignored on queries), by plugins/write-stage.ts.
     const ctx = pipeline.context(caller, { requestId, log, host: header(req, 'host') });
+    // A stream (a subscription, docs/partner-guide.md "Live booking status") takes one of the process's places until it closes.
+    if ((header(req, 'accept') ?? '').includes('text/event-stream')) {
+      const release = live.admit();
+      if (!release) {
+        throw new DomainError(
+          'too_many_subscriptions',
+          'This server holds as many open subscriptions as it serves; retry after Retry-After seconds',
+          { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+        );
+      }
+      res.once('close', release);
+    }
     // Already read: yoga's node adapter takes a Uint8Array `body` instead of the consumed stream.
     if (raw.length > 0) Object.assign(req, { body: new Uint8Array(raw.buffer, raw.byteOffset, raw.length) });
-    return await yoga.handle(req, res, { ctx, rawIdempotencyKey: header(req, 'idempotency-key') });
+    return await yoga.handle(req, res, {
+      ctx,
+      rawIdempotencyKey: header(req, 'idempotency-key'),
+      live,
+      lastEventId: header(req, 'last-event-id') || undefined,
+    });
   } catch (thrown) {
     // The database unreachable while authenticating is 503 `service_unavailable`, in this shape too.
     const err = thrown instanceof DomainError ? thrown : pipeline.unavailable(thrown);

@@ -5,6 +5,8 @@ import {
   validate,
   type ASTVisitor,
   type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLSchema,
   type ValidationContext,
 } from 'graphql';
@@ -53,19 +55,25 @@ export function operationLimits(): Plugin {
 /** Depth, breadth and cost, checked before execution: a rejected query runs no resolver. */
 export function queryCostLimits(): Plugin {
   const costOfDocument = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const over = costErrors(
-        args.schema,
-        args.document,
-        args.variableValues ?? {},
-        args.operationName ?? undefined,
-        args.contextValue,
-        costOfDocument,
-      );
-      if (over.length > 0) setResultAndStopExecution({ errors: [...over] });
-    },
+  const check = ({
+    args,
+    setResultAndStopExecution,
+  }: {
+    args: ExecutionArgs;
+    setResultAndStopExecution(result: ExecutionResult): void;
+  }) => {
+    const over = costErrors(
+      args.schema,
+      args.document,
+      args.variableValues ?? {},
+      args.operationName ?? undefined,
+      args.contextValue as object,
+      costOfDocument,
+    );
+    if (over.length > 0) setResultAndStopExecution({ errors: [...over] });
   };
+  // A subscription's selection is executed once per event: held to the same limits before its stream opens.
+  return { onExecute: check, onSubscribe: check };
 }
 
 /**

@@ -22,6 +22,7 @@ import { TrustedDocumentCache } from '../modules/trusted-documents/index.ts';
 import { useWriteStage } from './plugins/write-stage.ts';
 import { asGraphQLError, transportError } from './transport-errors.ts';
 import { hideSuggestions } from './hide-suggestions.ts';
+import { useSubscriptions } from './subscriptions.ts';
 
 export type GraphQLServer = YogaServerInstance<ServerContext, Ctx>;
 
@@ -96,6 +97,8 @@ export function createGraphQL(config: Config, pipeline: Pipeline, metrics: Pick<
       operationLimits(),
       queryCostLimits(),
       compiledExecution(metrics),
+      // After graphql-jit's plugin: a subscription runs each event on graphql-js, on a context of its own.
+      useSubscriptions(),
       // The pipeline's GraphQL edge (src/platform/pipeline.ts), one concern each, in this order: a
       // caller the lookup-token scope refuses never reaches the write stage.
       useTextRule(),

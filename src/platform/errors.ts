@@ -123,6 +123,11 @@ export const catalogue = {
     type: 'api_error',
     meaning: 'The database is unreachable; retry after `Retry-After` seconds with the same Idempotency-Key.',
   },
+  too_many_subscriptions: {
+    status: 503,
+    type: 'api_error',
+    meaning: 'This server process holds as many open subscription streams as it serves; retry after `Retry-After` seconds.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;

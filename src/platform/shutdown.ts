@@ -3,7 +3,8 @@ import type { Logger } from './logger.ts';
 
 // The HTTP side of a graceful stop (docs/operator-guide.md "Stopping an instance"): first a drain,
 // while /readyz answers 503 so the load balancer takes the instance out and every other request
-// is still served; then the listener closes and the requests in flight finish.
+// is still served; then open subscription streams are ended, the listener closes and the requests
+// in flight finish.
 
 /** How long requests still in flight when the listener closes may take before their sockets are cut. */
 export const IN_FLIGHT_LIMIT_MS = 30_000;
@@ -17,6 +18,17 @@ export const IN_FLIGHT_LIMIT_MS = 30_000;
 export class Draining {
   started = false;
   private readonly open = new Set<ServerResponse>();
+  private readonly streamEnders: (() => void)[] = [];
+
+  /** `end` ends the server's open streams (subscriptions): they never finish by themselves, so the drain's end ends them. */
+  endsStreams(end: () => void): void {
+    this.streamEnders.push(end);
+  }
+
+  /** Called at the end of the drain, before the listener closes: each open stream gets its last message and ends. */
+  endStreams(): void {
+    for (const end of this.streamEnders) end();
+  }
 
   get inFlight(): number {
     return this.open.size;
@@ -52,6 +64,8 @@ export async function drainAndClose(
 ): Promise<void> {
   draining.begin();
   if (opts.drainMs > 0) await new Promise((r) => setTimeout(r, opts.drainMs));
+  // Subscription streams stay open until ended: ended here, they count among the requests that finish below.
+  draining.endStreams();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections waiting for a request would hold close() open until they time out.
   server.closeIdleConnections();

@@ -21,6 +21,7 @@ import { Migration20261129000000_provider_earth_point } from './Migration2026112
 import { Migration20261130000100_client_sessions } from './Migration20261130000100_client_sessions.ts';
 import { Migration20261130000200_cors_origins } from './Migration20261130000200_cors_origins.ts';
 import { Migration20261130000300_trusted_documents } from './Migration20261130000300_trusted_documents.ts';
+import { Migration20261130000400_live_events } from './Migration20261130000400_live_events.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -47,4 +48,5 @@ export const migrationsList = [
   { name: 'Migration20261130000100_client_sessions', class: Migration20261130000100_client_sessions },
   { name: 'Migration20261130000200_cors_origins', class: Migration20261130000200_cors_origins },
   { name: 'Migration20261130000300_trusted_documents', class: Migration20261130000300_trusted_documents },
+  { name: 'Migration20261130000400_live_events', class: Migration20261130000400_live_events },
 ];

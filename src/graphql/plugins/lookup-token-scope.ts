@@ -17,6 +17,12 @@ export function useLookupTokenScope(): ExecutionPlugin {
       const refused = operation ? refusedForCaller(args.schema, args.document, operation, args.contextValue) : undefined;
       if (refused) setResultAndStopExecution({ errors: [asGraphQLError(refused, args.contextValue.requestId)] });
     },
+    // A subscription never reaches onExecute: the same rule before its stream opens (no subscription field takes a token).
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const refused = operation ? refusedForCaller(args.schema, args.document, operation, args.contextValue) : undefined;
+      if (refused) setResultAndStopExecution({ errors: [asGraphQLError(refused, args.contextValue.requestId)] });
+    },
   };
 }
 

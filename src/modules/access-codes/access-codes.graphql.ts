@@ -1,10 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
+import { onceForEvent, subscribeToEvents } from '../../graphql/subscriptions.ts';
 import { runMutation, takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
+import type { EventType, LiveEvent } from '../events/index.ts';
 import { ExtraVisitsDurationEnum } from '../bookings/bookings.graphql.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
-import { accessCodeStatusAt, accessCodeStatuses } from './access-codes.entity.ts';
+import { accessCodeStatusAt, accessCodeStatuses, type AccessCode } from './access-codes.entity.ts';
+import { getOwnAccessCode } from './access-codes.service.ts';
 import { confirmAccessCodeSession } from './confirm-access-code.ts';
 import { createAccessCode, type AccessCodeSessionOpened } from './create-access-code.ts';
 import type { IssuedAccessCode } from './issue-access-code.ts';
@@ -167,3 +170,67 @@ builder.mutationFields((t) => ({
       ),
   }),
 }));
+
+// Subscription.accessCodeRedeemed ------------------------------------------------------------------
+
+const ACCESS_CODE_REDEEMED = ['access_code.redeemed'] as const satisfies readonly EventType[];
+
+/** A redemption as sent: the event, and the code read with the subscriber's tenancy when it is sent. */
+interface Redemption {
+  event: LiveEvent;
+  code: AccessCode;
+}
+
+const AccessCodeRedemptionRef = builder.objectRef<Redemption>('AccessCodeRedemption').implement({
+  description: 'A provider redeemed one of your access codes, recording a visit (the event access_code.redeemed).',
+  fields: (t) => ({
+    eventId: t.id({
+      description: 'The event (`evt_…`), also the SSE message `id:`: resume after it with `Last-Event-ID` or `after`.',
+      resolve: (r) => r.event.id,
+    }),
+    occurredAt: t.field({ type: 'DateTime', description: 'When the event was recorded.', resolve: (r) => r.event.occurredAt }),
+    accessCodeId: t.id({ description: 'The access code (`ac_…`).', resolve: (r) => r.code.id }),
+    status: t.field({
+      type: AccessCodeStatusEnum,
+      description: 'The code’s status when the event is sent: REDEEMED.',
+      resolve: (r, _, ctx) => accessCodeStatusAt(r.code, ctx.clock.now()),
+    }),
+    client: t.field({
+      type: ClientRef,
+      description: 'The client whose visit it was.',
+      resolve: (r, _, ctx) => ClientRef.getDataloader(ctx).load(r.code.clientId),
+    }),
+    provider: t.field({
+      type: ProviderRef,
+      nullable: true,
+      description: 'The provider that redeemed it.',
+      resolve: (r, _, ctx) => (r.code.redeemedProviderId ? ProviderRef.getDataloader(ctx).load(r.code.redeemedProviderId) : null),
+    }),
+    redeemedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was redeemed.',
+      resolve: (r) => r.code.redeemedAt ?? null,
+    }),
+  }),
+});
+
+builder.subscriptionField('accessCodeRedeemed', (t) =>
+  t.field({
+    type: AccessCodeRedemptionRef,
+    description:
+      "Every redemption of this reseller's access codes (a client session's: its own client's), in the order they committed. " +
+      'Over Server-Sent Events; each message has `id:` (the event id) to resume with `Last-Event-ID` or `after`.',
+    authScopes: { reseller: true },
+    extensions: forClientSession('read'),
+    args: {
+      after: t.arg.id({
+        description:
+          'Start after this event (`evt_…`, of this caller): the events since are sent first, in order. `Last-Event-ID`, when sent, wins.',
+      }),
+    },
+    subscribe: (_root, { after }, ctx) => subscribeToEvents(ctx, ACCESS_CODE_REDEEMED, after),
+    // Each event runs on a context of its own (src/graphql/subscriptions.ts): the code is read as it is now.
+    resolve: async (event, _, ctx) => ({ event, code: await onceForEvent(event, ctx, () => getOwnAccessCode(ctx, event.objectId)) }),
+  }),
+);

@@ -1,7 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
 import { childConnections, connectionCost, nodeOrNull, registerNode, rowsById } from '../../graphql/loaders.ts';
+import { onceForEvent, subscribeToEvents } from '../../graphql/subscriptions.ts';
 import { runMutation, takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
+import type { EventType, LiveEvent } from '../events/index.ts';
 import type { ConnectionArgs } from '../../platform/pagination.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { CopayOptionRef, ProviderRef } from '../providers/providers.graphql.ts';
@@ -523,3 +525,54 @@ builder.mutationFields((t) => ({
     }),
   }),
 }));
+
+// Subscription.bookingStatusChanged ----------------------------------------------------------------
+
+/** The events that change a booking's status (docs/partner-guide.md "Live booking status"). */
+const BOOKING_STATUS_EVENTS = [
+  'booking.created',
+  'booking.confirmed',
+  'booking.cancelled',
+  'booking.completed',
+  'booking.rescheduled',
+] as const satisfies readonly EventType[];
+
+const BookingStatusEventRef = builder.objectRef<LiveEvent>('BookingStatusEvent').implement({
+  description: "A booking's status changed: the event recorded (as GET /events lists it) and the booking as it is now.",
+  fields: (t) => ({
+    eventId: t.id({
+      description: 'The event (`evt_…`), also the SSE message `id:`: resume after it with `Last-Event-ID` or `after`.',
+      resolve: (e) => e.id,
+    }),
+    type: t.string({
+      description: 'The event type: booking.created, booking.confirmed, booking.cancelled, booking.completed or booking.rescheduled.',
+      resolve: (e) => e.type,
+    }),
+    occurredAt: t.field({ type: 'DateTime', description: 'When the event was recorded.', resolve: (e) => e.occurredAt }),
+    booking: t.field({
+      type: BookingRef,
+      description: 'The booking, read when the event is sent (a later change may already show).',
+      resolve: (e, _, ctx) => onceForEvent(e, ctx, () => BookingRef.getDataloader(ctx).load(e.objectId)),
+    }),
+  }),
+});
+
+builder.subscriptionField('bookingStatusChanged', (t) =>
+  t.field({
+    type: BookingStatusEventRef,
+    description:
+      "Every status change of this reseller's bookings (a client session's: its own client's), in the order they " +
+      'committed: booked, confirmed, cancelled, completed, rescheduled. Over Server-Sent Events; each message has `id:` ' +
+      '(the event id): a reconnect sends it as `Last-Event-ID`, or names it in `after`, and gets what it missed first.',
+    authScopes: { reseller: true },
+    extensions: forClientSession('read'),
+    args: {
+      after: t.arg.id({
+        description:
+          'Start after this event (`evt_…`, of this caller): the events since are sent first, in order. `Last-Event-ID`, when sent, wins.',
+      }),
+    },
+    subscribe: (_root, { after }, ctx) => subscribeToEvents(ctx, BOOKING_STATUS_EVENTS, after),
+    resolve: (event) => event,
+  }),
+);

@@ -75,12 +75,16 @@ export async function recordEvent<T extends EmittedEventType>(
     request: { id: ctx.requestId, idempotency_key: ctx.idempotencyKey ?? null },
   };
   const payloadJson = JSON.stringify(event);
-  await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, ?)', [
+  // The client its object belongs to, so a client-session subscriber gets its own client's events
+  // only (docs/partner-guide.md "Live booking status"); the row's position and its NOTIFY come from the table.
+  const clientId = (event.data.object as { client_id?: unknown }).client_id;
+  await queueWrite(ctx.em, 'insert into event (id, reseller_id, type, payload, created_at, client_id) values (?, ?, ?, ?::json, ?, ?)', [
     event.id,
     resellerId,
     type,
     payloadJson,
     at,
+    typeof clientId === 'string' ? clientId : null,
   ]);
   await enqueue(ctx.em, { topic: EVENT_TOPIC, resellerId, payloadJson, at });
 }
