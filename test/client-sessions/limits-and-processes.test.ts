@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startApp, UNLIMITED, type TestApp } from '../support/app.ts';
 import { createBookingWorld } from '../support/bookings.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
-import { killStartedProcesses, Service } from '../ops/processes.ts';
-import { asClient, clientSession } from './support.ts';
+import { killStartedProcesses, runCli, Service } from '../ops/processes.ts';
+import { asClient, clientSession } from '../support/client-sessions.ts';
 
 // docs/partner-guide.md "Client sessions" and docs/operator-guide.md "Rate limits": each token has a
 // bucket of its own; a failed token counts against the client's address; a revoke reaches every process.
@@ -25,10 +25,16 @@ const READ = 'query($id: ID!) { client(id: $id) { id } }';
 
 describe('rate limits', () => {
   it('a token past its burst › 429 rate_limited; another token of the same client and the reseller key are unaffected', async () => {
-    const app = await appWith({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3' });
+    const app = await appWith({});
     const w = await createBookingWorld(app);
     const a = await clientSession(app, w.reseller.key, w.client.id);
     const b = await clientSession(app, w.reseller.key, w.client.id);
+    // The reseller's own limit, set after the setup's requests: every bucket under it (the key's, each token's) starts full.
+    const set = await runCli(['resellers', 'limits', w.reseller.id, '--per-second', '1', '--burst', '3'], {
+      DATABASE_URL: app.databaseUrl,
+    });
+    expect(set.code, set.stderr).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 600)); // the verdict caches' 500 ms
     const replies: Reply[] = [];
     for (let i = 0; i < 6; i++) replies.push(await asClient(app, a.token, READ, { id: w.client.id }));
     const limited = replies.find((r) => r.status === 429);

@@ -8,7 +8,7 @@ import { expectError, expectGraphQLRefusal, expectUnchanged, expectValidationErr
 import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { dbState } from '../support/db-state.ts';
 import { call, gql, v3 } from '../support/http.ts';
-import { asClient, clientSession } from './support.ts';
+import { asClient, clientSession } from '../support/client-sessions.ts';
 
 // docs/partner-guide.md "Client sessions": a token made by the reseller's server for one client, used
 // by its frontend on /graphql only, within its scopes; every other door refused with nothing written.
@@ -209,13 +209,15 @@ const ALLOWED: Record<string, string> = {
   bookSpa: 'book',
   cancelBooking: 'book',
   createAccessCode: 'access_code',
+  bookingStatusChanged: 'read',
+  accessCodeRedeemed: 'read',
 };
 
 describe('root fields outside the token', () => {
   it('the fields a token may select are exactly the client’s own reads, bookings and access codes', () => {
     const schema = graphqlSchema();
     const marked: Record<string, string> = {};
-    for (const type of [schema.getQueryType()!, schema.getMutationType()!]) {
+    for (const type of [schema.getQueryType()!, schema.getMutationType()!, schema.getSubscriptionType()!]) {
       for (const field of Object.values(type.getFields()))
         if (field.extensions.clientSession) marked[field.name] = field.extensions.clientSession;
     }

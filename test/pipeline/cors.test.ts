@@ -3,7 +3,8 @@ import { configWith } from '../../src/config.ts';
 import { buildServer } from '../../src/server.ts';
 import { UNLIMITED, useApp } from '../support/app.ts';
 import { corsHeaders, expectCorsAllowed, expectNoCors, preflight } from '../support/cors.ts';
-import { createReseller, type TestReseller } from '../support/factories.ts';
+import { createPassPackage, createReseller, issuePass, type TestReseller } from '../support/factories.ts';
+import { clientSession } from '../support/client-sessions.ts';
 import { capturingLogger } from '../support/lookups.ts';
 import { call, v3 } from '../support/http.ts';
 
@@ -129,6 +130,36 @@ describe('an origin on a reseller’s list', () => {
     expectNoCors(res);
     const rest = await call(app, '/v3/api/business/reseller/passes', { key: reseller.key, headers: { Origin: origin } });
     expectNoCors(rest);
+  });
+
+  it("a client-session token of the listing reseller › readable; the same token from another reseller's listed origin, or managing the list › not", async () => {
+    const { reseller, origin } = await listing();
+    const { client_id } = await issuePass(app, reseller, (await createPassPackage(app, reseller)).id);
+    const { token } = await clientSession(app, reseller.key, client_id);
+    const res = await graphqlPost(origin, `Bearer ${token}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.passes.edges).toBeDefined();
+    expectCorsAllowed(res, origin);
+    const elsewhere = await listing();
+    const foreign = await graphqlPost(elsewhere.origin, `Bearer ${token}`);
+    expect(foreign.status).toBe(200);
+    expectNoCors(foreign);
+    for (const query of ['{ corsOrigins { origins } }', 'mutation { setCorsOrigins(input: { origins: [] }) { __typename } }']) {
+      const refused = await call(app, '/graphql', {
+        method: 'POST',
+        raw: JSON.stringify({ query }),
+        headers: {
+          Origin: origin,
+          'Content-Type': 'application/json',
+          Accept: 'application/graphql-response+json',
+          Authorization: `Bearer ${token}`,
+        },
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body.errors[0].extensions.code).toBe('permission_denied');
+    }
+    const list = await v3(app, '/cors_origins', { key: reseller.key });
+    expect(list.body.origins).toEqual([origin]);
   });
 
   it('errors before the caller is known (401; a form body, 415) › readable: its origin and the exposed headers', async () => {

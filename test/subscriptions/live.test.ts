@@ -3,6 +3,7 @@ import { useApp } from '../support/app.ts';
 import { madeCode, provider, providerKey, redeem } from '../support/access-codes.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { openStream, type SseStream } from '../support/sse.ts';
+import { clientSession } from '../support/client-sessions.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
 
 // Live booking status (docs/partner-guide.md "Live booking status"): GraphQL subscriptions over
@@ -96,6 +97,33 @@ describe('bookingStatusChanged', () => {
     const own = await classBooking(w2);
     const first = await theirs.next();
     expect(first.json.data.bookingStatusChanged).toMatchObject({ type: 'booking.created', booking: { id: own.id } });
+  });
+
+  it("a client session's subscriber gets only its own client's events, through another process; another client's event id is refused", async () => {
+    booked += 1;
+    const mine = await anotherClient(app, w, `cs-live${booked}@example.com`);
+    const { token } = await clientSession(app, w.reseller.key, mine.id);
+    const stream = await subscribe(other.base, token);
+    expect(stream.status).toBe(200);
+    const others = await classBooking(); // the same reseller, another client: never sent to this token
+    const instance = await instanceIn(app, w.gym.classId, 24 + booked);
+    const own = await book.cls(app, w, { class_instance_id: instance.id, client_id: mine.id });
+    expect(own.status, own.text).toBe(201);
+    await confirm(others.id);
+    await confirm(own.body.booking_id);
+    const created = (await stream.next()).json.data.bookingStatusChanged;
+    expect(created).toMatchObject({ type: 'booking.created', booking: { id: own.body.booking_id, client: { id: mine.id } } });
+    const confirmed = (await stream.next()).json.data.bookingStatusChanged;
+    expect(confirmed).toMatchObject({ type: 'booking.confirmed', booking: { id: own.body.booking_id } });
+    expect(await stream.quietFor(300)).toEqual([]);
+    const events = await fetch(`${app.baseUrl}/v3/api/business/reseller/events?limit=20`, {
+      headers: { Authorization: `Bearer ${w.reseller.key}` },
+    });
+    const foreign = ((await events.json()) as { data: { id: string; data: { object: { id: string } } }[] }).data.find(
+      (e) => e.data.object.id === others.id,
+    )!;
+    const refused = await subscribe(app.baseUrl, token, STATUS, { lastEventId: foreign.id });
+    expect(refused.status).toBe(400);
   });
 
   it('a dropped connection resumed with Last-Event-ID gets the events it missed exactly once, in order, then live ones', async () => {

@@ -1,6 +1,6 @@
-import type { TestApp } from '../support/app.ts';
-import { registerDbTable } from '../support/db-state.ts';
-import { gql, v3 } from '../support/http.ts';
+import type { TestApp } from './app.ts';
+import { registerDbTable } from './db-state.ts';
+import { gql, v3 } from './http.ts';
 
 // Client sessions (docs/partner-guide.md "Client sessions"): made with the reseller's key, used as a
 // bearer on /graphql. Their table joins every dbState of these files.
