@@ -137,7 +137,7 @@ describe('the frontend "my bookings" query', () => {
       why,
     ).toEqual(runs.map(() => runs[0].sql.length));
     // client(id:) through the Client loader; its bookings page; their providers, in one statement;
-    // issuedPass(clientId:) checks the client, reads its current pass, and the pass's package.
-    expect(runs[0].sql.length, why).toBeLessThanOrEqual(6);
+    // issuedPass(clientId:): the client checked, with its current pass and the package, in one.
+    expect(runs[0].sql.length, why).toBeLessThanOrEqual(4);
   });
 });
