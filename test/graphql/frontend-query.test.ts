@@ -90,6 +90,7 @@ async function counted(first: number): Promise<{ reply: Reply<{ data?: Answer; e
 
 describe('the frontend "my bookings" query', () => {
   const runs: { first: number; sql: string[] }[] = [];
+  const answers = new Map<number, Answer>();
 
   beforeAll(async () => {
     await counted(10); // warm: prepared plans and caches are not the request's own cost
@@ -101,7 +102,6 @@ describe('the frontend "my bookings" query', () => {
       answers.set(first, reply.body.data!);
     }
   });
-  const answers = new Map<number, Answer>();
 
   it('answers the page asked for: the newest bookings first, each with its provider named', () => {
     for (const first of [1, 10, 50]) {
