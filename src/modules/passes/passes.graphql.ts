@@ -22,6 +22,7 @@ import {
 } from './passes.entity.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { countCoveredProviders } from './provider-counts.ts';
+import { resellerOf } from '../../platform/request-context.ts';
 
 const Duration = builder.enumType('PassDuration', { values: durations });
 const PaymentModel = builder.enumType('PaymentModel', { values: paymentModels });
@@ -171,7 +172,13 @@ builder.queryFields((t) => ({
     authScopes: { reseller: true },
     args: { clientId: t.arg.id({ required: true }) },
     resolve: (_, { clientId }, ctx) =>
-      runQuery(async () => (await getIssuedPassOfClient(ctx, clientId)).issuedPass).catch(nullWhenNotFound),
+      runQuery(async () => {
+        const { issuedPass, pass } = await getIssuedPassOfClient(ctx, clientId);
+        // Its package was read with it: IssuedPass.pass reads it no second time. Only a package the
+        // Pass loader itself would answer (the caller's reseller's) is primed.
+        if (pass.resellerId === resellerOf(ctx).resellerId) PassRef.getDataloader(ctx).prime(pass.id, pass);
+        return issuedPass;
+      }).catch(nullWhenNotFound),
   }),
 }));
 
