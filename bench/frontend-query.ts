@@ -43,13 +43,19 @@ const progress = (message: string) =>
   process.stderr.write(`[${String(Math.round((Date.now() - startedAt) / 1000)).padStart(3)} s] ${message}\n`);
 
 /**
- * The Authorization header our server is called with: the one place that says which credential the
- * frontend holds. Today the reseller's API key (the only credential /graphql takes yet).
- * TODO(issue 32): switch to a client-session token once POST /client_sessions exists — a frontend
- * holds `cs_…` for the measured client, never the API key (docs/partner-guide.md).
+ * The token our server is called with, as a frontend holds it: a client session for the measured
+ * client (`POST /client_sessions`, docs/partner-guide.md "Client sessions"), made by the reseller's
+ * server with its API key, for the longest time a session lives (the whole run fits in it).
  */
-function ourAuthorization(seed: BookingsSeed): string {
-  return `Bearer ${seed.apiKey}`;
+async function clientSessionToken(base: string, seed: BookingsSeed, clientId: string): Promise<string> {
+  const res = await fetch(`${base}/v3/api/business/reseller/client_sessions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${seed.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_id: clientId, expires_in: 3600 }),
+  });
+  const body = (await res.json()) as { token?: string };
+  if (res.status !== 201 || !body.token) throw new Error(`creating the client session failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.token;
 }
 
 // ---- the world --------------------------------------------------------------------------------
@@ -106,7 +112,7 @@ interface Side {
 const at = (value: unknown, ...keys: string[]): unknown =>
   keys.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), value);
 
-function sides(seed: BookingsSeed, clientId: string): [Side, Side] {
+function sides(seed: BookingsSeed, clientId: string, token: string): [Side, Side] {
   const json = { 'Content-Type': 'application/json' };
   const body = (document: string) => (first: number) => JSON.stringify({ query: document, variables: { clientId, first } });
   /** Right: `first` edges, each booking's provider named, the pass's categories present. */
@@ -125,7 +131,7 @@ function sides(seed: BookingsSeed, clientId: string): [Side, Side] {
     {
       name: 'ours',
       document: OURS,
-      headers: { ...json, Authorization: ourAuthorization(seed) },
+      headers: { ...json, Authorization: `Bearer ${token}` },
       body: body(OURS),
       check: check(['data', 'client', 'bookings', 'edges'], (n) => at(n, 'provider'), ['data', 'issuedPass', 'categories']),
     },
@@ -241,7 +247,8 @@ async function main(): Promise<void> {
   onCleanup(() => proxy.close());
   const countedOurs = await startOurServer('our server (statement count)', withPort(db.url, proxy.port));
   const clients = await seedClients(`http://127.0.0.1:${countedOurs.port}`, seed);
-  const [ours, postgraphile] = sides(seed, clients[0]);
+  const token = await clientSessionToken(`http://127.0.0.1:${countedOurs.port}`, seed, clients[0]);
+  const [ours, postgraphile] = sides(seed, clients[0], token);
   progress('counting SQL statements per request …');
   const oursCounts = await countStatements(countedOurs.port, proxy, ours);
   await stopServer(countedOurs.child);
@@ -308,7 +315,7 @@ async function main(): Promise<void> {
     `| ours / PostGraphile + key lookup | ${x(ratio)} | ${x(Math.min(...perRound))}–${x(Math.max(...perRound))} | ≥ 1.0 | ${met(ratio >= 1)} |`,
     '',
     `${ROUNDS} rounds × 2 targets × ${SECONDS} s at ${CONNECTIONS} connections (after ${WARMUP_SECONDS} s of warm-up each); ` +
-      `${CLIENT_COUNT} clients, the measured one with ${MEASURED_BOOKINGS} bookings at 20 gyms; ours called with ${ourAuthorization(seed).startsWith('Bearer cs_') ? 'a client-session token' : 'the API key'}; ` +
+      `${CLIENT_COUNT} clients, the measured one with ${MEASURED_BOOKINGS} bookings at 20 gyms; ours called with a client-session token, PostGraphile with the API key; ` +
       `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}; ` +
       `load average ${loadBefore} before, ${loadAverage()} after; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
   );
