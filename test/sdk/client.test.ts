@@ -1,11 +1,25 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
-import { BookClass, CancelBooking, createClient, GatewayError, GetClient, ListBookings } from '../../packages/sdk/src/index.ts';
+import { anotherClient, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
+import {
+  BookClass,
+  CancelBooking,
+  createClient,
+  CreateAccessCode,
+  GatewayError,
+  GetClient,
+  GetIssuedPass,
+  ListBookings,
+  ListClasses,
+  ListProviders,
+} from '../../packages/sdk/src/index.ts';
+import { clientSession } from '../support/client-sessions.ts';
+import { v3 } from '../support/http.ts';
 import manifest from '../../packages/sdk/src/gql/persisted-documents.json' with { type: 'json' };
 
-// The SDK's client against the real server. A client-session token is what a frontend holds; the
-// client sends any bearer token the same way, so these run with the reseller's API key.
+// The SDK's client against the real server: the wire format with the reseller's API key (the client
+// sends any bearer the same way), then as a frontend runs it, with a client-session token and the
+// SDK's manifest registered as the reseller's trusted documents.
 const app = useApp({}, { now: new Date('2026-03-02T08:00:00Z') });
 let w: BookingWorld;
 beforeAll(async () => {
@@ -102,12 +116,44 @@ describe('the SDK client', () => {
     });
   });
 
-  it('persisted › sends the documentId the manifest lists for the operation, never its text', async () => {
-    const { client, sent } = clientWith(w.reseller.key, { persisted: true });
-    // The gateway on this branch may not take persisted documents: what is asserted is the request.
-    await client.request(GetClient, { id: w.client.id }).catch(() => undefined);
-    const documentId = sent[0].body.documentId as string;
-    expect(sent[0].body).toEqual({ documentId, variables: { id: w.client.id } });
-    expect((manifest as Record<string, string>)[documentId]).toMatch(/^query GetClient\(/);
+  it('a client-session token, persisted, the manifest registered and trusted_documents_only on › every read and write of the SDK runs by hash', async () => {
+    const registered = await v3(app, '/trusted_documents', { key: w.reseller.key, body: { documents: Object.values(manifest) } });
+    expect(registered.status, registered.text).toBe(200);
+    expect(registered.body.registered).toBe(Object.keys(manifest).length);
+    expect((await v3(app, '/settings/trusted_documents', { key: w.reseller.key, body: { trusted_documents_only: true } })).status).toBe(
+      200,
+    );
+    const { token } = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book', 'access_code'] });
+    const { client, sent } = clientWith(token, { persisted: true });
+    const id = w.client.id;
+
+    expect((await client.request(GetClient, { id })).client?.id).toBe(id);
+    expect((await client.request(GetIssuedPass, { clientId: id })).issuedPass?.status).toBe('ACTIVE');
+    const near = { lat: 52.52, lon: 13.405, radiusKm: 50 };
+    expect((await client.request(ListProviders, { near, first: 5 })).providers.edges.length).toBeGreaterThan(0);
+    expect((await client.request(ListClasses, { near, first: 5 })).classes.edges.length).toBeGreaterThan(0);
+    const instance = await instanceIn(app, w.gym.classId, 72);
+    const booked = await client.request(
+      BookClass,
+      { input: { classInstanceId: instance.id, clientId: id } },
+      { idempotencyKey: 'sdk-cs-1' },
+    );
+    expect(booked.bookClass.__typename).toBe('ClassBookingInitiation');
+    const bookingId = booked.bookClass.__typename === 'ClassBookingInitiation' ? (booked.bookClass.booking?.id ?? '') : '';
+    const listed = await client.request(ListBookings, { clientId: id, first: 10 });
+    expect(listed.client?.bookings.edges.map((e) => e.node.id)).toContain(bookingId);
+    const cancelled = await client.request(CancelBooking, { input: { bookingId } }, { idempotencyKey: 'sdk-cs-2' });
+    expect(cancelled.cancelBooking.__typename).toBe('BookingPayload');
+    const code = await client.request(CreateAccessCode, { input: { clientId: id, providerId: w.gym.id } }, { idempotencyKey: 'sdk-cs-3' });
+    expect(code.createAccessCode.__typename).toBe('AccessCode');
+
+    // Only hashes went on the wire, each one the manifest lists.
+    for (const { body } of sent) {
+      expect(body.query).toBeUndefined();
+      expect((manifest as Record<string, string>)[body.documentId as string]).toBeDefined();
+    }
+    // And another client of the same reseller stays out of the token's reach.
+    const other = await anotherClient(app, w, 'sdk-other@example.com');
+    await expect(client.request(GetClient, { id: other.id })).rejects.toMatchObject({ code: 'permission_denied' });
   });
 });
