@@ -16,11 +16,34 @@ const API_KEY = /^(sk|pk)_[0-9A-Za-z]{40}$/;
 export const KEY_CACHE_MS = 500;
 const KEY_CACHE_MAX = 10_000;
 
+/**
+ * A process cache of what secrets (API keys, lookup tokens, client-session tokens) stand for, by
+ * their SHA-256: each verdict `load` found is kept KEY_CACHE_MS of process time (not the domain
+ * clock, which tests move); the cache is bounded (full, it is emptied: that only costs one SELECT per
+ * secret again); an unknown secret is never cached.
+ */
+function verdictCache<V>() {
+  const entries = new Map<string, { verdict: V; until: number }>();
+  return async (hash: string, load: () => Promise<V | undefined>): Promise<V | undefined> => {
+    const nowMs = performance.now();
+    const entry = entries.get(hash);
+    if (entry && entry.until > nowMs) return entry.verdict;
+    const verdict = await load();
+    if (!verdict) {
+      entries.delete(hash);
+      return undefined;
+    }
+    if (entries.size >= KEY_CACHE_MAX) entries.clear();
+    entries.set(hash, { verdict, until: nowMs + KEY_CACHE_MS });
+    return verdict;
+  };
+}
+
 export type KeyKind = KeyCaller['kind'];
 
 /** What a key stands for; a disabled reseller's key is remembered as such (and refused with 403). */
 type Verdict = { kind: KeyKind; caller: KeyCaller } | { kind: 'reseller'; disabled: true };
-const cache = new Map<string, { verdict: Verdict; until: number }>();
+const keyVerdicts = verdictCache<Verdict>();
 
 const otherKind: Record<KeyKind, string> = {
   reseller: 'A reseller API key (sk_…) is not accepted here: the provider API (/v3/api/provider) takes a provider key (pk_…)',
@@ -38,8 +61,6 @@ export async function authenticate<K extends KeyKind>(
   authorization: string | undefined,
   accepts: K,
 ): Promise<Extract<KeyCaller, { kind: K }>> {
-  // Process time, not the domain clock: tests move that clock, and the cache bound is real time.
-  const nowMs = performance.now();
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) {
     throw new DomainError(
@@ -51,18 +72,8 @@ export async function authenticate<K extends KeyKind>(
   if (secret.startsWith('cs_')) throw clientSessionNotHere();
   if (!API_KEY.test(secret)) throw invalidKey();
   const hash = sha256Hex(secret);
-  let entry = cache.get(hash);
-  if (!entry || entry.until <= nowMs) {
-    const verdict = secret.startsWith('pk_') ? await lookUpProviderKey(em, hash) : await lookUpResellerKey(em, hash);
-    if (!verdict) {
-      cache.delete(hash);
-      throw invalidKey();
-    }
-    if (cache.size >= KEY_CACHE_MAX) cache.clear(); // bounded; a full cache only costs one SELECT per key again
-    entry = { verdict, until: nowMs + KEY_CACHE_MS };
-    cache.set(hash, entry);
-  }
-  const { verdict } = entry;
+  const verdict = await keyVerdicts(hash, () => (secret.startsWith('pk_') ? lookUpProviderKey(em, hash) : lookUpResellerKey(em, hash)));
+  if (!verdict) throw invalidKey();
   if (verdict.kind !== accepts) throw new DomainError('permission_denied', otherKind[verdict.kind]);
   if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
   return verdict.caller as Extract<KeyCaller, { kind: K }>;
@@ -170,7 +181,7 @@ const LOOKUP_TOKEN = /^lkpt_[0-9A-Za-z]{40}$/;
 
 /** A token's verdict, cached like a key's; the pass expiry is checked against the clock on every use. */
 type TokenVerdict = { caller: ResellerCaller; passExpiresAt: number } | { disabled: true };
-const tokenCache = new Map<string, { verdict: TokenVerdict; until: number }>();
+const tokenVerdicts = verdictCache<TokenVerdict>();
 
 const invalidToken = () =>
   new DomainError('invalid_lookup_token', 'Invalid Service-Lookup-Token: unknown, or its lookup or pass is no longer active');
@@ -182,21 +193,10 @@ const invalidToken = () =>
  * cached for KEY_CACHE_MS like API keys, so a cancelled pass or a disabled issuer is refused within 1 s.
  */
 async function authenticateLookupToken(em: EntityManager, clock: Clock, token: string): Promise<ResellerCaller> {
-  const nowMs = performance.now();
   if (!LOOKUP_TOKEN.test(token.trim())) throw invalidToken();
   const hash = sha256Hex(token.trim());
-  let entry = tokenCache.get(hash);
-  if (!entry || entry.until <= nowMs) {
-    const verdict = await lookUpLookupToken(em, hash);
-    if (!verdict) {
-      tokenCache.delete(hash);
-      throw invalidToken();
-    }
-    if (tokenCache.size >= KEY_CACHE_MAX) tokenCache.clear();
-    entry = { verdict, until: nowMs + KEY_CACHE_MS };
-    tokenCache.set(hash, entry);
-  }
-  const { verdict } = entry;
+  const verdict = await tokenVerdicts(hash, () => lookUpLookupToken(em, hash));
+  if (!verdict) throw invalidToken();
   if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
   if (verdict.passExpiresAt <= clock.now().getTime()) throw invalidToken();
   return verdict.caller;
@@ -249,7 +249,7 @@ const CLIENT_SESSION_TOKEN = /^cs_[0-9A-Za-z]{40}$/;
 
 /** A client-session token's verdict, cached like a key's; its expiry is checked against the clock on every use. */
 type SessionVerdict = { caller: ResellerCaller; expiresAt: number } | { disabled: true };
-const sessionCache = new Map<string, { verdict: SessionVerdict; until: number }>();
+const sessionVerdicts = verdictCache<SessionVerdict>();
 
 const invalidSession = () => new DomainError('invalid_client_session', 'Invalid client-session token: unknown, expired or revoked');
 
@@ -262,21 +262,10 @@ const invalidSession = () => new DomainError('invalid_client_session', 'Invalid 
  * session's own rate-limit bucket.
  */
 async function authenticateClientSession(em: EntityManager, clock: Clock, token: string): Promise<ResellerCaller> {
-  const nowMs = performance.now();
   if (!CLIENT_SESSION_TOKEN.test(token)) throw invalidSession();
   const hash = sha256Hex(token);
-  let entry = sessionCache.get(hash);
-  if (!entry || entry.until <= nowMs) {
-    const verdict = await lookUpClientSession(em, hash);
-    if (!verdict) {
-      sessionCache.delete(hash);
-      throw invalidSession();
-    }
-    if (sessionCache.size >= KEY_CACHE_MAX) sessionCache.clear();
-    entry = { verdict, until: nowMs + KEY_CACHE_MS };
-    sessionCache.set(hash, entry);
-  }
-  const { verdict } = entry;
+  const verdict = await sessionVerdicts(hash, () => lookUpClientSession(em, hash));
+  if (!verdict) throw invalidSession();
   if ('disabled' in verdict) throw new DomainError('account_disabled', 'This reseller account is disabled');
   if (verdict.expiresAt <= clock.now().getTime()) throw invalidSession();
   return verdict.caller;
