@@ -34,7 +34,7 @@ describe('packages/sdk', () => {
     for (const [id, text] of Object.entries(manifest)) {
       expect(id).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`);
     }
-    const names = Object.values(manifest).map((text) => /^(query|mutation) (\w+)/.exec(text)?.[2]);
+    const names = Object.values(manifest).map((text) => /^(query|mutation|subscription) (\w+)/.exec(text)?.[2]);
     expect(names.sort()).toEqual(
       [
         'BookClass',
@@ -48,6 +48,8 @@ describe('packages/sdk', () => {
         'ListBookings',
         'ListClasses',
         'ListProviders',
+        'WatchAccessCodeRedeemed',
+        'WatchBookingStatus',
       ].sort(),
     );
   });

@@ -6,6 +6,8 @@ export {
   type Document,
   type GraphQLErrorEntry,
   type RequestOptions,
+  type SubscribeOptions,
+  type SubscriptionEvent,
 } from './client.ts';
 export * from './operations.ts';
 export type * from './gql/graphql.ts';

@@ -424,3 +424,43 @@ export const CreateAccessCode = graphql(`
     }
   }
 `);
+
+/**
+ * The client's bookings' status changes as they commit (docs/partner-guide.md "Live booking status"):
+ * run with `client.subscribe`. `eventId` is also the SSE id a resume starts after.
+ */
+export const WatchBookingStatus = graphql(`
+  subscription WatchBookingStatus($after: ID) {
+    bookingStatusChanged(after: $after) {
+      eventId
+      type
+      occurredAt
+      booking {
+        id
+        status
+        scheduledFor
+        provider {
+          id
+          name
+        }
+      }
+    }
+  }
+`);
+
+/** The client's access codes as a provider redeems them (a visit checked in), run with `client.subscribe`. */
+export const WatchAccessCodeRedeemed = graphql(`
+  subscription WatchAccessCodeRedeemed($after: ID) {
+    accessCodeRedeemed(after: $after) {
+      eventId
+      occurredAt
+      accessCodeId
+      status
+      redeemedAt
+      provider {
+        id
+        name
+      }
+    }
+  }
+`);

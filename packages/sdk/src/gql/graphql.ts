@@ -251,6 +251,20 @@ export type CreateAccessCodeMutation = { createAccessCode:
     | { __typename: 'UnprocessableError', code: string, message: string }
    };
 
+export type WatchBookingStatusSubscriptionVariables = Exact<{
+  after?: string | number | null | undefined;
+}>;
+
+
+export type WatchBookingStatusSubscription = { bookingStatusChanged: { eventId: string, type: string, occurredAt: string, booking: { id: string, status: BookingStatus, scheduledFor: string, provider: { id: string, name: string } } } };
+
+export type WatchAccessCodeRedeemedSubscriptionVariables = Exact<{
+  after?: string | number | null | undefined;
+}>;
+
+
+export type WatchAccessCodeRedeemedSubscription = { accessCodeRedeemed: { eventId: string, occurredAt: string, accessCodeId: string, status: AccessCodeStatus, redeemedAt: string | null, provider: { id: string, name: string } | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -680,3 +694,36 @@ export const CreateAccessCodeDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:12f525f32536cd89e8054dce2edf27cb68fedf485db3cc915a4bdac9f50b1456"}) as unknown as TypedDocumentString<CreateAccessCodeMutation, CreateAccessCodeMutationVariables>;
+export const WatchBookingStatusDocument = new TypedDocumentString(`
+    subscription WatchBookingStatus($after: ID) {
+  bookingStatusChanged(after: $after) {
+    eventId
+    type
+    occurredAt
+    booking {
+      id
+      status
+      scheduledFor
+      provider {
+        id
+        name
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:64bd12653622a69521d690512cdf2fc1b5de292dbd42c2ef325f232ed656e4af"}) as unknown as TypedDocumentString<WatchBookingStatusSubscription, WatchBookingStatusSubscriptionVariables>;
+export const WatchAccessCodeRedeemedDocument = new TypedDocumentString(`
+    subscription WatchAccessCodeRedeemed($after: ID) {
+  accessCodeRedeemed(after: $after) {
+    eventId
+    occurredAt
+    accessCodeId
+    status
+    redeemedAt
+    provider {
+      id
+      name
+    }
+  }
+}
+    `, {"hash":"sha256:310d206527f2964ee9e34c3fc71605151d0f59a6e07ef8284dccf69b8b9bf151"}) as unknown as TypedDocumentString<WatchAccessCodeRedeemedSubscription, WatchAccessCodeRedeemedSubscriptionVariables>;
