@@ -4,6 +4,8 @@ import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 // (docs/partner-guide.md "Client sessions"). It retries nothing by itself: a booking or a cancel
 // moves credits, visits and money, and a request that failed on the way back may have run. To retry
 // a mutation safely, send it again with the same `idempotencyKey` (docs/errors.md "Idempotency").
+// A subscription reconnects only when its caller asks (`resume`): resuming from the last event id
+// is safe, it moves nothing, but a caller that did not ask should hear of the drop.
 
 /** A document from this SDK's `graphql()` (src/operations.ts): its text, typed result and variables, and its persisted id. */
 export type Document<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> & {
@@ -302,8 +304,13 @@ async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<Ss
 
 /** The `data` of a stream's first `next` message ('' when it has none). */
 async function firstResult(stream: ReadableStream<Uint8Array>): Promise<string> {
-  for await (const message of sseMessages(stream)) if (message.event === 'next') return message.data;
-  return '';
+  try {
+    for await (const message of sseMessages(stream)) if (message.event === 'next') return message.data;
+    return '';
+  } finally {
+    // The rest of a refused stream is not read: close it rather than leave the connection open.
+    await stream.cancel().catch(() => undefined);
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
