@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { provider, providerKey } from '../support/access-codes.ts';
+import { madeCode, provider, providerKey, redeem } from '../support/access-codes.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { clientSession } from '../support/client-sessions.ts';
 import { v3 } from '../support/http.ts';
 import {
   createClient,
   GatewayError,
+  WatchAccessCodeRedeemed,
   WatchBookingStatus,
   type Client,
   type ResultOf,
@@ -244,6 +245,28 @@ describe('client.subscribe', () => {
     },
     T,
   );
+
+  it("WatchAccessCodeRedeemed › the client's access code redeemed by the provider arrives typed, with its eventId", async () => {
+    const me = await sessionClient();
+    const { client, connections } = clientFor(me.token);
+    const iterator = client.subscribe(WatchAccessCodeRedeemed)[Symbol.asyncIterator]();
+    const first = iterator.next();
+    while (connections.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await connections[0]!.opened;
+    const made = await madeCode(app, w, { client_id: me.clientId, provider_id: w.gym.id });
+    const res = await redeem(app, gymKey, made.code);
+    expect(res.status, res.text).toBe(200);
+    const { value, done } = await first;
+    expect(done).toBe(false);
+    expect(value!.data.accessCodeRedeemed).toMatchObject({
+      accessCodeId: made.id,
+      status: 'REDEEMED',
+      redeemedAt: expect.any(String),
+      provider: { id: w.gym.id, name: expect.any(String) },
+    });
+    expect(value!.eventId).toBe(value!.data.accessCodeRedeemed.eventId);
+    await iterator.return?.();
+  });
 
   it('persisted › the subscription is sent by its documentId, registered as a trusted document', async () => {
     const registered = await v3(app, '/trusted_documents', { key: w.reseller.key, body: { documents: Object.values(manifest) } });
