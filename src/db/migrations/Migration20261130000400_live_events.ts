@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Live booking status (docs/partner-guide.md "Live booking status", docs/adr/0027-live-events-over-sse.md):
+// Live booking status (docs/partner-guide.md "Live booking status", docs/adr/0029-live-events-over-sse.md):
 // subscriptions read recorded events in the order their transactions became visible, and a NOTIFY
 // in the same transaction as the event row wakes every server process when it commits.
 //

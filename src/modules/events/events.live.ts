@@ -8,7 +8,7 @@ import { clientSessionOf, resellerOf, type Ctx } from '../../platform/request-co
 import type { EventType } from './events.catalog.ts';
 
 // Live events (docs/partner-guide.md "Live booking status", docs/architecture.md "Live events",
-// docs/adr/0027-live-events-over-sse.md): the events recorded by recordEvent, read back from the
+// docs/adr/0029-live-events-over-sse.md): the events recorded by recordEvent, read back from the
 // `event` table in one total order and handed to the subscribers of this process.
 //
 // - **Order.** An event's position is (txid, seq): the transaction that wrote it, then the order
