@@ -53,7 +53,15 @@ export async function warmUp(deps: Pick<AppDeps, 'orm' | 'config' | 'log'>): Pro
  * (src/platform/pipeline.ts), and the health endpoints. It never listens; main.ts and the tests do.
  */
 export function buildServer(deps: AppDeps): http.Server {
-  const metrics = createMetrics({ pool: () => deps.orm.driver.getConnection().getNativeClient() });
+  // Subscriptions' events (docs/partner-guide.md "Live booking status"): one reader and one LISTEN connection for the process, made on the first subscriber.
+  const live = new LiveEvents(deps.orm, deps.log, {
+    maxOpen: deps.config.SUBSCRIPTIONS_MAX,
+    url: deps.orm.config.get('clientUrl')!,
+  });
+  const metrics = createMetrics({
+    pool: () => deps.orm.driver.getConnection().getNativeClient(),
+    subscriptions: () => ({ open: live.open, max: deps.config.SUBSCRIPTIONS_MAX }),
+  });
   // An HTTP worker of `serve --workers N`: the primary sums this server's metrics into every scrape.
   if (cluster.isWorker) answerPrimary(metrics);
   const limits = createRateLimits(deps.config, deps.log, metrics.rateLimited);
@@ -65,11 +73,6 @@ export function buildServer(deps: AppDeps): http.Server {
   // The CORS allow-lists this server answers /graphql by (src/graphql/cors.ts); plain SQL only, so one entity manager serves every request.
   const cors = createCorsPolicy(deps.orm.em.fork());
   const draining = deps.draining ?? new Draining();
-  // Subscriptions' events (docs/partner-guide.md "Live booking status"): one reader and one LISTEN connection for the process, made on the first subscriber.
-  const live = new LiveEvents(deps.orm, deps.log, {
-    maxOpen: deps.config.SUBSCRIPTIONS_MAX,
-    url: deps.orm.config.get('clientUrl')!,
-  });
   draining.endsStreams(() => live.endAll());
   const server = http.createServer((req, res) => {
     const requestId = newRequestId();

@@ -169,8 +169,11 @@ export interface Metrics {
   json(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }
 
-/** `pool` gives the ORM's `pg` pool (MikroORM: `orm.driver.getConnection().getNativeClient()`). */
-export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
+/**
+ * `pool` gives the ORM's `pg` pool (MikroORM: `orm.driver.getConnection().getNativeClient()`);
+ * `subscriptions`, this server's open subscription streams and their limit (SUBSCRIPTIONS_MAX).
+ */
+export function createMetrics(options: { pool: () => Promise<Pool>; subscriptions: () => { open: number; max: number } }): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const traffic = new Traffic();
@@ -189,6 +192,23 @@ export function createMetrics(options: { pool: () => Promise<Pool> }): Metrics {
     registers,
   });
   poolGauges(options.pool, registers);
+  // Read at scrape time; with `--workers N` the cluster's scrape sums them, as the pool's.
+  new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'Open GraphQL subscription streams (Server-Sent Events) this server serves.',
+    registers,
+    collect() {
+      this.set(options.subscriptions().open);
+    },
+  });
+  new Gauge({
+    name: 'graphql_subscriptions_max',
+    help: 'The most subscription streams this server serves at once (SUBSCRIPTIONS_MAX per process); one more is answered 503.',
+    registers,
+    collect() {
+      this.set(options.subscriptions().max);
+    },
+  });
 
   return {
     rateLimited: (kind) => rejections.inc({ limit: kind }),

@@ -14,7 +14,10 @@ const trafficLines = (text: string) => text.split('\n').filter((line) => line.in
 
 describe('HTTP traffic metrics', () => {
   it("write what prom-client's Counter and Histogram write for the same requests", async () => {
-    const metrics = createMetrics({ pool: async () => ({ options: { max: 1 }, idleCount: 0, totalCount: 0, waitingCount: 0 }) as never });
+    const metrics = createMetrics({
+      pool: async () => ({ options: { max: 1 }, idleCount: 0, totalCount: 0, waitingCount: 0 }) as never,
+      subscriptions: () => ({ open: 0, max: 1 }),
+    });
     const registry = new Registry();
     const counter = new Counter({
       name: 'http_requests_total',

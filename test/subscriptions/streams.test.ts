@@ -26,6 +26,12 @@ async function subscribe(): Promise<SseStream> {
 }
 afterAll(() => opened.forEach((s) => s.close()));
 
+async function subscriptionGauges(): Promise<{ open: number; max: number }> {
+  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  return { open: gauge('graphql_subscriptions_open'), max: gauge('graphql_subscriptions_max') };
+}
+
 let booked = 0;
 async function classBooking(): Promise<string> {
   booked += 1;
@@ -46,15 +52,19 @@ describe('open streams', () => {
       `select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
     );
     expect(inTransaction[0]!.n).toBe(0);
+    // An operator sees how near the bound the process is (docs/operator-guide.md "Metrics").
+    expect(await subscriptionGauges()).toEqual({ open: 3, max: 3 });
 
     const refused = await subscribe();
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('2');
+    expect((await subscriptionGauges()).open).toBe(3);
     expect(JSON.parse(refused.text!).errors[0].extensions).toMatchObject({ code: 'too_many_subscriptions', type: 'api_error' });
 
     // A stream closed gives its place back.
     streams[0]!.close();
     await streams[0]!.ended;
+    await expect.poll(async () => (await subscriptionGauges()).open).toBe(2);
     let again: SseStream | undefined;
     for (let i = 0; i < 50 && again?.status !== 200; i++) {
       again?.close();
