@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { SERVER_NODE_FLAGS } from '../src/cli/node-flags.ts';
+import { RUNTIME_NODE_FLAGS } from '../src/cli/node-flags.ts';
 import { engineFromEnv } from '../src/config.ts';
 
 // `*.engine.test.ts`: the tests that count the tuned engine's statements, round trips and exchanges
@@ -24,8 +24,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     pool: 'forks',
-    // The Node flags `serve` runs with (src/cli/node-flags.ts), so the suite runs the runtime production has.
-    execArgv: [...SERVER_NODE_FLAGS],
+    // The runtime's Node flags `serve` runs with (src/cli/node-flags.ts), so the suite runs the runtime production
+    // has; not the server's heap cap, which paces a long-running server's collections, not a test file's.
+    execArgv: [...RUNTIME_NODE_FLAGS],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

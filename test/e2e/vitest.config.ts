@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
+import { RUNTIME_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 
 // The browser tests: the same settings as test/vitest.config.ts, but only test/e2e/**/*.e2e.test.ts.
 // They drive Debian's Chromium (/usr/bin/chromium), so `npm test` leaves them out.
@@ -14,7 +14,7 @@ export default defineConfig({
     include: ['test/e2e/**/*.e2e.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
-    execArgv: [...SERVER_NODE_FLAGS],
+    execArgv: [...RUNTIME_NODE_FLAGS],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

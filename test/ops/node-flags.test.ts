@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
+import { missingServerFlags, RUNTIME_NODE_FLAGS, SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { useApp } from '../support/app.ts';
 import { isRunning, killStartedProcesses, repoRoot, Service } from './processes.ts';
 
@@ -23,13 +23,32 @@ const commandLine = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'ut
 const childrenOf = (pid: number) =>
   fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
-it('the pinned Node gets the async-context-frame flag and a larger young generation; npm start passes them, and the suite runs with them', () => {
+it('the pinned Node gets the async-context-frame flag, a larger young generation and a capped heap; npm start and the systemd units pass them, and the suite runs with the runtime ones', () => {
   expect(process.versions.node.split('.')[0]).toBe('22');
-  expect(SERVER_NODE_FLAGS).toEqual(['--experimental-async-context-frame', '--max-semi-space-size=32']);
-  expect(process.execArgv).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
+  expect(RUNTIME_NODE_FLAGS).toEqual(['--experimental-async-context-frame', '--max-semi-space-size=32']);
+  expect(SERVER_NODE_FLAGS).toEqual([...RUNTIME_NODE_FLAGS, '--max-old-space-size=512']);
+  expect(process.execArgv).toEqual(expect.arrayContaining([...RUNTIME_NODE_FLAGS]));
   const scripts = (JSON.parse(fs.readFileSync(`${repoRoot}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
   // `exec`: the shell npm runs the script in becomes node, so npm's SIGTERM reaches the server (test/ops/embedded.test.ts).
   expect(scripts.start).toBe(`exec node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts serve`);
+  // The deployment's units start the server itself with them (deploy/README.md), not a launcher.
+  for (const [unit, command] of [
+    ['reseller-gateway@.service', 'serve'],
+    ['reseller-gateway-worker.service', 'worker'],
+  ]) {
+    const execStart = /^ExecStart=(.*)$/m.exec(fs.readFileSync(`${repoRoot}/deploy/systemd/${unit}`, 'utf8'))![1];
+    expect(execStart).toBe(`/opt/reseller-gateway/node_modules/.bin/node ${SERVER_NODE_FLAGS.join(' ')} src/main.ts ${command}`);
+  }
+});
+
+it("an operator's own heap cap, on the command line or in NODE_OPTIONS, stands instead of ours", () => {
+  expect(missingServerFlags([...RUNTIME_NODE_FLAGS], '')).toEqual(['--max-old-space-size=512']);
+  expect(missingServerFlags([...RUNTIME_NODE_FLAGS, '--max-old-space-size=2048'], '')).toEqual([]);
+  expect(missingServerFlags([...RUNTIME_NODE_FLAGS, '--max_old_space_size=2048'], '')).toEqual([]);
+  expect(missingServerFlags([...RUNTIME_NODE_FLAGS], '--enable-source-maps --max-old-space-size=1024')).toEqual([]);
+  expect(missingServerFlags([], '--max-old-space-size=1024')).toEqual([...RUNTIME_NODE_FLAGS]);
+  // A flag that only begins like it is not a cap.
+  expect(missingServerFlags([...RUNTIME_NODE_FLAGS, '--max-old-space-sizes=1'], '')).toEqual(['--max-old-space-size=512']);
 });
 
 it(

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags.ts';
+import { RUNTIME_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 
 // The deployment's topology (deploy/, docs/operator-guide.md "Deploying on several machines"): the
 // same settings as test/vitest.config.ts, but only test/topology/**/*.test.ts. It runs Debian's
@@ -16,7 +16,7 @@ export default defineConfig({
     include: ['test/topology/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
-    execArgv: [...SERVER_NODE_FLAGS],
+    execArgv: [...RUNTIME_NODE_FLAGS],
     testTimeout: 30_000,
     hookTimeout: 300_000,
   },
