@@ -1,9 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { madeCode, provider, providerKey, redeem } from '../support/access-codes.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { clientSession } from '../support/client-sessions.ts';
 import { v3 } from '../support/http.ts';
+import { killStartedProcesses, Service } from '../ops/processes.ts';
 import {
   createClient,
   GatewayError,
@@ -29,6 +30,7 @@ beforeAll(async () => {
   w = await createBookingWorld(app);
   gymKey = await providerKey(app, w.gym.id);
 }, T);
+afterAll(() => killStartedProcesses());
 
 type Status = SubscriptionEvent<ResultOf<typeof WatchBookingStatus>>;
 
@@ -40,15 +42,19 @@ interface Connection {
   opened: Promise<void>;
 }
 
-/** A client whose fetch records each connection; `cutAfter` drops the first stream once it carried that many `event: next`. */
-function clientFor(token: string, opts: { persisted?: boolean; cutAfter?: number } = {}) {
+/**
+ * A client whose fetch records each connection; `cutAfter` drops the first stream once it carried that many `event: next`;
+ * `baseFor` sends the n-th connection (from 0) to another server, as a load balancer in front of several would.
+ */
+function clientFor(token: string, opts: { persisted?: boolean; cutAfter?: number; baseFor?: (connection: number) => string } = {}) {
   const connections: Connection[] = [];
   const client: Client = createClient({
     url: `${app.baseUrl}/graphql`,
     getToken: () => token,
     persisted: opts.persisted,
     fetch: async (input, init) => {
-      const response = await fetch(input, init);
+      const target = opts.baseFor ? `${opts.baseFor(connections.length)}/graphql` : input;
+      const response = await fetch(target, init);
       let opened!: () => void;
       const connection: Connection = {
         headers: init?.headers as Record<string, string>,
@@ -244,6 +250,42 @@ describe('client.subscribe', () => {
       expect(fragile.connections).toHaveLength(1);
     },
     T,
+  );
+
+  it(
+    'resume › an instance that stops ends its streams with complete: resumed on another instance from the last id, every event once, in order; without resume complete ends the iteration',
+    async () => {
+      const stopping = new Service(['serve'], { DATABASE_URL: app.databaseUrl, PORT: '0', SHUTDOWN_DRAIN_MS: '300' });
+      await stopping.waitForStdout(/"msg":"listening"/, 90_000);
+      const base = stopping.logLines().find((l) => l.msg === 'listening')!.url as string;
+      const me = await sessionClient();
+      // A rolling restart: the first connection reaches the instance about to stop, a reconnect the other one.
+      const rolling = clientFor(me.token, { baseFor: (n) => (n === 0 ? base : app.baseUrl) });
+      const stream = await watch(rolling.client, rolling.connections, { resume: true });
+      const plain = clientFor(me.token, { baseFor: () => base });
+      const ending = await watch(plain.client, plain.connections);
+      const one = await me.bookClass();
+      const [created] = await stream.take(1);
+      await ending.take(1);
+
+      stopping.child.kill('SIGTERM');
+      // Both streams get the stopping instance's `complete` together: without resume the iteration ends.
+      expect(await ending.iterator.next()).toEqual({ done: true, value: undefined });
+      expect(plain.connections).toHaveLength(1);
+      // Recorded after that instance's streams ended: only a resumed subscription can get them.
+      await confirm(one);
+      const two = await me.bookClass();
+      const rest = await stream.take(2);
+      expect(rest.map((e) => [e.data.bookingStatusChanged.type, e.data.bookingStatusChanged.booking.id])).toEqual([
+        ['booking.confirmed', one],
+        ['booking.created', two],
+      ]);
+      expect(rolling.connections).toHaveLength(2);
+      expect(rolling.connections[1]!.headers['Last-Event-ID']).toBe(created!.eventId);
+      expect(await stopping.exited).toEqual({ code: 0, signal: null });
+      await stream.iterator.return?.();
+    },
+    T * 2,
   );
 
   it("WatchAccessCodeRedeemed › the client's access code redeemed by the provider arrives typed, with its eventId", async () => {

@@ -47,9 +47,10 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
   /**
    * Reconnect when the connection drops (a network failure, a stream cut before `complete`, a 5xx or
-   * 429 answer to a reconnect) with `Last-Event-ID` = the last id received, after 0.5 s, 1 s, 2 s …
-   * at most 10 s: the gateway sends what was missed first, so nothing is lost or repeated. Off by
-   * default: the iteration then throws on a drop, and the caller decides.
+   * 429 answer to a reconnect) or the gateway ends the stream (`complete`: a stopping instance) with
+   * `Last-Event-ID` = the last id received, after 0.5 s, 1 s, 2 s … at most 10 s: the gateway sends
+   * what was missed first, so nothing is lost or repeated. Off by default: the iteration then throws
+   * on a drop and ends on `complete`, and the caller decides.
    */
   resume?: boolean;
 }
@@ -232,8 +233,12 @@ async function* subscription<TResult>(
           if (!opts.resume || (response.status !== 429 && response.status < 500)) throw refused;
           dropped = refused;
         } else {
+          let completed = false;
           for await (const message of sseMessages(stream)) {
-            if (message.event === 'complete') return;
+            if (message.event === 'complete') {
+              completed = true;
+              break;
+            }
             if (message.event !== 'next') continue;
             const payload = JSON.parse(message.data) as GraphQLResponse;
             if (Array.isArray(payload.errors) && payload.errors.length > 0) throw new GatewayError(200, payload.errors);
@@ -241,7 +246,11 @@ async function* subscription<TResult>(
             failures = 0;
             yield { eventId: lastEventId ?? '', data: payload.data as TResult };
           }
-          dropped = new TypeError('The event stream ended before `complete`');
+          // The gateway's subscriptions never finish by themselves: `complete` is a stopping server
+          // (or one cutting off a reader that fell behind). Without `resume` it ends the iteration;
+          // with it, it is a reconnect from the last id, to whichever instance answers now.
+          if (completed && !opts.resume) return;
+          if (!completed) dropped = new TypeError('The event stream ended before `complete`');
         }
       } catch (error) {
         if (stop.signal.aborted) return;
