@@ -75,6 +75,29 @@ export default defineConfig(
     },
   },
   {
+    // The example frontend (examples/, docs/partner-guide.md "The example frontend") runs in a browser.
+    files: ['examples/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'fetch',
+          'crypto',
+          'CSS',
+          'URL',
+          'URLSearchParams',
+          'FormData',
+          'AbortController',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    // Its `./sdk/…` imports are the SDK as the gateway serves it (src/examples/examples.ts), not files beside it.
+    rules: { 'import-x/no-unresolved': ['error', { ignore: ['^\\./sdk/'] }] },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     // Response bodies are read as `any` on purpose: the assertions, not the types, check them.
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
@@ -144,7 +167,7 @@ export default defineConfig(
             },
             // Code outside the modules uses a module through its index.ts, or wires in its entities, routes, GraphQL types, page and presenters.
             {
-              target: ['src/cli/**', 'src/db/**', 'src/rest/**', 'src/graphql/**', 'src/server.ts', 'src/main.ts'],
+              target: ['src/cli/**', 'src/db/**', 'src/rest/**', 'src/graphql/**', 'src/examples/**', 'src/server.ts', 'src/main.ts'],
               from: 'src/modules/**',
               except: [
                 '**/src/modules/*/index.ts',

@@ -25,6 +25,7 @@ import { masterKey } from './platform/secrets.ts';
 import { decodeUtf8, parseQueryString } from './platform/text.ts';
 import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
 import { LiveEvents } from './modules/events/index.ts';
+import { isExamplePath, serveExample } from './examples/examples.ts';
 
 export interface AppDeps {
   orm: MikroORM;
@@ -150,6 +151,11 @@ async function route(
       hosted[2] === undefined ? '/hosted/{secret}' : `/hosted/{secret}/${HOSTED_ACTIONS.has(hosted[2]) ? hosted[2] : '{other}'}`,
     );
     return serveHostedPage(pipeline, req, res, { secret: hosted[1], action: hosted[2], search: url.search, requestId, log });
+  }
+  // The example partner frontend, in development only: in production /examples is an unknown path.
+  if (deps.config.NODE_ENV !== 'production' && isExamplePath(path)) {
+    labelRoute(req, '/examples');
+    return serveExample(req, res, path, requestId);
   }
   if (path === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
   if (path === '/metrics' && req.method === 'GET') {
