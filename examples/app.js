@@ -3,14 +3,20 @@
 import { BookClass, createClient, GatewayError, GetClient, ListBookings, ListClasses, WatchBookingStatus } from './sdk/index.ts';
 import { say, setBookingStatus, setLive, showBookings, showClasses, showClient, showError, showSessionForm } from './view.js';
 
-/** The session the page acts for, from `#token=cs_…&client=client_…`; taken out of the address bar at once. */
+/** `52.52,13.405` as the `near` argument of `classes`, or undefined when it is not a latitude and a longitude. */
+function nearOf(text) {
+  const [lat, lon] = (text ?? '').split(',').map((part) => Number(part.trim()));
+  return Number.isFinite(lat) && Number.isFinite(lon) ? { lat, lon } : undefined;
+}
+
+/** The session the page acts for, from `#token=cs_…&client=client_…[&near=lat,lon]`; taken out of the address bar at once. */
 function sessionFromFragment() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const token = fragment.get('token');
   const clientId = fragment.get('client');
   // Out of the address bar and the history, so it is not copied or bookmarked with the page's URL.
   if (location.hash !== '') history.replaceState(null, '', `${location.pathname}${location.search}`);
-  return token && clientId ? { token, clientId } : undefined;
+  return token && clientId ? { token, clientId, near: nearOf(fragment.get('near')) } : undefined;
 }
 
 /** Words for a refused request: the catalogue code says what the reader can do about it (docs/errors.md). */
@@ -35,7 +41,7 @@ function describe(error) {
 
 let stopCurrent = () => {};
 
-async function open({ token, clientId }) {
+async function open({ token, clientId, near }) {
   stopCurrent();
   const stop = new AbortController();
   stopCurrent = () => stop.abort();
@@ -60,11 +66,13 @@ async function open({ token, clientId }) {
     showBookings(bookings);
   };
   const refreshClasses = async () => {
-    const { classes } = await gateway.request(ListClasses, { first: 10, instances: 5 });
+    // Nearest first within 50 km when the page was given a place; else the catalogue's newest classes.
+    const { classes } = await gateway.request(ListClasses, { first: 10, instances: 5, ...(near ? { near } : {}) });
     showClasses(
       classes.edges.map((edge) => edge.node),
       booked,
       book,
+      near ? `Nearest first, within 50 km of ${near.lat}, ${near.lon}` : 'Newest first',
     );
   };
 
@@ -135,7 +143,11 @@ async function open({ token, clientId }) {
 document.querySelector('#session-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
-  void open({ token: String(form.get('token')).trim(), clientId: String(form.get('client')).trim() });
+  void open({
+    token: String(form.get('token')).trim(),
+    clientId: String(form.get('client')).trim(),
+    near: nearOf(String(form.get('near'))),
+  });
 });
 
 const fromFragment = sessionFromFragment();

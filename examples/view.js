@@ -62,7 +62,7 @@ export function setBookingStatus(bookingId, status) {
  * The classes with their upcoming instances, each with a Book button calling `book(instance, button)`;
  * an instance in `booked` (the client's) or with no spot left has it disabled.
  */
-export function showClasses(classes, booked, book) {
+export function showClasses(classes, booked, book, order) {
   const items = classes
     .map((cls) => ({ cls, instances: cls.instances.edges.map((e) => e.node).filter((i) => i.status === 'SCHEDULED') }))
     .filter(({ instances }) => instances.length > 0)
@@ -89,6 +89,7 @@ export function showClasses(classes, booked, book) {
       return item;
     });
   $('#classes').hidden = false;
+  $('#classes-order').textContent = order;
   $('#no-classes').hidden = items.length > 0;
   $('#class-list').replaceChildren(...items);
 }

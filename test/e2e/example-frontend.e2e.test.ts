@@ -55,7 +55,7 @@ interface Opened {
 }
 
 /** Opens the page with `#token=…&client=…` (or none), recording what it requests and any script error. */
-async function openPage(fragment: { token: string; clientId: string } | undefined): Promise<Opened> {
+async function openPage(fragment: { token: string; clientId: string; near?: string } | undefined): Promise<Opened> {
   const page = await context!.newPage();
   const opened: Opened = { page, requests: [], problems: [] };
   page.on('request', (request) => {
@@ -65,7 +65,7 @@ async function openPage(fragment: { token: string; clientId: string } | undefine
   page.on('console', (message) => {
     if (/Content Security Policy|SyntaxError|TypeError/.test(message.text())) opened.problems.push(message.text());
   });
-  const hash = fragment ? `#token=${fragment.token}&client=${fragment.clientId}` : '';
+  const hash = fragment ? `#token=${fragment.token}&client=${fragment.clientId}${fragment.near ? `&near=${fragment.near}` : ''}` : '';
   await page.goto(`${app.baseUrl}/examples/${hash}`);
   return opened;
 }
@@ -91,9 +91,13 @@ describe('the example frontend in Chromium', () => {
       const next = await instanceIn(app, w.gym.classId, 54);
       const session = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'] });
 
-      const opened = await openPage({ token: session.token, clientId: w.client.id });
+      const opened = await openPage({ token: session.token, clientId: w.client.id, near: '52.52,13.405' });
       const { page } = opened;
       await expect.poll(() => page.locator('#client-name').innerText(), { timeout: 30_000 }).toBe('Ada Lovelace');
+      // The world's providers are in Berlin: the classes near it, through `near`.
+      expect(await page.locator('#classes-order').innerText()).toBe('Nearest first, within 50 km of 52.52, 13.405');
+      const classesAsked = opened.requests.find((r) => r.body.includes('query ListClasses'));
+      expect(JSON.parse(classesAsked!.body).variables).toEqual({ first: 10, instances: 5, near: { lat: 52.52, lon: 13.405 } });
       const existingRow = page.locator(`tr[data-booking-id="${existingId}"]`);
       await expect.poll(() => existingRow.innerText(), { timeout: 30_000 }).toMatch(/PENDING\s+Morning Flow\s+Silver Gym/);
       await expect.poll(() => page.locator('#booking-rows tr').count()).toBe(1);
@@ -195,8 +199,13 @@ describe('the example frontend in Chromium', () => {
     const fresh = await clientSession(app, w.reseller.key, w.client.id);
     await page.getByLabel('Client-session token').fill(fresh.token);
     await page.getByLabel('Client id').fill(w.client.id);
+    // Tokyo: none of the world's classes (all in Berlin) is within 50 km.
+    await page.getByLabel('Near (latitude, longitude), optional').fill('35.68, 139.76');
     await page.getByRole('button', { name: 'Open' }).click();
     await expect.poll(() => page.locator('#client-name').innerText(), { timeout: 30_000 }).toBe('Ada Lovelace');
+    expect(await page.locator('#classes-order').innerText()).toBe('Nearest first, within 50 km of 35.68, 139.76');
+    expect(await page.locator('#no-classes').isVisible()).toBe(true);
+    expect(await page.locator('#class-list li').count()).toBe(0);
     expect(await page.locator('#error').isVisible()).toBe(false);
     expect(await page.locator('#session').isVisible()).toBe(false);
     expectOwnOriginOnly(opened, revoked.token);
