@@ -31,6 +31,11 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     pool: 'forks',
+    // Three forks, not vitest's default of one fewer than the cores (one fork on a 2-core CI machine,
+    // which left a core idle while a file imported the app or waited on the database or a child
+    // process). Measured on 2 cores, same directories back to back: bench/README.md "Test suite".
+    // VITEST_MAX_WORKERS overrides it.
+    maxWorkers: 3,
     // The Node flags `serve` runs with (src/cli/node-flags.ts), so the suite runs the runtime production has.
     execArgv: [...SERVER_NODE_FLAGS],
     testTimeout: 30_000,
