@@ -1,7 +1,7 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 // `npm run codegen` types the test operations against the committed schema.graphql; a test
-// (test/graphql/codegen-drift.test.ts) fails when test/graphql/generated.ts is stale.
+// (test/graphql/codegen-drift.static.test.ts) fails when test/graphql/generated.ts is stale.
 // graphql-codegen loads this file through its own TypeScript loader (jiti), not Node's type
 // stripping, so it runs on Node 22 as `graphql-codegen --config codegen.ts` with no build step.
 // typescript-operations 6 emits the enums and input types the operations use by itself; adding

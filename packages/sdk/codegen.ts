@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 // `npm run sdk:generate` (from the repo root) types the SDK's operations (src/operations.ts) against
-// the committed schema.graphql; test/sdk/sdk.test.ts fails when src/gql/ is stale. Paths are this
+// the committed schema.graphql; test/sdk/sdk.static.test.ts fails when src/gql/ is stale. Paths are this
 // file's own, so the result does not depend on the directory it runs from.
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 

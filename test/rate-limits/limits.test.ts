@@ -86,10 +86,15 @@ describe('per API key', () => {
   it('the defaults › 100 a second, bursts of 200', async () => {
     const app = await appWith({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '200' });
     const r = await createReseller(app);
-    const replies = await burst(400, () => passes(app, r.key));
+    const started = performance.now();
+    const replies = await burst(600, () => passes(app, r.key));
+    const seconds = (performance.now() - started) / 1000;
     const ok = statuses(replies).filter((s) => s === 200).length;
     expect(ok).toBeGreaterThanOrEqual(200);
-    expect(ok).toBeLessThan(400);
+    // The bucket refills on the real clock while the burst is answered (slower on a busy machine):
+    // at most its 200 and 100 for each second the burst took.
+    expect(ok).toBeLessThanOrEqual(200 + Math.ceil(100 * seconds));
+    expect(ok, `${seconds.toFixed(2)} s for 600 requests`).toBeLessThan(600);
     expect(replies.find((x) => x.status === 429)!.headers.get('ratelimit-policy')).toBe('"key";q=200;w=2');
   });
 

@@ -1,5 +1,5 @@
 // A partner frontend's bookings screen with the SDK: list the client's bookings, book a class, cancel
-// it. `npx tsc --noEmit -p packages/sdk` type-checks this file against the SDK (test/sdk/sdk.test.ts).
+// it. `npx tsc --noEmit -p packages/sdk` type-checks this file against the SDK (test/sdk/sdk.static.test.ts).
 import { BookClass, CancelBooking, createClient, GatewayError, GetClass, ListBookings, type ResultOf } from '@reseller-gateway/sdk';
 
 /**

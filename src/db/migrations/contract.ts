@@ -5,7 +5,7 @@
 //
 //   export const contract: ContractStep = { removes: ['reseller.legacy_name'], unusedSince: 'Migration2026…_x' };
 //
-// test/ops/expand-contract.test.ts refuses a destructive statement in a migration without it.
+// test/ops/expand-contract.static.test.ts refuses a destructive statement in a migration without it.
 
 /** What a contract step removes or changes (each named as it appears in the SQL), and since when nothing uses it. */
 export interface ContractStep {
