@@ -104,7 +104,7 @@ function costErrors(
 /**
  * The cost of a document of one operation by the plugin's complexityFromQuery, which walks only the
  * selections: the validation rule computes the same on the operation's entry, inside a walk of the
- * whole document by graphql-js's validation (bench/README.md "Frontend query"). Undefined for
+ * whole document by graphql-js's validation (docs/adr/0031-graphql-reads-as-plain-rows.md). Undefined for
  * anything else (several operations, another name, variables that do not coerce), which
  * costByValidation answers as before.
  */

@@ -31,7 +31,7 @@ type Load<T> = (ids: readonly string[], ctx: GraphQLContext) => Promise<(T | Err
  * this caller cannot see (another reseller's, or none) is a not-found error, never another's row.
  * Catalogue rows are shared, but still read only by a caller acting for a reseller. The rows are
  * plain objects (src/db/engine/plain-rows.ts): a query only reads them, and a managed entity per
- * row was most of a nested read's time (bench/README.md "Frontend query").
+ * row was most of a nested read's time (docs/adr/0031-graphql-reads-as-plain-rows.md).
  */
 export function rowsById<T extends { id: string; resellerId: string }>(entity: EntityName<T>, tenancy: 'reseller'): Load<T>;
 export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: 'catalogue'): Load<T>;

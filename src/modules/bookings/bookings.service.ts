@@ -275,7 +275,7 @@ const asError = (err: unknown): Error => {
  * GET /clients/{id}/bookings: filters through parseBookingFilters, newest first, this reseller's
  * rows only. First pages (and `last` without a cursor) come in one statement for every client
  * (src/platform/pages-per-parent.ts), read as plain rows: nothing writes them, and a managed entity
- * per row was most of the read's time (bench/README.md "Frontend query"). A cursor names one
+ * per row was most of the read's time (docs/adr/0031-graphql-reads-as-plain-rows.md). A cursor names one
  * booking, so one client's list: that list is paged by listClientBookings itself, and every other
  * client's answers invalid_cursor, as REST does.
  */
