@@ -1,5 +1,6 @@
 import {
   GraphQLError,
+  Kind,
   getOperationAST,
   parse,
   validate,
@@ -10,7 +11,7 @@ import {
   type GraphQLSchema,
   type ValidationContext,
 } from 'graphql';
-import { createComplexityRule } from '@pothos/plugin-complexity';
+import { complexityFromQuery, createComplexityRule } from '@pothos/plugin-complexity';
 import { queryLimits } from './builder.ts';
 import type { Plugin } from 'graphql-yoga';
 import { DomainError, errorExtensions } from '../platform/errors.ts';
@@ -93,25 +94,61 @@ function costErrors(
   const cacheable = !operation?.variableDefinitions?.length;
   const cached = cacheable ? cache.get(document) : undefined;
   if (cached) return cached;
-  const errors = validate(schema, document, [
-    createComplexityRule({
-      context,
-      variableValues: variables,
-      operationName,
-      validate(result, reportError) {
-        for (const limit of ['depth', 'breadth', 'complexity'] as const) {
-          if (result[limit] <= queryLimits[limit]) continue;
-          const message = `Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`;
-          const { code, type } = errorExtensions(new DomainError('validation_error', message));
-          reportError(
-            new GraphQLError(message, {
-              extensions: { code, type, limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
-            }),
-          );
-        }
-      },
-    }),
-  ]);
+  const errors =
+    costOfOnlyOperation(schema, document, variables, operationName, context) ??
+    costByValidation(schema, document, variables, operationName, context);
   if (cacheable) cache.set(document, errors);
   return errors;
+}
+
+/**
+ * The cost of a document of one operation by the plugin's complexityFromQuery, which walks only the
+ * selections: the validation rule computes the same on the operation's entry, inside a walk of the
+ * whole document by graphql-js's validation (docs/adr/0031-graphql-reads-as-plain-rows.md). Undefined for
+ * anything else (several operations, another name, variables that do not coerce), which
+ * costByValidation answers as before.
+ */
+function costOfOnlyOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
+  context: object,
+): readonly GraphQLError[] | undefined {
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  if (operations.length !== 1 || (operationName != null && operations[0].name?.value !== operationName)) return undefined;
+  let result: ComplexityResult;
+  try {
+    result = complexityFromQuery(document, { schema, variables, ctx: context });
+  } catch {
+    return undefined;
+  }
+  const errors: GraphQLError[] = [];
+  overLimits(result, (error) => errors.push(error));
+  return errors;
+}
+
+function costByValidation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
+  context: object,
+): readonly GraphQLError[] {
+  return validate(schema, document, [createComplexityRule({ context, variableValues: variables, operationName, validate: overLimits })]);
+}
+
+type ComplexityResult = ReturnType<typeof complexityFromQuery>;
+
+function overLimits(result: ComplexityResult, reportError: (error: GraphQLError) => void): void {
+  for (const limit of ['depth', 'breadth', 'complexity'] as const) {
+    if (result[limit] <= queryLimits[limit]) continue;
+    const message = `Query ${limit} ${result[limit]} exceeds the limit of ${queryLimits[limit]}`;
+    const { code, type } = errorExtensions(new DomainError('validation_error', message));
+    reportError(
+      new GraphQLError(message, {
+        extensions: { code, type, limit, max: queryLimits[limit], actual: result[limit], http: { status: 400, spec: true } },
+      }),
+    );
+  }
 }

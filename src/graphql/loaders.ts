@@ -1,4 +1,5 @@
-import type { EntityName, FilterQuery } from '@mikro-orm/core';
+import type { EntityName } from '@mikro-orm/core';
+import { plainRows, preparedRead } from '../db/engine/index.ts';
 import { notFound } from '../platform/errors.ts';
 import type { IdKind } from '../platform/ids.ts';
 import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../platform/pagination.ts';
@@ -28,15 +29,20 @@ type Load<T> = (ids: readonly string[], ctx: GraphQLContext) => Promise<(T | Err
 /**
  * The `load` of a node type: rows of `entity` by id in one statement, in the order asked; an id
  * this caller cannot see (another reseller's, or none) is a not-found error, never another's row.
- * Catalogue rows are shared, but still read only by a caller acting for a reseller.
+ * Catalogue rows are shared, but still read only by a caller acting for a reseller. The rows are
+ * plain objects (src/db/engine/plain-rows.ts): a query only reads them, and a managed entity per
+ * row was most of a nested read's time (docs/adr/0031-graphql-reads-as-plain-rows.md).
  */
 export function rowsById<T extends { id: string; resellerId: string }>(entity: EntityName<T>, tenancy: 'reseller'): Load<T>;
 export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: 'catalogue'): Load<T>;
 export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: Tenancy): Load<T> {
+  let sql: string | undefined;
   return async (ids, ctx) => {
     const { resellerId } = resellerOf(ctx);
-    const where = tenancy === 'reseller' ? { id: { $in: [...ids] }, resellerId } : { id: { $in: [...ids] } };
-    const rows = await ctx.em.find(entity, where as FilterQuery<T>);
+    // One text per entity (a prepared statement), the ids as one array parameter.
+    sql ??= `select * from ${ctx.em.getMetadata().get(entity).tableName} where id = any(?)${tenancy === 'reseller' ? ' and reseller_id = ?' : ''}`;
+    const found = await preparedRead<Record<string, unknown>>(ctx.em, sql, tenancy === 'reseller' ? [[...ids], resellerId] : [[...ids]]);
+    const rows = plainRows(ctx.em, entity, found);
     // A client-session token sees a reseller's row that belongs to a client (a booking, an issued
     // pass) only when it is its own client's (docs/partner-guide.md "Client sessions"); others are not found.
     const session = clientSessionOf(ctx);

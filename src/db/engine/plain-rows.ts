@@ -168,8 +168,10 @@ function columnOf(entity: string, prop: EntityProperty): string {
  */
 function converterOf(entity: string, prop: EntityProperty): Convert | undefined {
   switch (prop.type) {
-    // Already the JS value: text, int4, float8, jsonb (parsed by pg), and date, which MikroORM keeps as 'YYYY-MM-DD'.
+    // Already the JS value: text, bool, int4, float8, jsonb (parsed by pg), and date, which MikroORM keeps as 'YYYY-MM-DD'.
     case 'string':
+    case 'text':
+    case 'boolean':
     case 'integer':
     case 'DoubleType':
     case 'JsonType':

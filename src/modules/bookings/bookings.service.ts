@@ -274,15 +274,17 @@ const asError = (err: unknown): Error => {
  * A page of bookings for each client of a page of clients (Client.bookings), by the rules of REST's
  * GET /clients/{id}/bookings: filters through parseBookingFilters, newest first, this reseller's
  * rows only. First pages (and `last` without a cursor) come in one statement for every client
- * (src/platform/pages-per-parent.ts). A cursor names one booking, so one client's list: that list is
- * paged by listClientBookings itself, and every other client's answers invalid_cursor, as REST does.
+ * (src/platform/pages-per-parent.ts), read as plain rows: nothing writes them, and a managed entity
+ * per row was most of the read's time (docs/adr/0031-graphql-reads-as-plain-rows.md). A cursor names one
+ * booking, so one client's list: that list is paged by listClientBookings itself, and every other
+ * client's answers invalid_cursor, as REST does.
  */
 export async function bookingPagesOfClients(
   ctx: Ctx,
   clientIds: readonly string[],
   page: PageArgs,
   filters: BookingFilters,
-): Promise<Map<string, Page<Booking> | Error>> {
+): Promise<Map<string, Page<Plain<Booking>> | Error>> {
   const where = parseBookingFilters(filters);
   const { resellerId } = resellerOf(ctx);
   const ids = [...new Set(clientIds)];
@@ -329,5 +331,5 @@ export async function bookingPagesOfClients(
     ids,
     page,
   );
-  return mapPages(pages, (row) => ctx.em.map(BookingSchema, row));
+  return mapPages(pages, (row) => plainRow(ctx.em, BookingSchema, row));
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, notFound } from '../../platform/errors.ts';
 import { isId, newId } from '../../platform/ids.ts';
-import { joinedColumns, plainJoined, preparedRead, type Plain } from '../../db/engine/index.ts';
+import { joinedColumns, plainJoined, plainRows, preparedRead, type Plain } from '../../db/engine/index.ts';
 import { clientSessionOf, lookupScopeOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import { ClientSchema, type Client } from './clients.entity.ts';
 
@@ -110,20 +110,20 @@ export async function getReadableClient(ctx: Ctx, clientId: string): Promise<Rea
 
 /**
  * The clients of `ids` this caller may read, in one statement: the GraphQL Client loader's rows. A
- * lookup token reads only its client; other ids are left out.
+ * token (lookup, client session) reads only its client; other ids are left out. Plain rows
+ * (src/db/engine/plain-rows.ts): its readers only present them.
  */
-export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise<Client[]> {
+export async function readableClients(ctx: Ctx, ids: readonly string[]): Promise<Plain<Client>[]> {
   const scope = tokenClientOf(ctx);
   const wanted = [...new Set(ids.filter((id) => isId('client', id) && (!scope || id === scope.clientId)))];
   if (wanted.length === 0) return [];
-  if (scope) return ctx.em.find(ClientSchema, { id: scope.clientId, resellerId: scope.clientResellerId });
   const readable = readableClientSql(ctx, 'c');
   const rows = await preparedRead<Record<string, unknown>>(
     ctx.em,
     `select c.* from client c where c.id in (select jsonb_array_elements_text(?::jsonb)) and ${readable.sql}`,
     [JSON.stringify(wanted), ...readable.params],
   );
-  return rows.map((row) => ctx.em.map(ClientSchema, row));
+  return plainRows(ctx.em, ClientSchema, rows);
 }
 
 /**
