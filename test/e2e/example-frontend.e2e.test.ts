@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { useApp } from '../support/app.ts';
+import { launchChromium, type Chromium } from './chromium.ts';
 import { provider, providerKey } from '../support/access-codes.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
 import { asClient, clientSession } from '../support/client-sessions.ts';
@@ -13,37 +11,21 @@ import { v3 } from '../support/http.ts';
 // browser: Debian's Chromium, as test/e2e/graphiql.e2e.test.ts drives it. A client session's token in
 // the URL fragment; the page lists the client's bookings, books a class through the SDK and shows
 // the provider's confirm live; refused tokens and bookings are shown as such.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const T = 120_000;
 
 const app = useApp();
-let userDataDir: string;
-let context: BrowserContext | undefined;
+let browser: Chromium | undefined;
 let w: BookingWorld;
 let gymKey: string;
 
 beforeAll(async () => {
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-e2e-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   w = await createBookingWorld(app);
   gymKey = await providerKey(app, w.gym.id);
 }, T);
 
 afterAll(async () => {
-  try {
-    await context?.close();
-  } finally {
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-  }
+  await browser?.close();
 });
 
 interface Opened {
@@ -56,7 +38,7 @@ interface Opened {
 
 /** Opens the page with `#token=…&client=…` (or none), recording what it requests and any script error. */
 async function openPage(fragment: { token: string; clientId: string; near?: string } | undefined): Promise<Opened> {
-  const page = await context!.newPage();
+  const page = await browser!.context.newPage();
   const opened: Opened = { page, requests: [], problems: [] };
   page.on('request', (request) => {
     opened.requests.push({ url: request.url(), method: request.method(), body: request.postData() ?? '' });

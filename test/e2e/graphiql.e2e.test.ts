@@ -1,39 +1,20 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { useApp } from '../support/app.ts';
+import { launchChromium, type Chromium } from './chromium.ts';
 import { createPassPackage, createReseller } from '../support/factories.ts';
 
 // A real browser on the real GraphiQL page: Debian's Chromium (`apt-get install chromium`),
 // never a browser downloaded by Playwright. Run with `npm run test:e2e`; CI runs it too.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const app = useApp();
-let userDataDir: string;
-let context: BrowserContext | undefined;
+let browser: Chromium | undefined;
 
 beforeAll(async () => {
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-e2e-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  try {
-    await context?.close();
-  } finally {
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-  }
+  await browser?.close();
 });
 
 describe('GraphiQL in Chromium', () => {
@@ -48,7 +29,7 @@ describe('GraphiQL in Chromium', () => {
   }
 }`;
 
-    const page = await context!.newPage();
+    const page = await browser!.context.newPage();
     const requested: string[] = [];
     page.on('request', (request) => {
       requested.push(request.url());

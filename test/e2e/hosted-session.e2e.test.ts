@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { scanQr } from '../support/access-codes.ts';
 import { useApp } from '../support/app.ts';
+import { launchChromium, type Chromium } from './chromium.ts';
 import { createBookingWorld, instanceIn } from '../support/bookings.ts';
 import { bookingsOf, createHostedSession } from '../support/hosted-sessions.ts';
 
@@ -17,24 +17,13 @@ import { bookingsOf, createHostedSession } from '../support/hosted-sessions.ts';
 // (`apt-get install chromium`), as in graphiql.e2e.test.ts. The client opens the URL the API
 // answered, books (or gets an access code) with the mouse and the keyboard, and lands on the
 // reseller's return_url: here a small receiver on 127.0.0.1.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = fileURLToPath(new URL('../../test-results/hosted-session.png', import.meta.url));
 
 // jsqr is CommonJS with a `default` in its types (as in test/support/access-codes.ts).
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof jsQRModule.default;
 
 const app = useApp();
-let userDataDir: string;
-let context: BrowserContext | undefined;
+let browser: Chromium | undefined;
 let receiver: http.Server | undefined;
 let receiverOrigin: string;
 const returned: string[] = [];
@@ -47,25 +36,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
   receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-e2e-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   try {
-    await context?.close();
+    await browser?.close();
+  } finally {
     if (receiver) {
       receiver.closeAllConnections();
       await new Promise((r) => receiver!.close(r));
     }
-  } finally {
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   }
 });
 
 /** A new tab that records every URL it requests, and the headers of each form it posts. */
 async function newPage(): Promise<{ page: Page; requested: string[]; posted: Record<string, string>[] }> {
-  const page = await context!.newPage();
+  const page = await browser!.context.newPage();
   const requested: string[] = [];
   const posted: Record<string, string>[] = [];
   page.on('request', (request) => {
