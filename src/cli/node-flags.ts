@@ -26,11 +26,11 @@ export const RUNTIME_NODE_FLAGS: readonly string[] = [
 ];
 
 /**
- * `--max-old-space-size=512`: under V8's default cap, set from the machine's memory (4 GiB on a
- * 24 GiB machine), the old generation fills with garbage to several times what is live before a
- * full collection, and the process keeps the pages: in ten minutes of mixed load a server's
- * resident memory went 362 → 563 MiB; capped, 243 → 263 MiB, for 4.6 % fewer requests
- * (docs/adr/0030-heap-cap.md). An operator who wants another cap passes their own
+ * `--max-old-space-size=512`: under V8's default cap, set from the machine's memory, the old
+ * generation fills with garbage to several times what is live before a full collection, and the
+ * process keeps the pages, so a busy server's resident memory climbs in steps for minutes. Capped,
+ * it stays level for a few percent of throughput (docs/adr/0030-heap-cap.md has the soaks that
+ * measured both). An operator who wants another cap passes their own
  * `--max-old-space-size` (on the command line or in NODE_OPTIONS) and it is left as given
  * (docs/operator-guide.md "Node and npm").
  */
