@@ -163,6 +163,30 @@ describe('what the token reads', () => {
     }
   });
 
+  it('currentClientSession › the token’s own session: its client, scopes and expiry; for an API key › null', async () => {
+    const CURRENT = '{ currentClientSession { id scopes expiresAt revokedAt client { id } } }';
+    const mine = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'], expires_in: 600 });
+    const theirs = await clientSession(app, w.reseller.key, sibling.id);
+    const read = await asClient(app, mine.token, CURRENT);
+    expect(read.body.errors, read.text).toBeUndefined();
+    expect(read.body.data!.currentClientSession).toEqual({
+      id: mine.id,
+      scopes: ['READ', 'BOOK'],
+      expiresAt: '2026-03-02T08:10:00Z',
+      revokedAt: null,
+      client: { id: w.client.id },
+    });
+    const other = await asClient(app, theirs.token, CURRENT);
+    expect(other.body.data!.currentClientSession, other.text).toMatchObject({
+      id: theirs.id,
+      scopes: ['READ'],
+      client: { id: sibling.id },
+    });
+    const byKey = await gql(app, w.reseller.key, CURRENT);
+    expect(byKey.body.errors, byKey.text).toBeUndefined();
+    expect(byKey.body.data!.currentClientSession).toBeNull();
+  });
+
   it("another client's booking › null, as for an unknown id; its own › read", async () => {
     const instance = await instanceIn(app, w.gym.classId, 30);
     const theirs = await v3(app, '/bookings/class', {
@@ -205,6 +229,7 @@ const ALLOWED: Record<string, string> = {
   spaAvailability: 'read',
   passes: 'read',
   creditPackages: 'read',
+  currentClientSession: 'read',
   bookClass: 'book',
   bookSpa: 'book',
   cancelBooking: 'book',

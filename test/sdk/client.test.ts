@@ -8,6 +8,7 @@ import {
   CreateAccessCode,
   GatewayError,
   GetClient,
+  GetCurrentSession,
   GetIssuedPass,
   ListBookings,
   ListClasses,
@@ -127,6 +128,8 @@ describe('the SDK client', () => {
     const { client, sent } = clientWith(token, { persisted: true });
     const id = w.client.id;
 
+    const { currentClientSession } = await client.request(GetCurrentSession, {});
+    expect(currentClientSession).toMatchObject({ scopes: ['READ', 'BOOK', 'ACCESS_CODE'], client: { id } });
     expect((await client.request(GetClient, { id })).client?.id).toBe(id);
     expect((await client.request(GetIssuedPass, { clientId: id })).issuedPass?.status).toBe('ACTIVE');
     const near = { lat: 52.52, lon: 13.405, radiusKm: 50 };

@@ -43,6 +43,7 @@ describe('packages/sdk', () => {
         'CreateAccessCode',
         'GetClass',
         'GetClient',
+        'GetCurrentSession',
         'GetIssuedPass',
         'GetSpaAvailability',
         'ListBookings',

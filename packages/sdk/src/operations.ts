@@ -6,6 +6,26 @@ import { graphql } from './gql/index.ts';
 // Mutations answer a result union: select `__typename` and the Error members' fields, so a refusal
 // (`class_full`, `already_cancelled` …) is data to branch on, not an exception (docs/errors.md "GraphQL").
 
+/**
+ * The session the token is: the client it acts for (a frontend needs no client id beside the
+ * token), its scopes (what to offer: BOOK, ACCESS_CODE) and when it expires (when to ask your
+ * server for a new one). null only for an API key.
+ */
+export const GetCurrentSession = graphql(`
+  query GetCurrentSession {
+    currentClientSession {
+      id
+      scopes
+      expiresAt
+      client {
+        id
+        firstName
+        lastName
+      }
+    }
+  }
+`);
+
 /** The client the session acts for, with its credit wallet. */
 export const GetClient = graphql(`
   query GetClient($id: ID!) {

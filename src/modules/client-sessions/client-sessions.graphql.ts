@@ -1,10 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationErrors } from '../../graphql/errors.ts';
-import { nullWhenNotFound, runMutation, runQuery, showsSecretOnce } from '../../graphql/use-case.ts';
+import { forClientSession, nullWhenNotFound, runMutation, runQuery, showsSecretOnce } from '../../graphql/use-case.ts';
 import { ClientRef } from '../clients/clients.graphql.ts';
 import { createClientSession } from './create-client-session.ts';
 import type { ClientSession } from './client-sessions.entity.ts';
-import { getOwnClientSession, revokeClientSession } from './client-sessions.service.ts';
+import { getCurrentClientSession, getOwnClientSession, revokeClientSession } from './client-sessions.service.ts';
 
 // Client sessions on GraphQL (docs/partner-guide.md "Client sessions"): the use cases of client-sessions.rest.ts.
 
@@ -72,6 +72,16 @@ builder.queryFields((t) => ({
     authScopes: { reseller: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => runQuery(() => getOwnClientSession(ctx, id)).catch(nullWhenNotFound),
+  }),
+  currentClientSession: t.field({
+    extensions: forClientSession('read'),
+    type: ClientSessionRef,
+    nullable: true,
+    description:
+      'The session of the client-session token making this request (`Authorization: Bearer cs_…`): the client it acts for, ' +
+      'its scopes and expiry, so a frontend can start from the token alone. null for an API key.',
+    authScopes: { reseller: true },
+    resolve: (_, __, ctx) => runQuery(() => getCurrentClientSession(ctx)),
   }),
 }));
 

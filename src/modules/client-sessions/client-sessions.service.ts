@@ -21,6 +21,18 @@ export async function getOwnClientSession(ctx: Ctx, id: string): Promise<ClientS
 }
 
 /**
+ * The session of the client-session token making the request (GraphQL `currentClientSession`): a
+ * frontend given only the token learns which client it acts for, its scopes and its expiry. Any
+ * other caller (an API key) has none: null. The token was checked moments ago (src/platform/auth.ts),
+ * so its row exists; read as it is now, a revocation since then shows in `revokedAt`.
+ */
+export async function getCurrentClientSession(ctx: Ctx): Promise<ClientSession | null> {
+  const { resellerId, clientSession } = resellerOf(ctx);
+  if (!clientSession) return null;
+  return ctx.em.findOneOrFail(ClientSessionSchema, { id: clientSession.sessionId, resellerId });
+}
+
+/**
  * DELETE /client_sessions/{id}: the token stops working, within 1 s on every process (the cache of
  * src/platform/auth.ts). Revoking a revoked session answers it as it is: the first `revoked_at` stays.
  */

@@ -83,6 +83,15 @@ export type ClassInstanceStatus =
   | 'CANCELLED'
   | 'SCHEDULED';
 
+/** What a client-session token may do for its client. */
+export type ClientSessionScope =
+  /** Make access codes for the client. */
+  | 'ACCESS_CODE'
+  /** Book classes and spa slots for the client, and cancel its bookings. */
+  | 'BOOK'
+  /** Read the client, its pass, credits and bookings, and the catalogue (always held). */
+  | 'READ';
+
 /** Who the code is for and where (V3 POST /access-codes): `clientId` or `passCode` (or both, agreeing). */
 export type CreateAccessCodeInput = {
   /** The client. */
@@ -122,6 +131,11 @@ export type RefundPolicy =
   | 'FULL'
   /** Cancelled after it: the policy's share of credits and co-pay, no visit. */
   | 'LATE';
+
+export type GetCurrentSessionQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetCurrentSessionQuery = { currentClientSession: { id: string, scopes: Array<ClientSessionScope>, expiresAt: string, client: { id: string, firstName: string, lastName: string } } | null };
 
 export type GetClientQueryVariables = Exact<{
   id: string | number;
@@ -284,6 +298,20 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const GetCurrentSessionDocument = new TypedDocumentString(`
+    query GetCurrentSession {
+  currentClientSession {
+    id
+    scopes
+    expiresAt
+    client {
+      id
+      firstName
+      lastName
+    }
+  }
+}
+    `, {"hash":"sha256:6fce8566933014a053c00c1c253dd22aba7a8aec4b81e63b2989782c3cb6719f"}) as unknown as TypedDocumentString<GetCurrentSessionQuery, GetCurrentSessionQueryVariables>;
 export const GetClientDocument = new TypedDocumentString(`
     query GetClient($id: ID!) {
   client(id: $id) {
