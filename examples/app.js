@@ -1,6 +1,15 @@
 // The example partner frontend (docs/partner-guide.md "The example frontend"): a client session's
 // token, the SDK (served by the gateway from packages/sdk), and nothing else.
-import { BookClass, createClient, GatewayError, GetClient, ListBookings, ListClasses, WatchBookingStatus } from './sdk/index.ts';
+import {
+  BookClass,
+  createClient,
+  GatewayError,
+  GetClient,
+  GetCurrentSession,
+  ListBookings,
+  ListClasses,
+  WatchBookingStatus,
+} from './sdk/index.ts';
 import { say, setBookingStatus, setLive, showBookings, showClasses, showClient, showError, showSessionForm } from './view.js';
 
 /** `52.52,13.405` as the `near` argument of `classes`, or undefined when it is not a latitude and a longitude. */
@@ -9,14 +18,13 @@ function nearOf(text) {
   return Number.isFinite(lat) && Number.isFinite(lon) ? { lat, lon } : undefined;
 }
 
-/** The session the page acts for, from `#token=cs_…&client=client_…[&near=lat,lon]`; taken out of the address bar at once. */
+/** The session the page acts for, from `#token=cs_…[&near=lat,lon]`; taken out of the address bar at once. */
 function sessionFromFragment() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const token = fragment.get('token');
-  const clientId = fragment.get('client');
   // Out of the address bar and the history, so it is not copied or bookmarked with the page's URL.
   if (location.hash !== '') history.replaceState(null, '', `${location.pathname}${location.search}`);
-  return token && clientId ? { token, clientId, near: nearOf(fragment.get('near')) } : undefined;
+  return token ? { token, near: nearOf(fragment.get('near')) } : undefined;
 }
 
 /** Words for a refused request: the catalogue code says what the reader can do about it (docs/errors.md). */
@@ -41,7 +49,7 @@ function describe(error) {
 
 let stopCurrent = () => {};
 
-async function open({ token, clientId, near }) {
+async function open({ token, near }) {
   stopCurrent();
   const stop = new AbortController();
   stopCurrent = () => stop.abort();
@@ -57,6 +65,8 @@ async function open({ token, clientId, near }) {
     },
   });
 
+  /** The client the token acts for: the token tells it (currentClientSession), before anything else is read. */
+  let clientId;
   // The class instances the client holds a booking for: their button says so instead of Book.
   let booked = new Set();
   const refreshBookings = async () => {
@@ -127,8 +137,11 @@ async function open({ token, clientId, near }) {
   };
 
   try {
+    const { currentClientSession } = await gateway.request(GetCurrentSession);
+    if (currentClientSession === null) throw new Error('This page takes a client-session token (cs_…), never an API key.');
+    clientId = currentClientSession.client.id;
     const [{ client }] = await Promise.all([gateway.request(GetClient, { id: clientId }), refreshBookings()]);
-    if (client === null) throw new Error(`This session is not for client ${clientId}.`);
+    if (client === null) throw new Error(`The client ${clientId} cannot be read.`);
     await refreshClasses();
     showSessionForm(false);
     showClient(client);
@@ -143,11 +156,7 @@ async function open({ token, clientId, near }) {
 document.querySelector('#session-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
-  void open({
-    token: String(form.get('token')).trim(),
-    clientId: String(form.get('client')).trim(),
-    near: nearOf(String(form.get('near'))),
-  });
+  void open({ token: String(form.get('token')).trim(), near: nearOf(String(form.get('near'))) });
 });
 
 const fromFragment = sessionFromFragment();

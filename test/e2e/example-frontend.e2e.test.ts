@@ -36,8 +36,8 @@ interface Opened {
   problems: string[];
 }
 
-/** Opens the page with `#token=…&client=…` (or none), recording what it requests and any script error. */
-async function openPage(fragment: { token: string; clientId: string; near?: string } | undefined): Promise<Opened> {
+/** Opens the page with `#token=…` (or none), recording what it requests and any script error. */
+async function openPage(fragment: { token: string; near?: string } | undefined): Promise<Opened> {
   const page = await browser!.context.newPage();
   const opened: Opened = { page, requests: [], problems: [] };
   page.on('request', (request) => {
@@ -47,7 +47,7 @@ async function openPage(fragment: { token: string; clientId: string; near?: stri
   page.on('console', (message) => {
     if (/Content Security Policy|SyntaxError|TypeError/.test(message.text())) opened.problems.push(message.text());
   });
-  const hash = fragment ? `#token=${fragment.token}&client=${fragment.clientId}${fragment.near ? `&near=${fragment.near}` : ''}` : '';
+  const hash = fragment ? `#token=${fragment.token}${fragment.near ? `&near=${fragment.near}` : ''}` : '';
   await page.goto(`${app.baseUrl}/examples/${hash}`);
   return opened;
 }
@@ -73,13 +73,17 @@ describe('the example frontend in Chromium', () => {
       const next = await instanceIn(app, w.gym.classId, 54);
       const session = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'] });
 
-      const opened = await openPage({ token: session.token, clientId: w.client.id, near: '52.52,13.405' });
+      const opened = await openPage({ token: session.token, near: '52.52,13.405' });
       const { page } = opened;
       await expect.poll(() => page.locator('#client-name').innerText(), { timeout: 30_000 }).toBe('Ada Lovelace');
       // The world's providers are in Berlin: the classes near it, through `near`.
       expect(await page.locator('#classes-order').innerText()).toBe('Nearest first, within 50 km of 52.52, 13.405');
       const classesAsked = opened.requests.find((r) => r.body.includes('query ListClasses'));
       expect(JSON.parse(classesAsked!.body).variables).toEqual({ first: 10, instances: 5, near: { lat: 52.52, lon: 13.405 } });
+      // The token alone told the page its client (currentClientSession); the client's reads name it.
+      expect(opened.requests.filter((r) => r.body.includes('query GetCurrentSession'))).toHaveLength(1);
+      const bookingsAsked = opened.requests.find((r) => r.body.includes('query ListBookings'));
+      expect(JSON.parse(bookingsAsked!.body).variables).toEqual({ clientId: w.client.id, first: 20 });
       const existingRow = page.locator(`tr[data-booking-id="${existingId}"]`);
       await expect.poll(() => existingRow.innerText(), { timeout: 30_000 }).toMatch(/PENDING\s+Morning Flow\s+Silver Gym/);
       await expect.poll(() => page.locator('#booking-rows tr').count()).toBe(1);
@@ -123,7 +127,7 @@ describe('the example frontend in Chromium', () => {
   it('a class filled meanwhile › shows the refusal, and books nothing', async () => {
     const last = await instanceIn(app, w.gym.classId, 78, { capacity: 2, spotsTaken: 1 });
     const session = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'] });
-    const opened = await openPage({ token: session.token, clientId: w.client.id });
+    const opened = await openPage({ token: session.token });
     const { page } = opened;
     const button = page.locator(`button[data-instance-id="${last.id}"]`);
     await button.waitFor({ state: 'visible', timeout: 30_000 });
@@ -146,7 +150,7 @@ describe('the example frontend in Chromium', () => {
   it('a token that expired while the page was open › Book shows that the session expired, and books nothing', async () => {
     const later = await instanceIn(app, w.gym.classId, 102);
     const session = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book'], expires_in: 60 });
-    const opened = await openPage({ token: session.token, clientId: w.client.id });
+    const opened = await openPage({ token: session.token });
     const { page } = opened;
     const button = page.locator(`button[data-instance-id="${later.id}"]`);
     await button.waitFor({ state: 'visible', timeout: 30_000 });
@@ -170,7 +174,7 @@ describe('the example frontend in Chromium', () => {
       .poll(async () => (await asClient(app, revoked.token, '{ passes(first: 1) { edges { cursor } } }')).status, { timeout: 10_000 })
       .toBe(401);
 
-    const opened = await openPage({ token: revoked.token, clientId: w.client.id });
+    const opened = await openPage({ token: revoked.token });
     const { page } = opened;
     await expect
       .poll(() => page.locator('#error').innerText(), { timeout: 30_000 })
@@ -180,7 +184,6 @@ describe('the example frontend in Chromium', () => {
 
     const fresh = await clientSession(app, w.reseller.key, w.client.id);
     await page.getByLabel('Client-session token').fill(fresh.token);
-    await page.getByLabel('Client id').fill(w.client.id);
     // Tokyo: none of the world's classes (all in Berlin) is within 50 km.
     await page.getByLabel('Near (latitude, longitude), optional').fill('35.68, 139.76');
     await page.getByRole('button', { name: 'Open' }).click();
