@@ -6,20 +6,32 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import { idKindOf, idPrefixes, type IdKind } from '../platform/ids.ts';
 import type { GraphQLContext } from './context.ts';
+import { clientSessionOf } from '../platform/request-context.ts';
 
 // Node ids are the same prefixed ids the REST adapter uses; the prefix names the type.
 // Each module registers its node types with the loader that enforces the caller's tenancy.
 const nodeTypeByKind: Partial<Record<IdKind, string>> = {};
 const nodeLoaders = new Map<string, (ctx: GraphQLContext, id: string) => Promise<unknown>>();
+/** The node types a client-session token may read by node/nodes: its own client's rows and the catalogue (docs/partner-guide.md "Client sessions"). */
+const clientSessionNodeTypes = new Set<string>();
 
-export function registerNodeType(kind: IdKind, typename: string, load: (ctx: GraphQLContext, id: string) => Promise<unknown>): void {
+export function registerNodeType(
+  kind: IdKind,
+  typename: string,
+  load: (ctx: GraphQLContext, id: string) => Promise<unknown>,
+  { clientSession }: { clientSession: boolean },
+): void {
   nodeTypeByKind[kind] = typename;
   nodeLoaders.set(typename, load);
+  if (clientSession) clientSessionNodeTypes.add(typename);
 }
 
 async function loadNode(ctx: GraphQLContext, { typename, id }: { typename: string; id: string }): Promise<unknown> {
   const load = nodeLoaders.get(typename);
   if (!load) return null;
+  // A client-session token reads only the types marked for it (a webhook endpoint or an event is
+  // null to it, as an unknown id); the type's loader then holds it to its own client's rows.
+  if (clientSessionOf(ctx) && !clientSessionNodeTypes.has(typename)) return null;
   const node = await load(ctx, id).then(visible, notFoundAsNull);
   // Branded so the Node interface resolves its concrete type; the name is a registered object type.
   if (node) brandWithType(node, typename as Parameters<typeof brandWithType>[1]);
@@ -70,9 +82,12 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
     // node/nodes answer null for an id this caller cannot see, or that names no node type,
     // like client(id:) does: no error, nothing to tell foreign from missing.
-    nodeQueryOptions: { resolve: (_root, { id }, ctx) => loadNode(ctx, id) },
+    // Both open to a client-session token (the `clientSession` scope mark of src/graphql/use-case.ts's
+    // forClientSession, written out: that file builds on this one), for a Relay frontend's refetch.
+    nodeQueryOptions: { extensions: { clientSession: 'read' }, resolve: (_root, { id }, ctx) => loadNode(ctx, id) },
     // nodes(ids:) costs what it loads: one selection per id asked for. The loaders batch per type.
     nodesQueryOptions: {
+      extensions: { clientSession: 'read' },
       complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
       resolve: (_root, { ids }, ctx) => ids.map((id) => loadNode(ctx, id)),
     },

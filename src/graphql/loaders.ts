@@ -63,9 +63,13 @@ interface NodeRef<T> {
   getDataloader(ctx: GraphQLContext): { load(id: string): Promise<T> };
 }
 
-/** node(id:) and nodes(ids:) resolve ids of this kind (their prefix) through the type's own loader. */
-export function registerNode(kind: IdKind, ref: NodeRef<unknown>): void {
-  registerNodeType(kind, ref.name, (ctx, id) => ref.getDataloader(ctx).load(id));
+/**
+ * node(id:) and nodes(ids:) resolve ids of this kind (their prefix) through the type's own loader.
+ * `clientSession`: a client-session token may read this type by node/nodes too (its own client's
+ * rows, which the loader keeps to, or the catalogue); left out, the type is null to a token.
+ */
+export function registerNode(kind: IdKind, ref: NodeRef<unknown>, { clientSession = false } = {}): void {
+  registerNodeType(kind, ref.name, (ctx, id) => ref.getDataloader(ctx).load(id), { clientSession });
 }
 
 /** A single-object query by id answers as node(id:) does: null for an id this caller cannot see. */

@@ -207,6 +207,45 @@ describe('what the token reads', () => {
       client: { id: w.client.id },
     });
   });
+
+  it('node and nodes › its own client, pass and bookings and the catalogue; another client’s rows and an event › null', async () => {
+    const instance = await instanceIn(app, w.gym.classId, 36);
+    const book = async (clientId: string) => {
+      const res = await v3(app, '/bookings/class', { key: w.reseller.key, body: { class_instance_id: instance.id, client_id: clientId } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.booking_id as string;
+    };
+    const mine = await book(w.client.id);
+    const theirs = await book(sibling.id);
+    // An event of its own reseller, recorded by its own booking: not a type the token reads.
+    const [event] = await app.sql<{ id: string }>('select id from event where reseller_id = ? order by id desc limit 1', [w.reseller.id]);
+    expect(event).toBeDefined();
+    const { token } = await clientSession(app, w.reseller.key, w.client.id);
+
+    const readable = [w.client.id, w.client.issuedPassId, mine, w.gym.id, w.gym.classId, instance.id, w.passId, w.categoryId];
+    const hidden = [sibling.id, sibling.issuedPassId, theirs, foreign.client.id, foreign.client.issuedPassId, event.id];
+    const NODE = 'query($id: ID!) { node(id: $id) { __typename id } }';
+    for (const id of readable) {
+      const res = await asClient(app, token, NODE, { id });
+      expect(res.body.errors, res.text).toBeUndefined();
+      expect(res.body.data!.node, `${id}: ${res.text}`).toMatchObject({ id });
+    }
+    for (const id of hidden) expect((await asClient(app, token, NODE, { id })).body, id).toEqual({ data: { node: null } });
+    const both = await asClient(app, token, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [...readable, ...hidden] });
+    expect(both.body.errors, both.text).toBeUndefined();
+    expect(both.body.data!.nodes).toEqual([...readable.map((id) => ({ id })), ...hidden.map(() => null)]);
+    // The reseller's key reads every one of its own (the event included); another reseller's stay null.
+    const byKey = await gql(app, w.reseller.key, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [...readable, ...hidden] });
+    expect(byKey.body.data!.nodes.map((n: { id: string } | null) => n?.id ?? null)).toEqual([
+      ...readable,
+      sibling.id,
+      sibling.issuedPassId,
+      theirs,
+      null,
+      null,
+      event.id,
+    ]);
+  });
 });
 
 /** A document selecting one root field, its arguments as variables (sent as none: the refusal comes first). */
@@ -236,6 +275,8 @@ const ALLOWED: Record<string, string> = {
   createAccessCode: 'access_code',
   bookingStatusChanged: 'read',
   accessCodeRedeemed: 'read',
+  node: 'read',
+  nodes: 'read',
 };
 
 describe('root fields outside the token', () => {
@@ -249,7 +290,7 @@ describe('root fields outside the token', () => {
     expect(marked).toEqual(ALLOWED);
   });
 
-  it('every other query and mutation (webhooks, keys, lookups, hosted sessions, events, passes, credits, confirms, sessions, node) › top-level 403, nothing written', async () => {
+  it('every other query and mutation (webhooks, keys, lookups, hosted sessions, events, passes, credits, confirms, sessions) › top-level 403, nothing written', async () => {
     const { token } = await clientSession(app, w.reseller.key, w.client.id, { scopes: ['book', 'access_code'] });
     const schema = graphqlSchema();
     const before = await dbState(app);

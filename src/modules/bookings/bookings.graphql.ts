@@ -144,7 +144,7 @@ export const BookingRef = builder.loadableNode(builder.objectRef<Booking>('Booki
   }),
 });
 
-registerNode('booking', BookingRef);
+registerNode('booking', BookingRef, { clientSession: true });
 
 // Added apart from the node's own fields: they refer to the Booking type itself.
 builder.objectFields(BookingRef, (t) => ({

@@ -77,9 +77,9 @@ export const ClassInstanceRef = builder.loadableNode(builder.objectRef<ClassInst
   }),
 });
 
-registerNode('classCategory', ClassCategoryRef);
-registerNode('class', ClassRef);
-registerNode('classInstance', ClassInstanceRef);
+registerNode('classCategory', ClassCategoryRef, { clientSession: true });
+registerNode('class', ClassRef, { clientSession: true });
+registerNode('classInstance', ClassInstanceRef, { clientSession: true });
 
 const ClassConnection = builder.connectionObject({ type: ClassRef, name: 'ClassConnection' });
 const ClassInstanceConnection = builder.connectionObject({ type: ClassInstanceRef, name: 'ClassInstanceConnection' });

@@ -35,7 +35,7 @@ export const ClientRef = builder.loadableNode(builder.objectRef<Client>('Client'
   }),
 });
 
-registerNode('client', ClientRef);
+registerNode('client', ClientRef, { clientSession: true });
 
 builder.queryFields((t) => ({
   client: t.field({

@@ -27,7 +27,7 @@ export const CreditPackageRef = builder.loadableNode(builder.objectRef<CreditPac
   }),
 });
 
-registerNode('creditPackage', CreditPackageRef);
+registerNode('creditPackage', CreditPackageRef, { clientSession: true });
 
 const CreditTransactionTypeEnum = builder.enumType('CreditTransactionType', {
   description: 'Which way credits moved.',

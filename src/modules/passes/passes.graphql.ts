@@ -136,8 +136,8 @@ export const IssuedPassRef = builder.loadableNode(builder.objectRef<IssuedPass>(
   }),
 });
 
-registerNode('pass', PassRef);
-registerNode('issuedPass', IssuedPassRef);
+registerNode('pass', PassRef, { clientSession: true });
+registerNode('issuedPass', IssuedPassRef, { clientSession: true });
 
 const PassRenewalRef = builder.objectRef<Awaited<ReturnType<typeof renewIssuedPass>>>('PassRenewal').implement({
   fields: (t) => ({

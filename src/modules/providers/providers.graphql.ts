@@ -57,7 +57,7 @@ export const ProviderRef = builder.loadableNode(builder.objectRef<ProviderShape>
   }),
 });
 
-registerNode('provider', ProviderRef);
+registerNode('provider', ProviderRef, { clientSession: true });
 
 export const CopayOptionRef = builder.loadableNode(builder.objectRef<CopayOption>('CopayOption'), {
   description: "A gym co-pay package (spec 2.4): visits at a provider the client's pass does not cover.",
@@ -76,7 +76,7 @@ export const CopayOptionRef = builder.loadableNode(builder.objectRef<CopayOption
   }),
 });
 
-registerNode('copayOption', CopayOptionRef);
+registerNode('copayOption', CopayOptionRef, { clientSession: true });
 
 const ProviderCopayOptionsConnection = builder.connectionObject(
   { type: CopayOptionRef, name: 'ProviderCopayOptionsConnection' },

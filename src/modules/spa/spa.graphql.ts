@@ -27,7 +27,7 @@ export const SpaServiceRef = builder.loadableNode(builder.objectRef<SpaService>(
   }),
 });
 
-registerNode('service', SpaServiceRef);
+registerNode('service', SpaServiceRef, { clientSession: true });
 
 const ProviderServicesConnection = builder.connectionObject({ type: SpaServiceRef, name: 'ProviderServicesConnection' });
 
