@@ -65,8 +65,9 @@ async function open({ token, near }) {
     },
   });
 
-  /** The client the token acts for: the token tells it (currentClientSession), before anything else is read. */
+  /** The client the token acts for, and whether it may book: the token tells both (currentClientSession), before anything else is read. */
   let clientId;
+  let canBook = false;
   // The class instances the client holds a booking for: their button says so instead of Book.
   let booked = new Set();
   const refreshBookings = async () => {
@@ -81,7 +82,7 @@ async function open({ token, near }) {
     showClasses(
       classes.edges.map((edge) => edge.node),
       booked,
-      book,
+      canBook ? book : null,
       near ? `Nearest first, within 50 km of ${near.lat}, ${near.lon}` : 'Newest first',
     );
   };
@@ -140,6 +141,7 @@ async function open({ token, near }) {
     const { currentClientSession } = await gateway.request(GetCurrentSession);
     if (currentClientSession === null) throw new Error('This page takes a client-session token (cs_…), never an API key.');
     clientId = currentClientSession.client.id;
+    canBook = currentClientSession.scopes.includes('BOOK');
     const [{ client }] = await Promise.all([gateway.request(GetClient, { id: clientId }), refreshBookings()]);
     if (client === null) throw new Error(`The client ${clientId} cannot be read.`);
     await refreshClasses();

@@ -60,7 +60,8 @@ export function setBookingStatus(bookingId, status) {
 
 /**
  * The classes with their upcoming instances, each with a Book button calling `book(instance, button)`;
- * an instance in `booked` (the client's) or with no spot left has it disabled.
+ * an instance in `booked` (the client's) or with no spot left has it disabled. `book` null (a
+ * session without the book scope): no buttons, and a line saying why.
  */
 export function showClasses(classes, booked, book, order) {
   const items = classes
@@ -75,6 +76,10 @@ export function showClasses(classes, booked, book, order) {
         const when = `${instance.date} ${instance.time} (${cls.provider.timezone})`;
         const line = element('li', `${when}: ${instance.spotsRemaining} of ${instance.capacity} spots left `);
         const mine = booked.has(instance.id);
+        if (book === null) {
+          list.append(line);
+          continue;
+        }
         const button = element('button', mine ? 'Booked' : 'Book', {
           type: 'button',
           'data-instance-id': instance.id,
@@ -90,6 +95,7 @@ export function showClasses(classes, booked, book, order) {
     });
   $('#classes').hidden = false;
   $('#classes-order').textContent = order;
+  $('#read-only').hidden = book !== null;
   $('#no-classes').hidden = items.length > 0;
   $('#class-list').replaceChildren(...items);
 }

@@ -88,6 +88,7 @@ describe('the example frontend in Chromium', () => {
       await expect.poll(() => existingRow.innerText(), { timeout: 30_000 }).toMatch(/PENDING\s+Morning Flow\s+Silver Gym/);
       await expect.poll(() => page.locator('#booking-rows tr').count()).toBe(1);
       // The instance already booked is marked so; the next one can be booked.
+      expect(await page.locator('#read-only').isVisible()).toBe(false);
       expect(await page.locator(`button[data-instance-id="${earlier.id}"]`).innerText()).toBe('Booked');
       expect(await page.locator(`button[data-instance-id="${earlier.id}"]`).isDisabled()).toBe(true);
       // The subscription is held by the gateway before the booking, so none of its events is missed.
@@ -142,6 +143,20 @@ describe('the example frontend in Chromium', () => {
     // The list is read again: the class is full now.
     await expect.poll(() => button.isDisabled(), { timeout: 30_000 }).toBe(true);
     expect(await page.locator('#class-list ul li', { has: button }).innerText()).toMatch(/: 0 of 2 spots left\s+Book$/);
+    expectOwnOriginOnly(opened, session.token);
+    expect(opened.problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a read-only token › the classes without Book buttons, and a line saying the session may not book', async () => {
+    const upcoming = await instanceIn(app, w.gym.classId, 90);
+    const session = await clientSession(app, w.reseller.key, w.client.id);
+    const opened = await openPage({ token: session.token, near: '52.52,13.405' });
+    const { page } = opened;
+    await expect.poll(() => page.locator('#class-list').innerText(), { timeout: 30_000 }).toContain(upcoming.localDate);
+    expect(await page.locator('#read-only').isVisible()).toBe(true);
+    expect(await page.locator('#class-list button').count()).toBe(0);
+    expect(opened.requests.filter((r) => r.body.includes('mutation BookClass'))).toEqual([]);
     expectOwnOriginOnly(opened, session.token);
     expect(opened.problems).toEqual([]);
     await page.close();
