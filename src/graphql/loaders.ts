@@ -11,7 +11,8 @@ import { nullWhenNotFound, runQuery } from './use-case.ts';
 // How the GraphQL surface batches reads (docs/architecture.md "Layout"); a new module copies these.
 //
 // A node type: `builder.loadableNode(ref, { load: rowsById(Entity, 'reseller' | 'catalogue'), … })`,
-// then `registerNode(kind, Ref)` so node(id:)/nodes(ids:) reach it, and a single-object query
+// then `registerNode(kind, Ref)` so node(id:)/nodes(ids:) reach it (`{ clientSession: true }` when a
+// client-session token may read the type: its client's rows or the catalogue), and a single-object query
 // (`client(id:)`) answers `nodeOrNull(Ref, ctx, id)`: one loader, one scope, one null rule.
 //
 // A child connection (Provider.classes, Class.instances …): a loadable field with byPath, so every
