@@ -5,6 +5,7 @@ import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld 
 import { openStream, type SseStream } from '../support/sse.ts';
 import { clientSession } from '../support/client-sessions.ts';
 import { killStartedProcesses, Service } from '../ops/processes.ts';
+import { newId } from '../../src/platform/ids.ts';
 
 // Live booking status (docs/partner-guide.md "Live booking status"): GraphQL subscriptions over
 // Server-Sent Events, fed from the recorded events through LISTEN/NOTIFY, so an event recorded by
@@ -124,6 +125,37 @@ describe('bookingStatusChanged', () => {
     )!;
     const refused = await subscribe(app.baseUrl, token, STATUS, { lastEventId: foreign.id });
     expect(refused.status).toBe(400);
+  });
+
+  it("an event recorded as the release before live events records it (no client_id) › still reaches its client's session", async () => {
+    booked += 1;
+    const mine = await anotherClient(app, w, `cs-old${booked}@example.com`);
+    const { token } = await clientSession(app, w.reseller.key, mine.id);
+    const stream = await subscribe(other.base, token);
+    expect(stream.status).toBe(200);
+    const instance = await instanceIn(app, w.gym.classId, 24 + booked);
+    const own = await book.cls(app, w, { class_instance_id: instance.id, client_id: mine.id });
+    expect(own.status, own.text).toBe(201);
+    expect((await stream.next()).json.data.bookingStatusChanged).toMatchObject({ type: 'booking.created' });
+    // An instance still on the earlier release records the confirm: its INSERT never names client_id.
+    const [created] = await app.sql<{ payload: { data: unknown } }>(
+      "select payload from event where type = 'booking.created' and client_id = ?",
+      [mine.id],
+    );
+    const id = newId('event');
+    const payload = { ...created.payload, id, type: 'booking.confirmed' };
+    await app.sql('insert into event (id, reseller_id, type, payload, created_at) values (?, ?, ?, ?::json, now())', [
+      id,
+      w.reseller.id,
+      'booking.confirmed',
+      JSON.stringify(payload),
+    ]);
+    expect(await app.sql('select client_id from event where id = ?', [id])).toEqual([{ client_id: mine.id }]);
+    expect((await stream.next()).json.data.bookingStatusChanged).toMatchObject({
+      eventId: id,
+      type: 'booking.confirmed',
+      booking: { id: own.body.booking_id, client: { id: mine.id } },
+    });
   });
 
   it('a dropped connection resumed with Last-Event-ID gets the events it missed exactly once, in order, then live ones', async () => {
