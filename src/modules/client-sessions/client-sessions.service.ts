@@ -29,7 +29,10 @@ export async function getOwnClientSession(ctx: Ctx, id: string): Promise<ClientS
 export async function getCurrentClientSession(ctx: Ctx): Promise<ClientSession | null> {
   const { resellerId, clientSession } = resellerOf(ctx);
   if (!clientSession) return null;
-  return ctx.em.findOneOrFail(ClientSessionSchema, { id: clientSession.sessionId, resellerId });
+  const session = await ctx.em.findOne(ClientSessionSchema, { id: clientSession.sessionId, resellerId });
+  // Nothing deletes sessions, so the row is there; were it not, a 404 answers rather than a failure.
+  if (!session) throw notFound('client session', clientSession.sessionId);
+  return session;
 }
 
 /**
