@@ -62,6 +62,24 @@ async function subscribe(base: string, key: string | undefined, query = STATUS, 
 }
 afterAll(() => opened.forEach((s) => s.close()));
 
+/** A new client of the world's reseller, and its client session's subscription opened on the other process. */
+async function sessionSubscriber(): Promise<{ clientId: string; token: string; stream: SseStream }> {
+  booked += 1;
+  const client = await anotherClient(app, w, `cs-live${booked}@example.com`);
+  const { token } = await clientSession(app, w.reseller.key, client.id);
+  const stream = await subscribe(other.base, token);
+  expect(stream.status).toBe(200);
+  return { clientId: client.id, token, stream };
+}
+
+/** A class booking for `clientId` at the world's gym, on a new instance. */
+async function bookFor(clientId: string): Promise<string> {
+  const instance = await instanceIn(app, w.gym.classId, 24 + booked);
+  const res = await book.cls(app, w, { class_instance_id: instance.id, client_id: clientId });
+  expect(res.status, res.text).toBe(201);
+  return res.body.booking_id;
+}
+
 describe('bookingStatusChanged', () => {
   it(
     'a booking confirmed on the provider side through one process reaches a subscription opened through another within 1 s',
@@ -101,21 +119,15 @@ describe('bookingStatusChanged', () => {
   });
 
   it("a client session's subscriber gets only its own client's events, through another process; another client's event id is refused", async () => {
-    booked += 1;
-    const mine = await anotherClient(app, w, `cs-live${booked}@example.com`);
-    const { token } = await clientSession(app, w.reseller.key, mine.id);
-    const stream = await subscribe(other.base, token);
-    expect(stream.status).toBe(200);
+    const { clientId, token, stream } = await sessionSubscriber();
     const others = await classBooking(); // the same reseller, another client: never sent to this token
-    const instance = await instanceIn(app, w.gym.classId, 24 + booked);
-    const own = await book.cls(app, w, { class_instance_id: instance.id, client_id: mine.id });
-    expect(own.status, own.text).toBe(201);
+    const own = await bookFor(clientId);
     await confirm(others.id);
-    await confirm(own.body.booking_id);
+    await confirm(own);
     const created = (await stream.next()).json.data.bookingStatusChanged;
-    expect(created).toMatchObject({ type: 'booking.created', booking: { id: own.body.booking_id, client: { id: mine.id } } });
+    expect(created).toMatchObject({ type: 'booking.created', booking: { id: own, client: { id: clientId } } });
     const confirmed = (await stream.next()).json.data.bookingStatusChanged;
-    expect(confirmed).toMatchObject({ type: 'booking.confirmed', booking: { id: own.body.booking_id } });
+    expect(confirmed).toMatchObject({ type: 'booking.confirmed', booking: { id: own } });
     expect(await stream.quietFor(300)).toEqual([]);
     const events = await fetch(`${app.baseUrl}/v3/api/business/reseller/events?limit=20`, {
       headers: { Authorization: `Bearer ${w.reseller.key}` },
@@ -128,19 +140,13 @@ describe('bookingStatusChanged', () => {
   });
 
   it("an event recorded as the release before live events records it (no client_id) › still reaches its client's session", async () => {
-    booked += 1;
-    const mine = await anotherClient(app, w, `cs-old${booked}@example.com`);
-    const { token } = await clientSession(app, w.reseller.key, mine.id);
-    const stream = await subscribe(other.base, token);
-    expect(stream.status).toBe(200);
-    const instance = await instanceIn(app, w.gym.classId, 24 + booked);
-    const own = await book.cls(app, w, { class_instance_id: instance.id, client_id: mine.id });
-    expect(own.status, own.text).toBe(201);
+    const { clientId, stream } = await sessionSubscriber();
+    const own = await bookFor(clientId);
     expect((await stream.next()).json.data.bookingStatusChanged).toMatchObject({ type: 'booking.created' });
     // An instance still on the earlier release records the confirm: its INSERT never names client_id.
     const [created] = await app.sql<{ payload: { data: unknown } }>(
       "select payload from event where type = 'booking.created' and client_id = ?",
-      [mine.id],
+      [clientId],
     );
     const id = newId('event');
     const payload = { ...created.payload, id, type: 'booking.confirmed' };
@@ -150,11 +156,11 @@ describe('bookingStatusChanged', () => {
       'booking.confirmed',
       JSON.stringify(payload),
     ]);
-    expect(await app.sql('select client_id from event where id = ?', [id])).toEqual([{ client_id: mine.id }]);
+    expect(await app.sql('select client_id from event where id = ?', [id])).toEqual([{ client_id: clientId }]);
     expect((await stream.next()).json.data.bookingStatusChanged).toMatchObject({
       eventId: id,
       type: 'booking.confirmed',
-      booking: { id: own.body.booking_id, client: { id: mine.id } },
+      booking: { id: own, client: { id: clientId } },
     });
   });
 
