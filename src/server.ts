@@ -26,6 +26,7 @@ import { decodeUtf8, parseQueryString } from './platform/text.ts';
 import { hostedErrorPage, hostedPage, type PageResponse } from './modules/hosted-sessions/hosted-sessions.page.ts';
 import { LiveEvents } from './modules/events/index.ts';
 import { isExamplePath, serveExample } from './examples/examples.ts';
+import { CatalogueCache } from './platform/catalogue-cache.ts';
 
 export interface AppDeps {
   orm: MikroORM;
@@ -66,7 +67,10 @@ export function buildServer(deps: AppDeps): http.Server {
   // An HTTP worker of `serve --workers N`: the primary sums this server's metrics into every scrape.
   if (cluster.isWorker) answerPrimary(metrics);
   const limits = createRateLimits(deps.config, deps.log, metrics.rateLimited);
-  const pipeline = createPipeline({ ...deps, limits });
+  // Providers kept between requests until a change is notified (src/platform/catalogue-cache.ts): one LISTEN connection for the process.
+  const catalogue = new CatalogueCache({ url: deps.orm.config.get('clientUrl')!, log: deps.log });
+  void catalogue.start();
+  const pipeline = createPipeline({ ...deps, limits, catalogue });
   // One document for both APIs, served under each base.
   const document = () => openApiDocument(routes);
   const rest = [resellerApi, providerApi].map((table) => ({ base: table.base, handle: mountRoutes(table, document) }));
@@ -101,6 +105,7 @@ export function buildServer(deps: AppDeps): http.Server {
   server.on('close', () => {
     void limits.close();
     void live.stop();
+    void catalogue.stop();
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerTransportError(err, socket, deps.log));
   return server;

@@ -1,5 +1,5 @@
 import type { EntityName } from '@mikro-orm/core';
-import { plainRows, preparedRead } from '../db/engine/index.ts';
+import { plainRows, preparedRead, type Plain } from '../db/engine/index.ts';
 import { notFound } from '../platform/errors.ts';
 import type { IdKind } from '../platform/ids.ts';
 import { pageArgsFromConnection, toConnection, type ConnectionArgs, type Page, type PageArgs } from '../platform/pagination.ts';
@@ -35,15 +35,31 @@ type Load<T> = (ids: readonly string[], ctx: GraphQLContext) => Promise<(T | Err
  * row was most of a nested read's time (docs/adr/0031-graphql-reads-as-plain-rows.md).
  */
 export function rowsById<T extends { id: string; resellerId: string }>(entity: EntityName<T>, tenancy: 'reseller'): Load<T>;
-export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: 'catalogue'): Load<T>;
-export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: Tenancy): Load<T> {
+export function rowsById<T extends { id: string }>(
+  entity: EntityName<T>,
+  tenancy: 'catalogue',
+  options?: { keptByProcess?: boolean },
+): Load<T>;
+export function rowsById<T extends { id: string }>(entity: EntityName<T>, tenancy: Tenancy, { keptByProcess = false } = {}): Load<T> {
+  let table: string | undefined;
   let sql: string | undefined;
   return async (ids, ctx) => {
     const { resellerId } = resellerOf(ctx);
-    // One text per entity (a prepared statement), the ids as one array parameter.
-    sql ??= `select * from ${ctx.em.getMetadata().get(entity).tableName} where id = any(?)${tenancy === 'reseller' ? ' and reseller_id = ?' : ''}`;
-    const found = await preparedRead<Record<string, unknown>>(ctx.em, sql, tenancy === 'reseller' ? [[...ids], resellerId] : [[...ids]]);
-    const rows = plainRows(ctx.em, entity, found);
+    table ??= ctx.em.getMetadata().get(entity).tableName;
+    // `keptByProcess`: a catalogue table only its import writes, kept until a change is notified
+    // (src/platform/catalogue-cache.ts); only the rows not kept are read.
+    const shelf = keptByProcess ? ctx.catalogue?.shelf<Plain<T>>(table) : undefined;
+    const kept = shelf ? ids.flatMap((id) => shelf.get(id) ?? []) : [];
+    const wanted = kept.length > 0 ? ids.filter((id) => shelf!.get(id) === undefined) : ids;
+    // One text per entity (a prepared statement), the ids as one array parameter; on the primary (a replica may lag a notification).
+    sql ??= `select * from ${table} where id = any(?)${tenancy === 'reseller' ? ' and reseller_id = ?' : ''}`;
+    const found =
+      wanted.length === 0
+        ? []
+        : await preparedRead<Record<string, unknown>>(ctx.em, sql, tenancy === 'reseller' ? [[...wanted], resellerId] : [[...wanted]]);
+    const read = plainRows(ctx.em, entity, found);
+    shelf?.keep(read);
+    const rows = kept.length > 0 ? [...kept, ...read] : read;
     // A client-session token sees a reseller's row that belongs to a client (a booking, an issued
     // pass) only when it is its own client's (docs/partner-guide.md "Client sessions"); others are not found.
     const session = clientSessionOf(ctx);

@@ -13,11 +13,15 @@ const LAST_RETRY_MS = 10_000;
 export interface ListenerOptions {
   url: string;
   channel: string;
+  /** The connection's application_name (pg_stat_activity) and the name its log lines give; 'event listener' unless told. */
+  name?: string;
   log: Logger;
   /** A notification's payload (the channel's only). */
   notified(payload: string): void;
   /** Called after every connection made, the first included: whatever was notified while none was listening is read from the table. */
   connected(): void;
+  /** Called when the connection is lost (or the first one could not be made): nothing is notified until `connected` again. */
+  lost?(): void;
 }
 
 export interface Listener {
@@ -27,6 +31,7 @@ export interface Listener {
 }
 
 export function listen(opts: ListenerOptions): Listener {
+  const name = opts.name ?? 'event listener';
   let client: pg.Client | undefined;
   let stopped = false;
   let down = false;
@@ -35,10 +40,11 @@ export function listen(opts: ListenerOptions): Listener {
 
   const lost = (err: unknown) => {
     if (stopped) return;
+    opts.lost?.();
     client?.removeAllListeners();
     client?.end().catch(() => undefined);
     client = undefined;
-    if (!down) opts.log.warn({ err, channel: opts.channel }, 'event listener connection lost; reconnecting');
+    if (!down) opts.log.warn({ err, channel: opts.channel }, `${name} connection lost; reconnecting`);
     down = true;
     timer = setTimeout(() => void connect(), retryMs);
     retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
@@ -46,7 +52,7 @@ export function listen(opts: ListenerOptions): Listener {
 
   const connect = async (): Promise<void> => {
     if (stopped) return;
-    const next = new pg.Client({ connectionString: opts.url, application_name: 'event listener' });
+    const next = new pg.Client({ connectionString: opts.url, application_name: name, keepAlive: true });
     next.on('error', lost);
     next.on('end', () => lost(new Error('connection ended')));
     next.on('notification', (n) => {
@@ -64,7 +70,7 @@ export function listen(opts: ListenerOptions): Listener {
     if (stopped) return void next.end().catch(() => undefined);
     client = next;
     retryMs = FIRST_RETRY_MS;
-    if (down) opts.log.info({ channel: opts.channel }, 'event listener connection back');
+    if (down) opts.log.info({ channel: opts.channel }, `${name} connection back`);
     down = false;
     opts.connected();
   };

@@ -10,6 +10,7 @@ import { originOf, type Caller, type Ctx, type KeyCaller } from './request-conte
 import type { RateLimits } from './rate-limits.ts';
 import { inTransaction, retryingConflicts, type TxCtx } from '../db/engine/index.ts';
 import { databaseHealth, unavailable } from './unavailable.ts';
+import type { CatalogueCache } from './catalogue-cache.ts';
 
 // The one request pipeline, for REST and GraphQL alike:
 //   authenticate → read and check input → idempotency → transaction → use case → present.
@@ -23,6 +24,8 @@ export interface PipelineDeps {
   clock: Clock;
   log: Logger;
   limits: RateLimits;
+  /** Catalogue rows kept by this process, handed to every request's context. */
+  catalogue?: CatalogueCache;
 }
 
 /** What authentication counts against the client's address (docs/operator-guide.md "Rate limits"): a key or token that is not one. */
@@ -134,6 +137,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       requestId: request.requestId,
       idempotencyKey: checkIdempotencyKey(request.idempotencyKey),
       origin: originOf(deps.config, request.host),
+      catalogue: deps.catalogue,
     }),
 
     write(ctx, fingerprint, run, errorResponse) {

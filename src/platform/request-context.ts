@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { newId } from './ids.ts';
+import type { CatalogueCache } from './catalogue-cache.ts';
 
 /**
  * What a Service-Lookup-Token adds to its reseller's caller (docs/partner-guide.md "Lookup"): the one client the
@@ -68,6 +69,8 @@ export interface Ctx {
    * PUBLIC_BASE_URL, else `http://` + the request's Host header (development; docs/operator-guide.md "Configuration").
    */
   origin?: string;
+  /** The process's kept catalogue rows (src/platform/catalogue-cache.ts); absent outside a server (the CLI, background work). */
+  catalogue?: CatalogueCache;
 }
 
 /** A Host header fit to build a link with: a host name or address and an optional port, nothing else. */

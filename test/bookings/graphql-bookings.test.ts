@@ -703,6 +703,8 @@ describe('Client.bookings over a page of clients', () => {
     const PAGE = `query($ids: [ID!]!, $after: String) { nodes(ids: $ids) { ... on Client { id
       bookings(first: 1, after: $after, type: "class") { edges { node { id provider { name } client { id } } } pageInfo { hasNextPage } } } } }`;
 
+    // Once, so the provider is kept by the process (src/platform/catalogue-cache.ts) for both counts below.
+    await counted(world.reseller.key, PAGE, { ids: [clients[0].id] });
     const firstPages: number[] = [];
     for (const count of [2, 6]) {
       const { reply, statements } = await counted(world.reseller.key, PAGE, { ids: clients.slice(0, count).map((c) => c.id) });
@@ -715,8 +717,8 @@ describe('Client.bookings over a page of clients', () => {
       });
       firstPages.push(statements);
     }
-    // The clients, one page of bookings for all of them, their providers.
-    expect(firstPages).toEqual([3, 3]);
+    // The clients, one page of bookings for all of them (their provider kept).
+    expect(firstPages).toEqual([2, 2]);
 
     const cursorPages: number[] = [];
     for (const count of [2, 6]) {
@@ -731,7 +733,7 @@ describe('Client.bookings over a page of clients', () => {
       for (const error of reply.body.errors) expect(error.extensions).toMatchObject({ code: 'invalid_cursor', param: 'after' });
       cursorPages.push(statements);
     }
-    // The clients, the cursor's owner, then REST's own list of that client (the client, the cursor, the page), the providers.
-    expect(cursorPages).toEqual([6, 6]);
+    // The clients, the cursor's owner, then REST's own list of that client (the client, the cursor, the page).
+    expect(cursorPages).toEqual([5, 5]);
   });
 });

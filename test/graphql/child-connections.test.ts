@@ -117,6 +117,8 @@ describe('aliases of a child connection with different arguments', () => {
 
 describe('a cursor on a child connection of many parents', () => {
   it("pages the cursor's own list and fails the others' with invalid_cursor, in two statements for the connection however many providers", async () => {
+    // Read once, so every provider is kept by the process (src/platform/catalogue-cache.ts) for both counts.
+    await counted('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: gyms.map((g) => g.id) });
     const counts: number[] = [];
     for (const gymCount of [3, gyms.length]) {
       const gym = gyms[gymCount - 1];
@@ -132,8 +134,8 @@ describe('a cursor on a child connection of many parents', () => {
       for (const error of res.reply.body.errors) expect(error.extensions).toMatchObject({ code: 'invalid_cursor', param: 'after' });
       counts.push(res.statements);
     }
-    // The providers, the cursor's provider and sort key, the page.
-    expect(counts).toEqual([3, 3]);
+    // The cursor's provider and sort key, the page (the providers kept).
+    expect(counts).toEqual([2, 2]);
   });
 });
 
@@ -146,10 +148,12 @@ describe('node loaders', () => {
       await issuePass(app, reseller, ownPass.id, { email: 'b@example.com' }),
     ];
     const foreign = await issuePass(app, other, foreignPass.id);
+    // A provider no request has read yet: not kept by the process (src/platform/catalogue-cache.ts), so it is read.
+    const gym = await createProvider(app, { category: 'GYM' });
     const asked = [
       own[1].client_id,
       foreign.client_id,
-      gyms[0].id,
+      gym.id,
       own[0].id,
       foreignPass.id,
       own[0].client_id,
@@ -163,7 +167,7 @@ describe('node loaders', () => {
     expect(reply.body.data.nodes).toEqual([
       { __typename: 'Client', id: own[1].client_id },
       null,
-      { __typename: 'Provider', id: gyms[0].id },
+      { __typename: 'Provider', id: gym.id },
       { __typename: 'IssuedPass', id: own[0].id },
       null,
       { __typename: 'Client', id: own[0].client_id },

@@ -23,6 +23,7 @@ import { Migration20261130000200_cors_origins } from './Migration20261130000200_
 import { Migration20261130000300_trusted_documents } from './Migration20261130000300_trusted_documents.ts';
 import { Migration20261130000400_live_events } from './Migration20261130000400_live_events.ts';
 import { Migration20261130000500_event_client_from_payload } from './Migration20261130000500_event_client_from_payload.ts';
+import { Migration20261130000600_catalogue_changed } from './Migration20261130000600_catalogue_changed.ts';
 
 // Listed explicitly (no directory glob): the order here is the order they run.
 export const migrationsList = [
@@ -51,4 +52,5 @@ export const migrationsList = [
   { name: 'Migration20261130000300_trusted_documents', class: Migration20261130000300_trusted_documents },
   { name: 'Migration20261130000400_live_events', class: Migration20261130000400_live_events },
   { name: 'Migration20261130000500_event_client_from_payload', class: Migration20261130000500_event_client_from_payload },
+  { name: 'Migration20261130000600_catalogue_changed', class: Migration20261130000600_catalogue_changed },
 ];

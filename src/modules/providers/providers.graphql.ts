@@ -32,7 +32,7 @@ const CancellationPolicyRef = builder.objectRef<Provider>('CancellationPolicy').
 export const ProviderRef = builder.loadableNode(builder.objectRef<ProviderShape>('Provider'), {
   description: 'A provider branch: a gym, or a spa (category SPA). The catalogue is shared by all resellers.',
   id: { resolve: (p) => p.id },
-  load: rowsById<Provider>(ProviderSchema, 'catalogue'),
+  load: rowsById<Provider>(ProviderSchema, 'catalogue', { keptByProcess: true }),
   fields: (t) => ({
     name: t.exposeString('name'),
     category: t.field({ type: ProviderCategoryEnum, resolve: (p) => p.category }),

@@ -1,0 +1,103 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../support/app.ts';
+import { createProvider } from '../support/catalog.ts';
+import { createReseller, type TestReseller } from '../support/factories.ts';
+import { gql } from '../support/http.ts';
+
+// Providers are kept by each process between requests until a change to the table is notified
+// (src/platform/catalogue-cache.ts, docs/adr/0032-catalogue-rows-kept-by-process.md): a kept
+// provider costs no statement, and a change, whoever makes it, is read once its notification arrives.
+
+const app = useApp();
+const PROVIDER = 'query Provider($id: ID!) { provider(id: $id) { id name city } }';
+let reseller: TestReseller;
+
+/** The provider as GraphQL answers it now, and the statements the app sent that read the provider table. */
+async function read(id: string): Promise<{ name: string; city: string; providerStatements: number }> {
+  app.queries!.reset();
+  const reply = await gql<{ provider: { name: string; city: string } }>(app, reseller.key, PROVIDER, { id });
+  expect(reply.status, reply.text).toBe(200);
+  expect(reply.body.errors, reply.text).toBeUndefined();
+  const providerStatements = app.queries!.ownStatements.filter((s) => /from provider\b/.test(s)).length;
+  return { ...reply.body.data!.provider, providerStatements };
+}
+
+/** Reads until `done` holds of the answer, for at most `withinMs`; the last answer and how long it took. */
+async function readUntil(id: string, done: (p: { name: string; city: string }) => boolean, withinMs: number) {
+  const started = performance.now();
+  for (;;) {
+    const answer = await read(id);
+    const ms = performance.now() - started;
+    if (done(answer) || ms > withinMs) return { answer, ms };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Waits until the app's catalogue listener connection listens (after start, or after it was lost). */
+async function listenerUp(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const [{ n }] = await app.sql<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = 'catalogue listener' and query ilike 'listen%'`,
+    );
+    if (n === 1) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the catalogue listener did not listen within 5 s');
+}
+
+beforeAll(async () => {
+  reseller = await createReseller(app);
+  await listenerUp();
+});
+
+describe('providers kept by the process', () => {
+  it('a provider read once is answered again without a statement', async () => {
+    const provider = await createProvider(app, { name: 'Kept Gym', city: 'Lyon' });
+    const first = await read(provider.id);
+    expect(first).toMatchObject({ name: 'Kept Gym', city: 'Lyon', providerStatements: 1 });
+    const second = await read(provider.id);
+    expect(second).toMatchObject({ name: 'Kept Gym', city: 'Lyon', providerStatements: 0 });
+  });
+
+  it('a change made by SQL on another connection is read within 1 s, and kept again afterwards', async () => {
+    const provider = await createProvider(app, { name: 'Before', city: 'Nice' });
+    await read(provider.id);
+    expect((await read(provider.id)).providerStatements).toBe(0);
+    await app.sql('update provider set name = ? where id = ?', ['After', provider.id]);
+    const { answer, ms } = await readUntil(provider.id, (p) => p.name === 'After', 1000);
+    expect(answer.name, `still "${answer.name}" after ${Math.round(ms)} ms`).toBe('After');
+    expect((await read(provider.id)).providerStatements).toBe(0);
+  });
+
+  it('a change rolled back notifies nothing: the kept row stays, and is right', async () => {
+    const provider = await createProvider(app, { name: 'Stays', city: 'Metz' });
+    await read(provider.id);
+    await app
+      .sql(`do $$ begin update provider set name = 'Never' where id = '${provider.id}'; raise exception 'undo'; end $$`)
+      .catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await read(provider.id)).toMatchObject({ name: 'Stays', providerStatements: 0 });
+  });
+
+  it('while the listener connection is lost nothing is kept, and a change made meanwhile is read', async () => {
+    const provider = await createProvider(app, { name: 'Unheard', city: 'Brest' });
+    await read(provider.id);
+    const [{ n }] = await app.sql<{ n: number }>(
+      `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+        where datname = current_database() and application_name = 'catalogue listener'`,
+    );
+    expect(n).toBe(1);
+    // Made while no connection listens: its notification reaches no one.
+    await app.sql('update provider set name = ? where id = ?', ['Heard', provider.id]);
+    const { answer, ms } = await readUntil(provider.id, (p) => p.name === 'Heard', 1000);
+    expect(answer.name, `still "${answer.name}" after ${Math.round(ms)} ms`).toBe('Heard');
+    // Back: kept again, and changes are heard again.
+    await listenerUp();
+    await read(provider.id);
+    expect((await read(provider.id)).providerStatements).toBe(0);
+    await app.sql('update provider set city = ? where id = ?', ['Rennes', provider.id]);
+    const { answer: after } = await readUntil(provider.id, (p) => p.city === 'Rennes', 1000);
+    expect(after).toMatchObject({ name: 'Heard', city: 'Rennes' });
+  });
+});
