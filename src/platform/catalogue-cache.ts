@@ -23,9 +23,9 @@ import type { Logger } from './logger.ts';
 // The reads stay on the primary (src/graphql/loaders.ts): a replica could answer a row older than
 // the notification that announced it.
 
-export const CATALOGUE_CHANNEL = 'catalogue_changed';
+const CATALOGUE_CHANNEL = 'catalogue_changed';
 const MAX_ROWS = 10_000;
-export const MAX_AGE_MS = 60_000;
+const MAX_AGE_MS = 60_000;
 
 /** One table's kept rows, as a read that began at one generation sees them. */
 export interface Shelf<T extends { id: string }> {
