@@ -41,9 +41,6 @@ export function listen(opts: ListenerOptions): Listener {
   const lost = (err: unknown) => {
     if (stopped) return;
     opts.lost?.();
-    client?.removeAllListeners();
-    client?.end().catch(() => undefined);
-    client = undefined;
     if (!down) opts.log.warn({ err, channel: opts.channel }, `${name} connection lost; reconnecting`);
     down = true;
     timer = setTimeout(() => void connect(), retryMs);
@@ -53,8 +50,17 @@ export function listen(opts: ListenerOptions): Listener {
   const connect = async (): Promise<void> => {
     if (stopped) return;
     const next = new pg.Client({ connectionString: opts.url, application_name: name, keepAlive: true });
-    next.on('error', lost);
-    next.on('end', () => lost(new Error('connection ended')));
+    // One reconnect per connection given up, whether its error, its end or the failed start tells first.
+    let given = false;
+    const giveUp = (err: unknown) => {
+      if (given) return;
+      given = true;
+      if (client === next) client = undefined;
+      void discard(next);
+      lost(err);
+    };
+    next.on('error', giveUp);
+    next.on('end', () => giveUp(new Error('connection ended')));
     next.on('notification', (n) => {
       if (n.channel === opts.channel) opts.notified(n.payload ?? '');
     });
@@ -63,11 +69,9 @@ export function listen(opts: ListenerOptions): Listener {
       // The channel name is ours, a fixed identifier: no quoting needed beyond it.
       await next.query(`listen ${opts.channel}`);
     } catch (err) {
-      next.removeAllListeners();
-      next.end().catch(() => undefined);
-      return lost(err);
+      return giveUp(err);
     }
-    if (stopped) return void next.end().catch(() => undefined);
+    if (stopped) return void discard(next);
     client = next;
     retryMs = FIRST_RETRY_MS;
     if (down) opts.log.info({ channel: opts.channel }, `${name} connection back`);
@@ -82,8 +86,18 @@ export function listen(opts: ListenerOptions): Listener {
       clearTimeout(timer);
       const current = client;
       client = undefined;
-      current?.removeAllListeners();
-      await current?.end().catch(() => undefined);
+      if (current) await discard(current);
     },
   };
+}
+
+/**
+ * Ends a client given up. Its socket may still report an error afterwards (a terminated backend
+ * sends FATAL, then the socket closes): a listener stays to hear it, or it would be thrown as an
+ * uncaught exception and take the process down.
+ */
+function discard(client: pg.Client): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  return client.end().catch(() => undefined);
 }
