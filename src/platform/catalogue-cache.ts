@@ -3,8 +3,8 @@ import type { Logger } from './logger.ts';
 
 // Catalogue rows a process keeps between requests (docs/adr/0032-catalogue-rows-kept-by-process.md):
 // rows only the catalogue import writes (providers), which nearly every request showing a booking
-// reads by id. Reading them again on every request was a quarter of the server's CPU for a
-// frontend's "my bookings" query (bench/README.md "Frontend query").
+// reads by id; a statement a field waits on is among the dearest parts of a GraphQL read (the record
+// has the measurement).
 //
 // - **Kept until the table changes.** A statement-level trigger on each kept table NOTIFYs
 //   `catalogue_changed` with the table's name in the transaction that writes it, whatever writes it

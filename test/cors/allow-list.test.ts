@@ -139,7 +139,7 @@ describe('the operator CLI: resellers origins', () => {
     expect(bad.stderr).toMatch(/validation_error: .*\(add\.1\)/);
     const shown = await runCli(['resellers', 'origins', r.id], env);
     expect(JSON.parse(shown.stdout)).toEqual({ id: r.id, cors_origins: ['http://localhost:8080', 'https://b.example'] });
-    // Four CLI processes, each starting Node and the ORM: 8 s on a quiet machine, 17 to 30 s in CI's
-    // full runs on two loaded cores, where the default 30 s ran out once.
+    // Four CLI processes, each starting Node and the ORM: on two cores loaded by the rest of the
+    // suite that takes longer than the default timeout allows, as for the other process-starting tests.
   }, 90_000);
 });
