@@ -60,16 +60,21 @@ export function buildServer(deps: AppDeps): http.Server {
     maxOpen: deps.config.SUBSCRIPTIONS_MAX,
     url: deps.orm.config.get('clientUrl')!,
   });
+  // Providers kept between requests until a change is notified (src/platform/catalogue-cache.ts): one LISTEN connection for the process.
+  const catalogue = new CatalogueCache({
+    url: deps.orm.config.get('clientUrl')!,
+    log: deps.log,
+    heard: (table) => metrics.catalogueChangeHeard(table),
+  });
   const metrics = createMetrics({
     pool: () => deps.orm.driver.getConnection().getNativeClient(),
     subscriptions: () => ({ open: live.open, max: deps.config.SUBSCRIPTIONS_MAX }),
+    catalogueListening: () => catalogue.listening,
   });
+  void catalogue.start();
   // An HTTP worker of `serve --workers N`: the primary sums this server's metrics into every scrape.
   if (cluster.isWorker) answerPrimary(metrics);
   const limits = createRateLimits(deps.config, deps.log, metrics.rateLimited);
-  // Providers kept between requests until a change is notified (src/platform/catalogue-cache.ts): one LISTEN connection for the process.
-  const catalogue = new CatalogueCache({ url: deps.orm.config.get('clientUrl')!, log: deps.log });
-  void catalogue.start();
   const pipeline = createPipeline({ ...deps, limits, catalogue });
   // One document for both APIs, served under each base.
   const document = () => openApiDocument(routes);

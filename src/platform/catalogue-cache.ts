@@ -24,6 +24,12 @@ import type { Logger } from './logger.ts';
 // the notification that announced it.
 
 const CATALOGUE_CHANNEL = 'catalogue_changed';
+/**
+ * The tables whose every change is notified (the `catalogue_changed_notify` trigger of
+ * Migration20261130000600_catalogue_changed): the only ones whose rows may be kept. A table without
+ * the trigger is never kept, whatever a loader asks.
+ */
+export const KEPT_TABLES: ReadonlySet<string> = new Set(['provider']);
 const MAX_ROWS = 10_000;
 const MAX_AGE_MS = 60_000;
 
@@ -37,15 +43,23 @@ export interface Shelf<T extends { id: string }> {
 export class CatalogueCache {
   readonly #url: string;
   readonly #log: Logger;
+  readonly #heard: (table: string) => void;
   readonly #tables = new Map<string, Map<string, { row: object; until: number }>>();
   #listener: Listener | undefined;
   #listening = false;
   /** Moves on every change and every loss of the connection: a read that saw an older one keeps nothing. */
   #generation = 0;
 
-  constructor(opts: { url: string; log: Logger }) {
+  /** `heard` is told of every notification, with the kept table it names (the `catalogue_changes_heard_total` metric). */
+  constructor(opts: { url: string; log: Logger; heard?: (table: string) => void }) {
     this.#url = opts.url;
     this.#log = opts.log;
+    this.#heard = opts.heard ?? (() => undefined);
+  }
+
+  /** Whether rows are kept now: the process's connection listens (the `catalogue_listening` metric). */
+  get listening(): boolean {
+    return this.#listening;
   }
 
   /** Starts listening (once); resolves when the first connection listens or failed once (it is retried). */
@@ -55,7 +69,11 @@ export class CatalogueCache {
       channel: CATALOGUE_CHANNEL,
       name: 'catalogue listener',
       log: this.#log,
-      notified: (table) => this.#forget(table),
+      notified: (table) => {
+        // A payload naming no kept table (a NOTIFY sent by hand) forgets nothing, but a read in flight keeps nothing either.
+        this.#forget(table);
+        this.#heard(KEPT_TABLES.has(table) ? table : 'other');
+      },
       connected: () => {
         this.#forget();
         this.#listening = true;
@@ -74,8 +92,9 @@ export class CatalogueCache {
     await this.#listener?.stop();
   }
 
-  /** `table`'s kept rows for a read beginning now; undefined while nothing may be kept (no connection listens). */
+  /** `table`'s kept rows for a read beginning now; undefined while nothing may be kept (no connection listens, or a table without the trigger). */
   shelf<T extends { id: string }>(table: string): Shelf<T> | undefined {
+    if (!KEPT_TABLES.has(table)) return undefined;
     if (!this.#listening) {
       void this.start();
       return undefined;

@@ -163,6 +163,8 @@ export interface Metrics {
   executed(engine: ExecutionEngine): void;
   /** Records one request refused by a rate limit, by its kind (src/platform/rate-limits.ts). */
   rateLimited(kind: string): void;
+  /** Records one catalogue change notification heard, by the kept table it names or `other` (src/platform/catalogue-cache.ts). */
+  catalogueChangeHeard(table: string): void;
   /** The current values in the Prometheus text format; pool gauges are read now. */
   exposition(): Promise<string>;
   /** The same values as prom-client's JSON, for the cluster's primary to sum with the other processes'. */
@@ -173,7 +175,12 @@ export interface Metrics {
  * `pool` gives the ORM's `pg` pool (MikroORM: `orm.driver.getConnection().getNativeClient()`);
  * `subscriptions`, this server's open subscription streams and their limit (SUBSCRIPTIONS_MAX).
  */
-export function createMetrics(options: { pool: () => Promise<Pool>; subscriptions: () => { open: number; max: number } }): Metrics {
+export function createMetrics(options: {
+  pool: () => Promise<Pool>;
+  subscriptions: () => { open: number; max: number };
+  /** Whether the process keeps catalogue rows now (src/platform/catalogue-cache.ts); absent, the gauge reads 0. */
+  catalogueListening?: () => boolean;
+}): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const traffic = new Traffic();
@@ -190,6 +197,20 @@ export function createMetrics(options: { pool: () => Promise<Pool>; subscription
     help: 'Requests answered 429 rate_limited, by limit: key (an API key or lookup token), failed_auth (a client address), redeem (a provider key).',
     labelNames: ['limit'] as const,
     registers,
+  });
+  const catalogueChanges = new Counter({
+    name: 'catalogue_changes_heard_total',
+    help: 'Catalogue change notifications this process heard, by table (other: a payload naming no kept table); each makes it read that table again.',
+    labelNames: ['table'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'catalogue_listening',
+    help: 'Whether this process listens for catalogue changes (1) and so keeps providers between requests, or reads them on every request (0).',
+    registers,
+    collect() {
+      this.set(options.catalogueListening?.() ? 1 : 0);
+    },
   });
   poolGauges(options.pool, registers);
   // Read at scrape time; with `--workers N` the cluster's scrape sums them, as the pool's.
@@ -212,6 +233,7 @@ export function createMetrics(options: { pool: () => Promise<Pool>; subscription
 
   return {
     rateLimited: (kind) => rejections.inc({ limit: kind }),
+    catalogueChangeHeard: (table) => catalogueChanges.inc({ table }),
     observe(req, status, seconds) {
       const method = req.method && METHODS.has(req.method) ? req.method : 'OTHER';
       traffic.observe(method, routeLabels.get(req) ?? UNMATCHED_ROUTE, status, seconds);

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import { expectGraphQLError, expectUnchanged } from '../support/assertions.ts';
 import { anotherClient, book, createBookingWorld, instanceIn, type BookingWorld } from '../support/bookings.ts';
-import { createClass, createProvider } from '../support/catalog.ts';
+import { catalogueSettled, createClass, createProvider } from '../support/catalog.ts';
 import { dbState, lastOutboxId, outboxSince } from '../support/db-state.ts';
 import { businessLedger, walletLedger } from '../support/factories.ts';
 import { gql, v3, type Reply } from '../support/http.ts';
@@ -703,7 +703,9 @@ describe('Client.bookings over a page of clients', () => {
     const PAGE = `query($ids: [ID!]!, $after: String) { nodes(ids: $ids) { ... on Client { id
       bookings(first: 1, after: $after, type: "class") { edges { node { id provider { name } client { id } } } pageInfo { hasNextPage } } } } }`;
 
-    // Once, so the provider is kept by the process (src/platform/catalogue-cache.ts) for both counts below.
+    // Once, so the provider is kept by the process (src/platform/catalogue-cache.ts) for both counts
+    // below, once its creation is heard.
+    await catalogueSettled(app);
     await counted(world.reseller.key, PAGE, { ids: [clients[0].id] });
     const firstPages: number[] = [];
     for (const count of [2, 6]) {

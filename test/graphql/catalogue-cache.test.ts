@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
-import { createProvider } from '../support/catalog.ts';
+import { catalogueMetricsUntil, catalogueSettled, createProvider } from '../support/catalog.ts';
 import { createReseller, type TestReseller } from '../support/factories.ts';
 import { gql } from '../support/http.ts';
 
 // Providers are kept by each process between requests until a change to the table is notified
 // (src/platform/catalogue-cache.ts, docs/adr/0032-catalogue-rows-kept-by-process.md): a kept
 // provider costs no statement, and a change, whoever makes it, is read once its notification arrives.
+// A write's notification arrives some time after its COMMIT: where a test needs it heard before it
+// goes on, it waits until the app has heard a later one (catalogueSettled, test/support/catalog.ts).
 
 const app = useApp();
 const PROVIDER = 'query Provider($id: ID!) { provider(id: $id) { id name city } }';
@@ -33,17 +35,14 @@ async function readUntil(id: string, done: (p: { name: string; city: string }) =
   }
 }
 
-/** Waits until the app's catalogue listener connection listens (after start, or after it was lost). */
-async function listenerUp(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const [{ n }] = await app.sql<{ n: number }>(
-      `select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and application_name = 'catalogue listener' and query ilike 'listen%'`,
-    );
-    if (n === 1) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('the catalogue listener did not listen within 5 s');
+/** Waits until the app's catalogue listener listens (after start, or after it was lost). */
+const listenerUp = () => catalogueMetricsUntil(app, (m) => m.listening === 1, 'the catalogue listener did not listen');
+
+/** Makes `change` and waits until the app has heard it and everything committed before. */
+async function heard<T>(change: () => Promise<T>): Promise<T> {
+  const result = await change();
+  await catalogueSettled(app);
+  return result;
 }
 
 beforeAll(async () => {
@@ -53,7 +52,7 @@ beforeAll(async () => {
 
 describe('providers kept by the process', () => {
   it('a provider read once is answered again without a statement', async () => {
-    const provider = await createProvider(app, { name: 'Kept Gym', city: 'Lyon' });
+    const provider = await heard(() => createProvider(app, { name: 'Kept Gym', city: 'Lyon' }));
     const first = await read(provider.id);
     expect(first).toMatchObject({ name: 'Kept Gym', city: 'Lyon', providerStatements: 1 });
     const second = await read(provider.id);
@@ -61,7 +60,7 @@ describe('providers kept by the process', () => {
   });
 
   it('a change made by SQL on another connection is read within 1 s, and kept again afterwards', async () => {
-    const provider = await createProvider(app, { name: 'Before', city: 'Nice' });
+    const provider = await heard(() => createProvider(app, { name: 'Before', city: 'Nice' }));
     await read(provider.id);
     expect((await read(provider.id)).providerStatements).toBe(0);
     await app.sql('update provider set name = ? where id = ?', ['After', provider.id]);
@@ -71,17 +70,18 @@ describe('providers kept by the process', () => {
   });
 
   it('a change rolled back notifies nothing: the kept row stays, and is right', async () => {
-    const provider = await createProvider(app, { name: 'Stays', city: 'Metz' });
+    const provider = await heard(() => createProvider(app, { name: 'Stays', city: 'Metz' }));
     await read(provider.id);
     await app
       .sql(`do $$ begin update provider set name = 'Never' where id = '${provider.id}'; raise exception 'undo'; end $$`)
       .catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
+    // Whatever the rolled-back change could have sent is heard before the settling notification.
+    await catalogueSettled(app);
     expect(await read(provider.id)).toMatchObject({ name: 'Stays', providerStatements: 0 });
   });
 
   it('while the listener connection is lost nothing is kept, and a change made meanwhile is read', async () => {
-    const provider = await createProvider(app, { name: 'Unheard', city: 'Brest' });
+    const provider = await heard(() => createProvider(app, { name: 'Unheard', city: 'Brest' }));
     await read(provider.id);
     const [{ n }] = await app.sql<{ n: number }>(
       `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../support/app.ts';
 import {
+  catalogueSettled,
   createClass,
   createClassCategory,
   createClassInstance,
@@ -117,7 +118,9 @@ describe('aliases of a child connection with different arguments', () => {
 
 describe('a cursor on a child connection of many parents', () => {
   it("pages the cursor's own list and fails the others' with invalid_cursor, in two statements for the connection however many providers", async () => {
-    // Read once, so every provider is kept by the process (src/platform/catalogue-cache.ts) for both counts.
+    // Read once, so every provider is kept by the process (src/platform/catalogue-cache.ts) for both
+    // counts, once their creation is heard.
+    await catalogueSettled(app);
     await counted('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: gyms.map((g) => g.id) });
     const counts: number[] = [];
     for (const gymCount of [3, gyms.length]) {

@@ -9,8 +9,46 @@ import {
 import { SpaServiceSchema } from '../../src/modules/spa/spa.entity.ts';
 import { ClassCategorySchema, ClassInstanceSchema, ClassSchema } from '../../src/modules/classes/classes.entity.ts';
 import type { TestApp } from './app.ts';
+import { call } from './http.ts';
 
 // Catalogue factories: what an operator loads (catalog import / seed), written through the ORM.
+
+/** The app's kept-catalogue metrics now (GET /metrics, src/platform/catalogue-cache.ts): whether it listens, the notifications it heard by table. */
+export async function catalogueMetrics(app: TestApp): Promise<{ listening: number; provider: number; other: number }> {
+  const text = (await call(app, '/metrics')).text;
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    listening: value('catalogue_listening'),
+    provider: value('catalogue_changes_heard_total{table="provider"}'),
+    other: value('catalogue_changes_heard_total{table="other"}'),
+  };
+}
+
+/** Waits until `done` holds of the app's kept-catalogue metrics, for at most 10 s. */
+export async function catalogueMetricsUntil(
+  app: TestApp,
+  done: (m: Awaited<ReturnType<typeof catalogueMetrics>>) => boolean,
+  what: string,
+): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (done(await catalogueMetrics(app))) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${what} within 10 s`);
+}
+
+/**
+ * Waits until the app listens for catalogue changes and has heard every one committed so far: a
+ * write's notification arrives some time after its COMMIT, and a test that counts statements must
+ * not have a kept provider forgotten under it. Notifications arrive in commit order, so once one
+ * sent now (naming no table) is heard, every earlier one was.
+ */
+export async function catalogueSettled(app: TestApp): Promise<void> {
+  await catalogueMetricsUntil(app, (m) => m.listening === 1, 'the catalogue listener did not listen');
+  const { other } = await catalogueMetrics(app);
+  await app.sql(`select pg_notify('catalogue_changed', 'test barrier')`);
+  await catalogueMetricsUntil(app, (m) => m.other > other, 'the barrier notification was not heard');
+}
 
 export const everyDay = (open = '06:00', close = '22:00'): OpeningHours =>
   Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open, close }]])) as OpeningHours;
