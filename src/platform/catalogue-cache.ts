@@ -15,7 +15,8 @@ import type { Logger } from './logger.ts';
 //   it is lost until it is made again, rows are read and not kept, and everything kept before is
 //   forgotten: a notification missed meanwhile cannot leave an old row behind.
 // - **No old row kept after a change.** A read that began before a notification arrived may hold
-//   the old row: it is handed to its own request, but not kept (`Shelf.keep` checks the generation).
+//   the old row: it is handed to its own request, but not kept (a read keeps into the table's rows as
+//   they were when it began, and a notification sets the table's rows anew, so those are read by no one).
 // - **At most MAX_AGE_MS old.** A connection a network drops without a word (a firewall's idle
 //   timeout) would leave notifications unheard and the loss unnoticed: a kept row is read again a
 //   minute after it was read, whatever was heard.
@@ -33,7 +34,7 @@ export const KEPT_TABLES: ReadonlySet<string> = new Set(['provider']);
 const MAX_ROWS = 10_000;
 const MAX_AGE_MS = 60_000;
 
-/** One table's kept rows, as a read that began at one generation sees them. */
+/** One table's kept rows, as a read sees them from when it began. */
 export interface Shelf<T extends { id: string }> {
   get(id: string): T | undefined;
   /** Keeps rows this read found, unless the table changed (or the listener was lost) since the read began. */
@@ -44,17 +45,23 @@ export class CatalogueCache {
   readonly #url: string;
   readonly #log: Logger;
   readonly #heard: (table: string) => void;
+  readonly #maxAgeMs: number;
+  readonly #maxRows: number;
   readonly #tables = new Map<string, Map<string, { row: object; until: number }>>();
   #listener: Listener | undefined;
   #listening = false;
-  /** Moves on every change and every loss of the connection: a read that saw an older one keeps nothing. */
-  #generation = 0;
 
-  /** `heard` is told of every notification, with the kept table it names (the `catalogue_changes_heard_total` metric). */
-  constructor(opts: { url: string; log: Logger; heard?: (table: string) => void }) {
+  /**
+   * `heard` is told of every notification, with the kept table it names (the `catalogue_changes_heard_total`
+   * metric). `maxAgeMs` and `maxRows` are MAX_AGE_MS and MAX_ROWS unless told (test/platform/catalogue-cache.test.ts
+   * holds the rules to smaller ones).
+   */
+  constructor(opts: { url: string; log: Logger; heard?: (table: string) => void; maxAgeMs?: number; maxRows?: number }) {
     this.#url = opts.url;
     this.#log = opts.log;
     this.#heard = opts.heard ?? (() => undefined);
+    this.#maxAgeMs = opts.maxAgeMs ?? MAX_AGE_MS;
+    this.#maxRows = opts.maxRows ?? MAX_ROWS;
   }
 
   /** Whether rows are kept now: the process's connection listens (the `catalogue_listening` metric). */
@@ -70,7 +77,7 @@ export class CatalogueCache {
       name: 'catalogue listener',
       log: this.#log,
       notified: (table) => {
-        // A payload naming no kept table (a NOTIFY sent by hand) forgets nothing, but a read in flight keeps nothing either.
+        // A payload naming no kept table (a NOTIFY sent by hand) forgets nothing.
         this.#forget(table);
         this.#heard(KEPT_TABLES.has(table) ? table : 'other');
       },
@@ -99,7 +106,8 @@ export class CatalogueCache {
       void this.start();
       return undefined;
     }
-    const generation = this.#generation;
+    // This read's rows: a notification or a loss sets new ones in their place, so whatever it keeps
+    // after that is kept where no read looks.
     let rows = this.#tables.get(table);
     if (!rows) this.#tables.set(table, (rows = new Map()));
     const kept = rows as Map<string, { row: T; until: number }>;
@@ -111,19 +119,18 @@ export class CatalogueCache {
         return entry && entry.until > now ? entry.row : undefined;
       },
       keep: (found) => {
-        if (generation !== this.#generation || found.length === 0) return;
-        if (kept.size + found.length > MAX_ROWS) kept.clear();
+        if (found.length === 0) return;
+        if (kept.size + found.length > this.#maxRows) kept.clear();
         // Shared by every request from now on. Plain rows are readonly to the compiler; the one write
         // they take is node(id:)'s type brand (src/graphql/builder.ts), the same for every request, so
         // they are not frozen (a frozen row refuses it).
-        for (const row of found) kept.set(row.id, { row, until: now + MAX_AGE_MS });
+        for (const row of found) kept.set(row.id, { row, until: now + this.#maxAgeMs });
       },
     };
   }
 
   /** Forgets one table's rows (a notification names it), or every table's. */
   #forget(table?: string): void {
-    this.#generation++;
     if (table === undefined) this.#tables.clear();
     else this.#tables.delete(table);
   }
