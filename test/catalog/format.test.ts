@@ -4,7 +4,7 @@ import { importCatalog } from '../../src/modules/catalog/catalog.import.ts';
 import { progressReporter } from '../../src/modules/catalog/catalog.progress.ts';
 import { useApp } from '../support/app.ts';
 import { createReseller } from '../support/factories.ts';
-import { v3 } from '../support/http.ts';
+import { gql, v3 } from '../support/http.ts';
 
 // docs/catalog-format.md stays true: its example imports as documented; and the progress output
 // an operator sees on a terminal.
@@ -32,6 +32,27 @@ describe('docs/catalog-format.md', () => {
     const res = await v3(app, '/providers/prov_01JD8X3M0R6Y5T0ZQ4H2W9V1KC', { key: reseller.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Kiez Athletics', tier: 'GOLD', timezone: 'Europe/Berlin' });
+
+    // "Running servers see it at once": a provider the server keeps (read twice, the second read
+    // from the kept row) answers its re-imported name moments after the import's COMMIT.
+    const name = async () => {
+      const reply = await gql<{ provider: { name: string } }>(app, reseller.key, 'query($id: ID!) { provider(id: $id) { name } }', {
+        id: 'prov_01JD8X3M0R6Y5T0ZQ4H2W9V1KC',
+      });
+      return reply.body.data!.provider.name;
+    };
+    expect([await name(), await name()]).toEqual(['Kiez Athletics', 'Kiez Athletics']);
+    const renamed = structuredClone(file);
+    renamed.providers.find((p: { id: string }) => p.id === 'prov_01JD8X3M0R6Y5T0ZQ4H2W9V1KC').name = 'Kiez Athletics Mitte';
+    const again = await importCatalog(app.orm.em.fork(), renamed, { at: app.clock.now() });
+    expect(again.providers).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
+    const started = performance.now();
+    let seen = await name();
+    while (seen !== 'Kiez Athletics Mitte' && performance.now() - started < 1000) {
+      await new Promise((r) => setTimeout(r, 20));
+      seen = await name();
+    }
+    expect(seen, `still "${seen}" ${Math.round(performance.now() - started)} ms after the import`).toBe('Kiez Athletics Mitte');
   });
 });
 
