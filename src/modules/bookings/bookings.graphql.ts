@@ -12,7 +12,8 @@ import { bookSpa } from './book-spa.ts';
 import { cancelBooking } from './cancel-booking.ts';
 import { confirmClassBooking, confirmSpaBooking } from './confirm-session.ts';
 import { rescheduleBooking } from './reschedule-booking.ts';
-import { bookingPagesOfClients } from './bookings.service.ts';
+import { bookingPagesOfClients, clientWithFirstBookings } from './bookings.service.ts';
+import { registerReadAlong, withPagesReadAlong } from '../../graphql/read-along.ts';
 import { BookingSchema, bookingMessages, bookingStatuses, type Booking, type Refund, type StatusChange } from './bookings.entity.ts';
 import { initiationStatuses, type Initiation } from './initiation.ts';
 
@@ -192,12 +193,27 @@ builder.objectFields(ClientRef, (t) => ({
       type: t.arg.string({ description: 'Only bookings of this type: spa or class (any case).' }),
     },
     complexity: connectionCost,
-    load: childConnections((ctx, clientIds, page, args: ConnectionArgs & { status?: string | null; type?: string | null }) =>
-      bookingPagesOfClients(ctx, clientIds, page, { status: args.status ?? undefined, type: args.type ?? undefined }),
+    load: childConnections(
+      // A page `client(id:)` read with the client (src/graphql/read-along.ts) is taken; the others are read here.
+      withPagesReadAlong('bookings', (ctx, clientIds, page, args: ClientBookingsArgs) =>
+        bookingPagesOfClients(ctx, clientIds, page, filtersOf(args)),
+      ),
     ),
     resolve: (client) => client.id,
   }),
 }));
+
+type ClientBookingsArgs = ConnectionArgs & { status?: string | null; type?: string | null };
+const filtersOf = (args: ClientBookingsArgs) => ({ status: args.status ?? undefined, type: args.type ?? undefined });
+
+// `client(id:) { bookings(first:) }`: the client and its first page in one statement.
+registerReadAlong(ClientRef, {
+  field: 'bookings',
+  read: async (ctx, clientId, page, args: ClientBookingsArgs) => {
+    const { client, page: first } = await clientWithFirstBookings(ctx, clientId, page, filtersOf(args));
+    return { parent: client, page: first };
+  },
+});
 
 // Mutations ---------------------------------------------------------------------------------------
 

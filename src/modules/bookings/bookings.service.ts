@@ -6,8 +6,8 @@ import { invalidCursor, keysetPage, type Page, type PageArgs } from '../../platf
 import { mapPages, pagesPerParent } from '../../platform/pages-per-parent.ts';
 import { clientSessionOf, resellerOf, type Ctx } from '../../platform/request-context.ts';
 import type { Plain, TxEm } from '../../db/engine/index.ts';
-import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow } from '../../db/engine/index.ts';
-import { getOwnClient } from '../clients/index.ts';
+import { preparedRead, preparedWrite, queueWrite, sqlText, insertPlain, plainRow, plainRows } from '../../db/engine/index.ts';
+import { getOwnClient, joinedClient, joinedClientColumns, readableClientSql, type Client } from '../clients/index.ts';
 import { issuedPassAlong, type HeldPassWithClient } from '../passes/index.ts';
 import { lockedSpaAlong, registerBookedIntervals, type BookedInterval, type SpaService } from '../spa/index.ts';
 import type { Provider } from '../providers/index.ts';
@@ -270,6 +270,21 @@ const asError = (err: unknown): Error => {
   throw err;
 };
 
+/** The conditions on `b` (booking) of the caller's bookings with these filters, and their parameters in order. */
+function callersBookings(resellerId: string, where: ReturnType<typeof parseBookingFilters>): { conditions: string[]; params: unknown[] } {
+  const conditions = ['b.reseller_id = ?'];
+  const params: unknown[] = [resellerId];
+  if (where.status) {
+    conditions.push('b.status = ?');
+    params.push(where.status);
+  }
+  if (where.type) {
+    conditions.push('b.type = ?');
+    params.push(where.type);
+  }
+  return { conditions, params };
+}
+
 /**
  * A page of bookings for each client of a page of clients (Client.bookings), by the rules of REST's
  * GET /clients/{id}/bookings: filters through parseBookingFilters, newest first, this reseller's
@@ -308,16 +323,7 @@ export async function bookingPagesOfClients(
       ),
     );
   }
-  const conditions = ['b.reseller_id = ?'];
-  const params: unknown[] = [resellerId];
-  if (where.status) {
-    conditions.push('b.status = ?');
-    params.push(where.status);
-  }
-  if (where.type) {
-    conditions.push('b.type = ?');
-    params.push(where.type);
-  }
+  const { conditions, params } = callersBookings(resellerId, where);
   const pages = await pagesPerParent(
     ctx.em,
     {
@@ -332,4 +338,38 @@ export async function bookingPagesOfClients(
     page,
   );
   return mapPages(pages, (row) => plainRow(ctx.em, BookingSchema, row));
+}
+
+/**
+ * A client as the Client loader reads it (readableClients) and its first page of bookings as
+ * bookingPagesOfClients reads it, in one statement: `client(id:)` asking for its bookings without a
+ * cursor (src/graphql/read-along.ts). `client` is undefined when the caller may not read it.
+ */
+export async function clientWithFirstBookings(
+  ctx: Ctx,
+  clientId: string,
+  page: PageArgs,
+  filters: BookingFilters,
+): Promise<{ client: Plain<Client> | undefined; page: Page<Plain<Booking>> }> {
+  const where = parseBookingFilters(filters);
+  // A malformed id names no client (the Client loader reads nothing for it either).
+  if (!isId('client', clientId)) return { client: undefined, page: { data: [], hasMore: false, direction: 'forward' } };
+  const { conditions, params } = callersBookings(resellerOf(ctx).resellerId, where);
+  conditions.unshift('b.client_id = c.id');
+  const readable = readableClientSql(ctx, 'c');
+  // One more than the page: whether there is a next one. The page comes as one JSON value beside the
+  // client's row: pg parses it once, where as rows it would parse every column of each.
+  const [row] = await preparedRead<Record<string, unknown> & { page: Record<string, unknown>[] | null }>(
+    ctx.em,
+    `select ${joinedClientColumns(ctx.em, 'c')}, (select json_agg(row_to_json(b) order by b.id desc)
+                    from (select * from booking b where ${conditions.join(' and ')} order by b.id desc limit ?) b) as page
+       from client c
+      where c.id = ? and ${readable.sql}`,
+    [...params, page.limit + 1, clientId, ...readable.params],
+  );
+  const bookings = row?.page ? plainRows(ctx.em, BookingSchema, row.page) : [];
+  return {
+    client: row && joinedClient(ctx.em, 'c', row),
+    page: { data: bookings.slice(0, page.limit), hasMore: bookings.length > page.limit, direction: 'forward' },
+  };
 }

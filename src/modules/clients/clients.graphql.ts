@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { inRequestedOrder, nodeOrNull, registerNode } from '../../graphql/loaders.ts';
 import { takesLookupToken, forClientSession } from '../../graphql/use-case.ts';
+import { readAlong } from '../../graphql/read-along.ts';
 import { clientSessionOf, resellerOf } from '../../platform/request-context.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import { checkLookedUpClient, maskEmail, maskPhone, readableClients, type Client } from './clients.service.ts';
@@ -45,9 +46,11 @@ builder.queryFields((t) => ({
     authScopes: { reseller: true },
     extensions: { ...takesLookupToken, ...forClientSession('read') },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, { id }, ctx) => {
+    resolve: async (_, { id }, ctx, info) => {
       // A client-session token naming another client is 403, not null (docs/partner-guide.md "Client sessions").
       if (clientSessionOf(ctx)) checkLookedUpClient(ctx, id);
+      // Its bookings' first page, when asked, in the client's statement (src/graphql/read-along.ts).
+      await readAlong(ClientRef, ctx, id, info);
       return nodeOrNull(ClientRef, ctx, id);
     },
   }),
