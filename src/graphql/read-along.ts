@@ -1,4 +1,5 @@
 import { getArgumentValues, isObjectType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { DomainError } from '../platform/errors.ts';
 import { pageArgsFromConnection, type ConnectionArgs, type Page, type PageArgs } from '../platform/pagination.ts';
 import type { GraphQLContext } from './context.ts';
 
@@ -7,8 +8,8 @@ import type { GraphQLContext } from './context.ts';
 // one statement and one round trip fewer than the parent's loader followed by the connection's
 // (docs/adr/0033-connection-pages-read-with-their-parent.md). The page is handed to the
 // connection's loader for that parent and those arguments; anything else (a cursor, a page
-// backward, the connection asked twice with other arguments, under a directive, a read that
-// fails) is left to the loaders as before, which answer it as they always did.
+// backward, the connection asked twice with other arguments, under a directive, arguments the
+// service refuses) is left to the loaders as before, which answer it as they always did.
 
 /** A parent type's connection that can be read with the parent. */
 export interface ReadAlong<Parent, Args extends ConnectionArgs> {
@@ -48,8 +49,12 @@ export async function readAlong<Parent>(ref: ParentRef<Parent>, ctx: GraphQLCont
     return; // the connection's loader answers the arguments' error, in its place
   }
   if (page.startingAfter !== undefined || page.endingBefore !== undefined || page.backward) return;
-  // A failure (bad filter arguments, the database) is met again, and answered, by the loaders.
-  const read = await along.read(ctx, id, page, args).catch(() => undefined);
+  // Arguments the service refuses (a filter's value) are answered by the connection's loader, in its
+  // place; any other failure is the field's, as the loaders' would be.
+  const read = await along.read(ctx, id, page, args).catch((err: unknown) => {
+    if (err instanceof DomainError) return undefined;
+    throw err;
+  });
   if (!read?.parent) return;
   ref.getDataloader(ctx).prime(id, read.parent as Parent);
   let pages = pagesByRequest.get(ctx);

@@ -358,7 +358,7 @@ export async function clientWithFirstBookings(
   conditions.unshift('b.client_id = c.id');
   const readable = readableClientSql(ctx, 'c');
   // One more than the page: whether there is a next one. The page comes as one JSON value beside the
-  // client's row: pg parses it once, where as rows it would parse every column of each.
+  // client's row: pg parses it once, whereas as rows it would parse every column of each.
   const [row] = await preparedRead<Record<string, unknown> & { page: Record<string, unknown>[] | null }>(
     ctx.em,
     `select ${joinedClientColumns(ctx.em, 'c')}, (select json_agg(row_to_json(b) order by b.id desc)
